@@ -1,0 +1,139 @@
+#include "graph/graph_def_import.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph) {
+  const int n = def.node_size();
+  absl::flat_hash_map<std::string, int> index;  // name -> position in def
+  for (int i = 0; i < n; ++i) {
+    const NodeDef& node = def.node(i);
+    if (!IsValidNodeName(node.name())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node #", i, " has invalid name '", node.name(), "'"));
+    }
+    if (!index.emplace(node.name(), i).second || graph->FindNode(node.name()) != nullptr) {
+      return NodeError(node.name(), node.op(), absl::InvalidArgumentError("duplicate node name"));
+    }
+  }
+  // Dependencies inside `def`, checked for dangling inputs.
+  std::vector<std::vector<int>> consumers(n);
+  std::vector<int> pending(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const NodeDef& node = def.node(i);
+    if (!graph->registry().Find(node.op()).ok()) {
+      return NodeError(node.name(), node.op(),
+                       absl::InvalidArgumentError(absl::StrCat("unknown op '", node.op(), "'")));
+    }
+    for (const std::string& input : node.input()) {
+      std::string src;
+      int slot;
+      if (auto s = ParseTensorName(input, &src, &slot); !s.ok()) {
+        return NodeError(node.name(), node.op(), s);
+      }
+      auto it = index.find(src);
+      if (it != index.end()) {
+        consumers[it->second].push_back(i);
+        ++pending[i];
+      } else if (graph->FindNode(src) == nullptr) {
+        return NodeError(node.name(), node.op(),
+                         absl::InvalidArgumentError(absl::StrCat("input '", input, "' names no node")));
+      }
+    }
+  }
+  // Kahn's algorithm; whatever is left over sits on a cycle.
+  std::vector<int> order, ready;
+  for (int i = 0; i < n; ++i)
+    if (pending[i] == 0) ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.back();
+    ready.pop_back();
+    order.push_back(i);
+    for (int c : consumers[i])
+      if (--pending[c] == 0) ready.push_back(c);
+  }
+  if (static_cast<int>(order.size()) != n) {
+    for (int i = 0; i < n; ++i) {
+      if (pending[i] > 0) {
+        return NodeError(def.node(i).name(), def.node(i).op(),
+                         absl::InvalidArgumentError("the graph has a cycle through this node"));
+      }
+    }
+  }
+  for (int i : order) {
+    const NodeDef& node = def.node(i);
+    NodeSpec spec{node.name(), node.op(), {}, node.device(), {}};
+    for (const auto& [k, v] : node.attr()) spec.attrs[k] = v;
+    for (const std::string& input : node.input()) {
+      auto in = graph->ResolveInput(input);
+      if (!in.ok()) return NodeError(node.name(), node.op(), in.status());
+      spec.inputs.push_back(*in);
+    }
+    TW_RETURN_IF_ERROR(graph->AddNode(std::move(spec)).status());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GraphDef> ParseGraphDef(const std::string& bytes, bool text) {
+  GraphDef def;
+  if (text) {
+    google::protobuf::TextFormat::Parser parser;
+    struct Collector : google::protobuf::io::ErrorCollector {
+      std::string errors;
+      void AddError(int line, int column, const std::string& message) override {
+        absl::StrAppend(&errors, "line ", line + 1, " column ", column + 1, ": ", message, "; ");
+      }
+    } collector;
+    parser.RecordErrorsTo(&collector);
+    if (!parser.ParseFromString(bytes, &def)) {
+      return absl::InvalidArgumentError("cannot parse GraphDef text: " + collector.errors);
+    }
+    return def;
+  }
+  if (!def.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError("cannot parse GraphDef: not a valid binary GraphDef");
+  }
+  return def;
+}
+
+absl::StatusOr<GraphDef> ReadGraphDefFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open GraphDef file '", path, "'"));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string bytes = buffer.str();
+  const bool text = absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt");
+  auto def = ParseGraphDef(bytes, text);
+  if (!def.ok() && !text) {
+    auto as_text = ParseGraphDef(bytes, /*text=*/true);
+    if (as_text.ok()) return as_text;
+  }
+  if (!def.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", def.status().message()));
+  }
+  return def;
+}
+
+absl::Status WriteGraphDefFile(const GraphDef& def, const std::string& path) {
+  std::string bytes;
+  if (absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt")) {
+    google::protobuf::TextFormat::PrintToString(def, &bytes);
+  } else {
+    def.SerializeToString(&bytes);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  if (!out) return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
+  return absl::OkStatus();
+}
+
+}  // namespace tw

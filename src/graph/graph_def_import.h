@@ -1,0 +1,27 @@
+// Turning an untrusted GraphDef into FlowGraph nodes, and reading/writing GraphDef files.
+#ifndef TENSORWEAVE_SRC_GRAPH_GRAPH_DEF_IMPORT_H_
+#define TENSORWEAVE_SRC_GRAPH_GRAPH_DEF_IMPORT_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace tw {
+
+// Adds every node of `def` to `graph` (which may already hold nodes: a graph extension).
+// Nodes may appear in any order. Errors are InvalidArgument naming the node: unknown op,
+// missing or mistyped attr, an input naming no node, a cycle, a duplicate name, a dtype
+// mismatch on an edge, a shape function's complaint. On error `graph` is left unchanged
+// only for errors found before the first node is added (all structural checks).
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph);
+
+// Parses a GraphDef from binary or text format (text when `text` is true).
+absl::StatusOr<GraphDef> ParseGraphDef(const std::string& bytes, bool text);
+// Reads a file: ".pbtxt"/".txt" as text, anything else binary, falling back to text.
+absl::StatusOr<GraphDef> ReadGraphDefFile(const std::string& path);
+absl::Status WriteGraphDefFile(const GraphDef& def, const std::string& path);
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_GRAPH_GRAPH_DEF_IMPORT_H_

@@ -1,0 +1,20 @@
+// CPU kernel families, one file each under src/kernels/cpu/.
+#ifndef TENSORWEAVE_SRC_KERNELS_CPU_CPU_KERNELS_H_
+#define TENSORWEAVE_SRC_KERNELS_CPU_CPU_KERNELS_H_
+
+#include "kernels/kernel_registry.h"
+
+namespace tw {
+
+void RegisterBaseKernels(KernelRegistry& r);
+void RegisterMathKernels(KernelRegistry& r);
+void RegisterReductionKernels(KernelRegistry& r);
+void RegisterLinalgKernels(KernelRegistry& r);
+void RegisterArrayKernels(KernelRegistry& r);
+void RegisterNnKernels(KernelRegistry& r);
+void RegisterRandomKernels(KernelRegistry& r);
+void RegisterStateKernels(KernelRegistry& r);
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_KERNELS_CPU_CPU_KERNELS_H_

@@ -1,0 +1,16 @@
+#include "kernels/cpu/cpu_kernels.h"
+
+namespace tw {
+
+void RegisterAllKernels(KernelRegistry& r) {
+  RegisterBaseKernels(r);
+  RegisterMathKernels(r);
+  RegisterReductionKernels(r);
+  RegisterLinalgKernels(r);
+  RegisterArrayKernels(r);
+  RegisterNnKernels(r);
+  RegisterRandomKernels(r);
+  RegisterStateKernels(r);
+}
+
+}  // namespace tw

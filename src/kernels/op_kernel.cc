@@ -1,0 +1,100 @@
+#include "kernels/op_kernel.h"
+
+#include "absl/synchronization/notification.h"
+#include "graph/graph.h"
+
+namespace tw {
+
+OpKernelConstruction::OpKernelConstruction(const Node& node, std::string device_name,
+                                           std::string device_type, ResourceMgr* resource_mgr)
+    : name_(node.name()),
+      op_(node.op()),
+      device_name_(std::move(device_name)),
+      device_type_(std::move(device_type)),
+      attrs_(node.attrs()),
+      resource_mgr_(resource_mgr) {
+  for (int i = 0; i < node.num_inputs(); ++i) input_types_.push_back(node.input_type(i));
+  output_types_ = node.output_types();
+}
+
+template <typename T>
+void OpKernelConstruction::Read(absl::StatusOr<T> value, T* out) {
+  if (!status_.ok()) return;
+  if (!value.ok()) {
+    status_ = value.status();
+    return;
+  }
+  *out = *std::move(value);
+}
+
+void OpKernelConstruction::GetAttr(const std::string& attr, int64_t* out) {
+  Read(GetIntAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, int* out) {
+  int64_t v = 0;
+  Read(GetIntAttr(attrs_, attr), &v);
+  *out = static_cast<int>(v);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, float* out) {
+  Read(GetFloatAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, bool* out) {
+  Read(GetBoolAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, std::string* out) {
+  Read(GetStringAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, DType* out) {
+  Read(GetTypeAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, PartialShape* out) {
+  Read(GetShapeAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, Tensor* out) {
+  Read(GetTensorAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, std::vector<int64_t>* out) {
+  Read(GetIntListAttr(attrs_, attr), out);
+}
+
+absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int i, const TensorShape& shape, DType dtype) {
+  if (shape.num_elements() > kMaxTensorElements) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("output ", i, " of shape ", shape.DebugString(), " is too large"));
+  }
+  outputs_[i] = Tensor(dtype, shape);
+  return &outputs_[i];
+}
+
+absl::StatusOr<Tensor*> OpKernelContext::forward_input_or_allocate_output(int in, int i,
+                                                                          const TensorShape& shape,
+                                                                          DType dtype) {
+  Tensor& input = p_.inputs[in];
+  if (input.dtype() == dtype && input.shape() == shape && input.RefCountIsOne()) {
+    outputs_[i] = std::move(input);
+    return &outputs_[i];
+  }
+  return allocate_output(i, shape, dtype);
+}
+
+void OpKernelContext::ParallelFor(int64_t n, int64_t cost_per_unit,
+                                  const std::function<void(int64_t, int64_t)>& fn) const {
+  if (p_.intra_op_pool == nullptr) {
+    fn(0, n);
+    return;
+  }
+  p_.intra_op_pool->ParallelFor(n, cost_per_unit, fn);
+}
+
+absl::Status AsyncOpKernel::Compute(OpKernelContext& ctx) {
+  absl::Notification done;
+  absl::Status result;
+  ComputeAsync(ctx, [&](absl::Status s) {
+    result = std::move(s);
+    done.Notify();
+  });
+  done.WaitForNotification();
+  return result;
+}
+
+}  // namespace tw

@@ -1,0 +1,188 @@
+// Kernels: the code that runs one node. A kernel is built once per node from its attrs
+// (OpKernelConstruction) and then Compute()d once per step with an OpKernelContext.
+// Compute returns a Status; errors are prefixed with the node by the executor.
+#ifndef TENSORWEAVE_SRC_KERNELS_OP_KERNEL_H_
+#define TENSORWEAVE_SRC_KERNELS_OP_KERNEL_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/cancellation.h"
+#include "core/threadpool.h"
+#include "graph/attr_value.h"
+#include "kernels/resource_mgr.h"
+#include "tensorweave/status.h"
+#include "tensorweave/tensor.h"
+
+namespace tw {
+
+class Node;
+
+// Feeds in and fetches out of one executor run (read by _Arg, written by _Retval).
+struct CallFrame {
+  std::vector<Tensor> args;
+  std::vector<Tensor> rets;
+};
+
+// Everything a kernel may know about its node when it is built.
+class OpKernelConstruction {
+ public:
+  OpKernelConstruction(const Node& node, std::string device_name, std::string device_type,
+                       ResourceMgr* resource_mgr);
+
+  const std::string& name() const { return name_; }
+  const std::string& op() const { return op_; }
+  const std::string& device_name() const { return device_name_; }
+  const std::string& device_type() const { return device_type_; }
+  const AttrMap& attrs() const { return attrs_; }
+  ResourceMgr* resource_mgr() const { return resource_mgr_; }
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DType input_type(int i) const { return input_types_[i]; }
+  DType output_type(int i) const { return output_types_[i]; }
+
+  // Typed attr reads; the first failure is kept in status() and later reads are no-ops.
+  void GetAttr(const std::string& attr, int64_t* out);
+  void GetAttr(const std::string& attr, int* out);
+  void GetAttr(const std::string& attr, float* out);
+  void GetAttr(const std::string& attr, bool* out);
+  void GetAttr(const std::string& attr, std::string* out);
+  void GetAttr(const std::string& attr, DType* out);
+  void GetAttr(const std::string& attr, PartialShape* out);
+  void GetAttr(const std::string& attr, Tensor* out);
+  void GetAttr(const std::string& attr, std::vector<int64_t>* out);
+  void Fail(absl::Status status) {
+    if (status_.ok()) status_ = std::move(status);
+  }
+  const absl::Status& status() const { return status_; }
+
+ private:
+  template <typename T>
+  void Read(absl::StatusOr<T> value, T* out);
+  std::string name_, op_, device_name_, device_type_;
+  AttrMap attrs_;
+  std::vector<DType> input_types_, output_types_;
+  ResourceMgr* resource_mgr_;
+  absl::Status status_;
+};
+
+// What Compute sees for one step.
+class OpKernelContext {
+ public:
+  struct Params {
+    Tensor* inputs = nullptr;  // num_inputs tensors, owned by the executor; kernels may move from them.
+    int num_inputs = 0;
+    int num_outputs = 0;
+    const std::string* device_name = nullptr;
+    ResourceMgr* resource_mgr = nullptr;
+    ThreadPool* intra_op_pool = nullptr;
+    CancellationManager* cancellation = nullptr;
+    CallFrame* call_frame = nullptr;
+    int64_t step_id = 0;
+  };
+  explicit OpKernelContext(const Params& params) : p_(params), outputs_(params.num_outputs) {}
+
+  int num_inputs() const { return p_.num_inputs; }
+  const Tensor& input(int i) const { return p_.inputs[i]; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+
+  // Allocates output i (checking the size limit) and returns it for writing.
+  absl::StatusOr<Tensor*> allocate_output(int i, const TensorShape& shape, DType dtype);
+  // Reuses input `in`'s buffer for output i when nothing else holds it and the shape and
+  // dtype match (saving an allocation in elementwise chains); allocates otherwise.
+  absl::StatusOr<Tensor*> forward_input_or_allocate_output(int in, int i, const TensorShape& shape,
+                                                           DType dtype);
+  void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  Tensor& output(int i) { return outputs_[i]; }
+  absl::InlinedVector<Tensor, 2>& outputs() { return outputs_; }
+
+  const std::string& device_name() const { return *p_.device_name; }
+  ResourceMgr* resource_mgr() const { return p_.resource_mgr; }
+  CancellationManager* cancellation() const { return p_.cancellation; }
+  CallFrame* call_frame() const { return p_.call_frame; }
+  int64_t step_id() const { return p_.step_id; }
+  // Splits [0, n) over the intra-op pool when the work is large enough.
+  void ParallelFor(int64_t n, int64_t cost_per_unit,
+                   const std::function<void(int64_t, int64_t)>& fn) const;
+
+ private:
+  Params p_;
+  absl::InlinedVector<Tensor, 2> outputs_;
+};
+
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction& c) : name_(c.name()), op_(c.op()) {}
+  virtual ~OpKernel() = default;
+
+  virtual absl::Status Compute(OpKernelContext& ctx) = 0;
+  virtual bool IsAsync() const { return false; }
+  // Cheap kernels run inline on the thread that made them ready; expensive ones may be
+  // handed to another thread so independent branches run in parallel.
+  virtual bool IsExpensive() const { return true; }
+
+  const std::string& name() const { return name_; }
+  const std::string& op() const { return op_; }
+
+ private:
+  std::string name_, op_;
+};
+
+// A kernel that finishes later (e.g. Recv waiting for a tensor from another task).
+// The context stays valid until `done` is called.
+class AsyncOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  using DoneCallback = std::function<void(absl::Status)>;
+  virtual void ComputeAsync(OpKernelContext& ctx, DoneCallback done) = 0;
+  bool IsAsync() const final { return true; }
+  // Blocking wrapper: waits for done.
+  absl::Status Compute(OpKernelContext& ctx) final;
+};
+
+// Builds a kernel; returns the construction's status if attr reads failed.
+using KernelFactory =
+    std::function<absl::StatusOr<std::unique_ptr<OpKernel>>(OpKernelConstruction& c)>;
+
+// A factory for a kernel with no type parameter.
+template <typename K>
+KernelFactory Factory() {
+  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    auto k = std::make_unique<K>(c);
+    if (!c.status().ok()) return c.status();
+    return std::unique_ptr<OpKernel>(std::move(k));
+  };
+}
+
+// A factory for K<T> with T chosen by the type attr `attr` among numeric types
+// (float32, float64, int32, int64), or also bool when kWithBool.
+template <template <typename> class K, bool kWithBool = false>
+KernelFactory TypedFactory(const char* attr = "T") {
+  return [attr](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DType t = DType::kInvalid;
+    c.GetAttr(attr, &t);
+    if (!c.status().ok()) return c.status();
+    std::unique_ptr<OpKernel> k;
+    auto make = [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); };
+    bool known;
+    if constexpr (kWithBool) {
+      known = VisitPod(t, make);
+    } else {
+      known = VisitNumeric(t, make);
+    }
+    if (!known) {
+      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
+    }
+    if (!c.status().ok()) return c.status();
+    return k;
+  };
+}
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_KERNELS_OP_KERNEL_H_

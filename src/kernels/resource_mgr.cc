@@ -1,0 +1,59 @@
+#include "kernels/resource_mgr.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace tw {
+
+absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::LookupOrCreate(const std::string& container,
+                                                                 const std::string& name,
+                                                                 DType dtype,
+                                                                 const PartialShape& shape) {
+  absl::MutexLock lock(&mu_);
+  auto& vars = containers_[container];
+  auto it = vars.find(name);
+  if (it != vars.end()) {
+    if (it->second->dtype() != dtype) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable '", name, "' already exists as ", DTypeName(it->second->dtype()),
+          ", not ", DTypeName(dtype)));
+    }
+    return it->second;
+  }
+  auto var = std::make_shared<Var>(dtype, shape);
+  vars.emplace(name, var);
+  return var;
+}
+
+absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::Lookup(const std::string& container,
+                                                         const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto c = containers_.find(container);
+  if (c != containers_.end()) {
+    auto it = c->second.find(name);
+    if (it != c->second.end()) return it->second;
+  }
+  return absl::NotFoundError(absl::StrCat("variable '", name, "' does not exist"));
+}
+
+void ResourceMgr::Clear(const std::vector<std::string>& containers) {
+  absl::MutexLock lock(&mu_);
+  if (containers.empty()) {
+    containers_.clear();
+    return;
+  }
+  for (const auto& c : containers) containers_.erase(c);
+}
+
+std::vector<std::string> ResourceMgr::ListNames(const std::string& container) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  auto c = containers_.find(container);
+  if (c != containers_.end())
+    for (const auto& [name, var] : c->second) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace tw

@@ -1,0 +1,7 @@
+#include "ops/ops.h"
+
+namespace tw {
+
+void RegisterNnOps(OpRegistry& r) {}
+
+}  // namespace tw

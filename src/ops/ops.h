@@ -1,0 +1,20 @@
+// Op families; each registers its schemas (and the shape functions beside them).
+#ifndef TENSORWEAVE_SRC_OPS_OPS_H_
+#define TENSORWEAVE_SRC_OPS_OPS_H_
+
+#include "graph/op_registry.h"
+
+namespace tw {
+
+void RegisterBaseOps(OpRegistry& r);       // _Arg, _Retval, NoOp, Const, Placeholder*, Identity
+void RegisterMathOps(OpRegistry& r);       // elementwise unary/binary, Select, Cast, AddN
+void RegisterReductionOps(OpRegistry& r);  // Sum, Mean, Max, Min, Prod, ArgMax
+void RegisterLinalgOps(OpRegistry& r);     // MatMul, BatchMatMul
+void RegisterArrayOps(OpRegistry& r);      // shapes, slicing, joining, filling, OneHot
+void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits
+void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
+void RegisterStateOps(OpRegistry& r);      // resource variables
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_OPS_OPS_H_

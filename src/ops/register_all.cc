@@ -1,0 +1,16 @@
+#include "ops/ops.h"
+
+namespace tw {
+
+void RegisterAllOps(OpRegistry& r) {
+  RegisterBaseOps(r);
+  RegisterMathOps(r);
+  RegisterReductionOps(r);
+  RegisterLinalgOps(r);
+  RegisterArrayOps(r);
+  RegisterNnOps(r);
+  RegisterRandomOps(r);
+  RegisterStateOps(r);
+}
+
+}  // namespace tw

@@ -1,0 +1,7 @@
+#include "ops/ops.h"
+
+namespace tw {
+
+void RegisterStateOps(OpRegistry& r) {}
+
+}  // namespace tw

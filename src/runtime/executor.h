@@ -1,0 +1,80 @@
+// Runs one placed graph (a partition, all on one device) step after step.
+//
+// Prepared once: a flat array of nodes with kernels built, input slots as indices into
+// one per-step Tensor array, and initial pending counts. Per step: roots start on the
+// caller's thread; a finished node hands its outputs to its consumers' slots and
+// decrements their pending counts; newly ready cheap nodes run inline on the same
+// thread, expensive ones go to the inter-op pool so independent branches run in parallel.
+// The first error cancels the step; its Status names the failing node and op.
+#ifndef TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
+#define TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/cancellation.h"
+#include "core/threadpool.h"
+#include "graph/graph.h"
+#include "kernels/op_kernel.h"
+#include "runtime/device.h"
+
+namespace tw {
+
+using KernelCreator = std::function<absl::StatusOr<std::shared_ptr<OpKernel>>(const Node& node)>;
+
+struct ExecutorOptions {
+  Device* device = nullptr;
+  ThreadPool* inter_op_pool = nullptr;  // Null: everything runs on the caller's thread.
+  // Null: a fresh kernel per node from the global KernelRegistry.
+  KernelCreator create_kernel;
+};
+
+class Executor {
+ public:
+  // `graph` must be placed on options.device; it is not retained.
+  static absl::StatusOr<std::unique_ptr<Executor>> Create(const FlowGraph& graph, ExecutorOptions options);
+  ~Executor();
+
+  struct Args {
+    int64_t step_id = 0;
+    CallFrame* call_frame = nullptr;
+    // The step's cancellation; the executor cancels it on the first error. May be null.
+    CancellationManager* cancellation = nullptr;
+  };
+  // Runs the graph once; `done` is called exactly once, on some thread, when every
+  // started node has finished. Args pointers must stay valid until then.
+  void RunAsync(const Args& args, std::function<void(absl::Status)> done);
+  absl::Status Run(const Args& args);
+
+  int num_nodes() const { return static_cast<int>(items_.size()); }
+
+ private:
+  friend class ExecutorState;
+  struct OutEdge {
+    int dst;       // Item index.
+    int dst_slot;  // Absolute input slot, or -1 for a control edge.
+    int src_output;
+  };
+  struct Item {
+    std::shared_ptr<OpKernel> kernel;
+    int input_start = 0;
+    int num_inputs = 0;
+    int num_outputs = 0;
+    int initial_pending = 0;
+    bool expensive = false;
+    bool async = false;
+    int out_begin = 0, out_end = 0;  // Range in out_edges_.
+  };
+  Executor() = default;
+
+  ExecutorOptions options_;
+  std::vector<Item> items_;
+  std::vector<OutEdge> out_edges_;
+  std::vector<int> roots_;
+  int num_slots_ = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_

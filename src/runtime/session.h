@@ -1,0 +1,40 @@
+// The session interface shared by the local session (runtime/) and the grpc session
+// (distributed/rpc/): extend a graph, run fetches with feeds, close.
+#ifndef TENSORWEAVE_SRC_RUNTIME_SESSION_H_
+#define TENSORWEAVE_SRC_RUNTIME_SESSION_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "tensorweave/proto/graph.pb.h"
+#include "tensorweave/tensor.h"
+
+namespace tw {
+
+struct SessionOptions {
+  int inter_op_threads = 0;  // <= 0: one per core.
+  int intra_op_threads = 0;  // <= 0: one per core.
+  bool allow_soft_placement = false;
+  bool log_device_placement = false;
+};
+
+using FeedList = std::vector<std::pair<std::string, Tensor>>;
+
+class SessionInterface {
+ public:
+  virtual ~SessionInterface() = default;
+  // Adds nodes to the session's graph (they may refer to nodes added earlier).
+  virtual absl::Status Extend(const GraphDef& graph) = 0;
+  // Feeds and fetches name tensors ("node" or "node:k"); targets name nodes run for their
+  // effect. `outputs` receives one tensor per fetch, in order.
+  virtual absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                           const std::vector<std::string>& targets, std::vector<Tensor>* outputs) = 0;
+  virtual std::vector<std::string> ListDevices() const = 0;
+  virtual absl::Status Close() = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_RUNTIME_SESSION_H_

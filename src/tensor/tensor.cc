@@ -1,0 +1,155 @@
+#include "tensorweave/tensor.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+
+namespace tw {
+namespace {
+
+constexpr size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+constexpr size_t kHeaderBytes = RoundUp(sizeof(Buffer), kTensorAlignment);
+
+}  // namespace
+
+Buffer* Buffer::Allocate(size_t bytes) {
+  void* block = std::aligned_alloc(kTensorAlignment, RoundUp(kHeaderBytes + bytes, kTensorAlignment));
+  if (block == nullptr) throw std::bad_alloc();
+  return new (block) Buffer(static_cast<char*>(block) + kHeaderBytes, bytes, /*inline_block=*/true);
+}
+
+Buffer* Buffer::Wrap(void* data, size_t bytes, std::function<void()> release) {
+  Buffer* b = new Buffer(data, bytes, /*inline_block=*/false);
+  b->release_ = std::move(release);
+  return b;
+}
+
+void Buffer::Unref() const {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  Buffer* self = const_cast<Buffer*>(this);
+  if (self->inline_block_) {
+    self->~Buffer();
+    std::free(self);
+  } else {
+    if (self->release_) self->release_();
+    delete self;
+  }
+}
+
+Tensor::Tensor(DType dtype, const TensorShape& shape)
+    : dtype_(dtype), shape_(shape), buf_(Buffer::Allocate(TotalBytes())) {}
+
+Tensor::Tensor(DType dtype, const TensorShape& shape, Buffer* buffer)
+    : dtype_(dtype), shape_(shape), buf_(buffer) {
+  if (buf_) buf_->Ref();
+}
+
+absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, const TensorShape& shape) {
+  if (dtype == DType::kInvalid || dtype == DType::kResource) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot allocate a tensor of dtype ", DTypeName(dtype)));
+  }
+  if (shape.num_elements() > kMaxTensorElements) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("tensor of shape ", shape.DebugString(), " is too large"));
+  }
+  return Tensor(dtype, shape);
+}
+
+Tensor Tensor::Resource(ResourceHandle handle) {
+  auto* h = new ResourceHandle(std::move(handle));
+  Buffer* b = Buffer::Wrap(h, sizeof(ResourceHandle), [h] { delete h; });
+  Tensor t(DType::kResource, TensorShape(), b);
+  b->Unref();  // The tensor holds the only reference now.
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
+  if (shape.num_elements() != NumElements()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape a tensor with ", NumElements(), " elements to shape ",
+                     shape.DebugString(), " (", shape.num_elements(), " elements)"));
+  }
+  return Tensor(dtype_, shape, buf_);
+}
+
+Tensor Tensor::Copy() const {
+  if (!IsInitialized()) return Tensor();
+  if (dtype_ == DType::kResource) return Resource(resource());
+  Tensor t(dtype_, shape_);
+  if (TotalBytes() > 0) std::memcpy(t.raw_data(), raw_data(), TotalBytes());
+  return t;
+}
+
+bool Tensor::Equals(const Tensor& other) const {
+  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  if (dtype_ == DType::kResource) return resource() == other.resource();
+  if (dtype_ == DType::kBool) {
+    // Any non-zero byte is true.
+    auto a = flat<bool>(), b = other.flat<bool>();
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  return TotalBytes() == 0 || std::memcmp(raw_data(), other.raw_data(), TotalBytes()) == 0;
+}
+
+namespace {
+
+template <typename T>
+void AppendValue(std::string* out, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    absl::StrAppend(out, v ? "True" : "False");
+  } else {
+    absl::StrAppend(out, v);
+  }
+}
+
+// Appends the nested "[..]" rendering of dims [d, rank) starting at element *index.
+template <typename T>
+void AppendNested(std::string* out, const T* data, absl::Span<const int64_t> dims, int d,
+                  int64_t* index, int64_t* budget) {
+  if (d == static_cast<int>(dims.size())) {
+    if (*budget > 0) AppendValue(out, data[*index]);
+    ++*index;
+    --*budget;
+    return;
+  }
+  out->push_back('[');
+  for (int64_t i = 0; i < dims[d]; ++i) {
+    if (*budget <= 0) {
+      out->append("...");
+      int64_t rest = 1;
+      for (size_t k = d + 1; k < dims.size(); ++k) rest *= dims[k];
+      *index += (dims[d] - i) * rest;
+      break;
+    }
+    if (i > 0) out->push_back(' ');
+    AppendNested(out, data, dims, d + 1, index, budget);
+  }
+  out->push_back(']');
+}
+
+}  // namespace
+
+std::string Tensor::ValueString(int max_entries) const {
+  if (!IsInitialized()) return "<uninitialized>";
+  if (dtype_ == DType::kResource) {
+    const ResourceHandle& h = resource();
+    return absl::StrCat("<resource ", h.container, "/", h.name, " on ", h.device, ">");
+  }
+  std::string out;
+  VisitPod(dtype_, [&](auto tag) {
+    using T = TypeOf<decltype(tag)>;
+    int64_t index = 0, budget = max_entries;
+    AppendNested(&out, data<T>(), shape_.dims(), 0, &index, &budget);
+  });
+  return out;
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  return absl::StrCat(DTypeName(dtype_), " ", shape_.DebugString(), " ", ValueString(max_entries));
+}
+
+}  // namespace tw

@@ -1,0 +1,129 @@
+#include "tensor/tensor_proto.h"
+
+#include "absl/strings/str_cat.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+
+absl::StatusOr<DType> DTypeFromProto(int value) {
+  if (!IsValidDType(value)) {
+    return absl::InvalidArgumentError(absl::StrCat("unsupported dtype enum value ", value));
+  }
+  return static_cast<DType>(value);
+}
+
+TensorShapeProto ShapeToProto(const PartialShape& shape) {
+  TensorShapeProto proto;
+  if (!shape.known_rank()) {
+    proto.set_unknown_rank(true);
+    return proto;
+  }
+  for (int64_t d : shape.dims()) proto.add_dim()->set_size(d);
+  return proto;
+}
+
+absl::StatusOr<PartialShape> PartialShapeFromProto(const TensorShapeProto& proto) {
+  if (proto.unknown_rank()) {
+    if (proto.dim_size() > 0) {
+      return absl::InvalidArgumentError("shape has unknown_rank set but lists dims");
+    }
+    return PartialShape::UnknownRank();
+  }
+  if (proto.dim_size() > kMaxRank) {
+    return absl::InvalidArgumentError(absl::StrCat("shape has rank ", proto.dim_size(),
+                                                   ", more than the limit of ", kMaxRank));
+  }
+  DimVector dims;
+  for (const auto& d : proto.dim()) {
+    if (d.size() < -1) {
+      return absl::InvalidArgumentError(absl::StrCat("shape has invalid dimension ", d.size()));
+    }
+    dims.push_back(d.size());
+  }
+  return PartialShape(dims);
+}
+
+absl::StatusOr<TensorShape> TensorShapeFromProto(const TensorShapeProto& proto) {
+  TW_ASSIGN_OR_RETURN(PartialShape partial, PartialShapeFromProto(proto));
+  return partial.ToTensorShape();
+}
+
+namespace {
+
+template <typename T, typename Repeated>
+absl::Status FillFromTyped(const Repeated& values, Tensor* t) {
+  T* out = t->data<T>();
+  const int64_t n = t->NumElements();
+  if (values.size() == n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(values.Get(i));
+  } else if (values.size() == 1) {  // One value fills the shape (TensorFlow's splat rule).
+    std::fill(out, out + n, static_cast<T>(values.Get(0)));
+  } else if (values.size() == 0 && n > 0) {
+    std::fill(out, out + n, T{});  // No payload at all: zeros, as TensorFlow does.
+  } else if (values.size() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto has ", values.size(),
+                                                   " values for shape ", t->shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+TensorProto TensorToProto(const Tensor& tensor) {
+  TensorProto proto;
+  proto.set_dtype(DTypeToProto(tensor.dtype()));
+  *proto.mutable_tensor_shape() = ShapeToProto(tensor.shape());
+  if (tensor.dtype() == DType::kResource) {
+    const ResourceHandle& h = tensor.resource();
+    auto* p = proto.add_resource_handle_val();
+    p->set_device(h.device);
+    p->set_container(h.container);
+    p->set_name(h.name);
+  } else if (tensor.dtype() == DType::kBool) {
+    for (bool b : tensor.flat<bool>()) proto.add_bool_val(b);
+  } else {
+    proto.set_tensor_content(tensor.raw_data(), tensor.TotalBytes());
+  }
+  return proto;
+}
+
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto) {
+  TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(proto.dtype()));
+  TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShapeFromProto(proto.tensor_shape()));
+  if (dtype == DType::kResource) {
+    if (shape.num_elements() != 1 || proto.resource_handle_val_size() != 1) {
+      return absl::InvalidArgumentError("a resource TensorProto must hold one scalar handle");
+    }
+    const auto& p = proto.resource_handle_val(0);
+    return Tensor::Resource(ResourceHandle{p.device(), p.container(), p.name()});
+  }
+  TW_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
+  if (!proto.tensor_content().empty()) {
+    if (proto.tensor_content().size() != t.TotalBytes()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "TensorProto tensor_content has ", proto.tensor_content().size(), " bytes but ",
+          DTypeName(dtype), " ", shape.DebugString(), " needs ", t.TotalBytes()));
+    }
+    if (dtype == DType::kBool) {
+      // Normalize bytes so every bool is exactly 0 or 1.
+      bool* out = t.data<bool>();
+      for (size_t i = 0; i < t.TotalBytes(); ++i) out[i] = proto.tensor_content()[i] != 0;
+    } else {
+      std::memcpy(t.raw_data(), proto.tensor_content().data(), t.TotalBytes());
+    }
+    return t;
+  }
+  absl::Status s;
+  switch (dtype) {
+    case DType::kFloat: s = FillFromTyped<float>(proto.float_val(), &t); break;
+    case DType::kDouble: s = FillFromTyped<double>(proto.double_val(), &t); break;
+    case DType::kInt32: s = FillFromTyped<int32_t>(proto.int_val(), &t); break;
+    case DType::kInt64: s = FillFromTyped<int64_t>(proto.int64_val(), &t); break;
+    case DType::kBool: s = FillFromTyped<bool>(proto.bool_val(), &t); break;
+    default: return absl::InvalidArgumentError("unsupported dtype in TensorProto");
+  }
+  TW_RETURN_IF_ERROR(s);
+  return t;
+}
+
+}  // namespace tw

@@ -1,0 +1,28 @@
+// Conversion between Tensor and TensorProto (and shapes and TensorShapeProto).
+#ifndef TENSORWEAVE_SRC_TENSOR_TENSOR_PROTO_H_
+#define TENSORWEAVE_SRC_TENSOR_TENSOR_PROTO_H_
+
+#include "absl/status/statusor.h"
+#include "tensorweave/proto/tensor.pb.h"
+#include "tensorweave/tensor.h"
+
+namespace tw {
+
+// Writes values as tensor_content (raw bytes), except bool and resource handles.
+TensorProto TensorToProto(const Tensor& tensor);
+// Validates dtype, shape and that the payload holds exactly the shape's elements.
+// A single typed value (e.g. one float_val) fills the whole shape, as in TensorFlow.
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto);
+
+TensorShapeProto ShapeToProto(const PartialShape& shape);
+// Accepts unknown dims (-1) and unknown rank; rejects other negative sizes.
+absl::StatusOr<PartialShape> PartialShapeFromProto(const TensorShapeProto& proto);
+// Requires a fully known, valid shape.
+absl::StatusOr<TensorShape> TensorShapeFromProto(const TensorShapeProto& proto);
+
+absl::StatusOr<DType> DTypeFromProto(int value);
+inline DataType DTypeToProto(DType dtype) { return static_cast<DataType>(dtype); }
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_TENSOR_TENSOR_PROTO_H_

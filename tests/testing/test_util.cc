@@ -1,0 +1,106 @@
+#include "testing/test_util.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "graph/graph.h"
+#include "graph/op_registry.h"
+#include "runtime/local_session.h"
+
+namespace tw::testing {
+
+::testing::AssertionResult TensorNear(const Tensor& actual, const Tensor& expected, double atol,
+                                      double rtol) {
+  if (actual.dtype() != expected.dtype()) {
+    return ::testing::AssertionFailure() << "dtype " << DTypeName(actual.dtype()) << " != expected "
+                                         << DTypeName(expected.dtype());
+  }
+  if (actual.shape() != expected.shape()) {
+    return ::testing::AssertionFailure() << "shape " << actual.shape().DebugString()
+                                         << " != expected " << expected.shape().DebugString();
+  }
+  std::string failure;
+  VisitPod(actual.dtype(), [&](auto tag) {
+    using T = TypeOf<decltype(tag)>;
+    auto a = actual.flat<T>(), e = expected.flat<T>();
+    for (size_t i = 0; i < a.size(); ++i) {
+      double x = static_cast<double>(a[i]), y = static_cast<double>(e[i]);
+      bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
+                std::abs(x - y) <= atol + rtol * std::abs(y);
+      if (!ok) {
+        failure = absl::StrCat("element ", i, ": ", x, " != expected ", y);
+        return;
+      }
+    }
+  });
+  if (!failure.empty()) {
+    return ::testing::AssertionFailure() << failure << "\n  actual:   " << actual.DebugString(64)
+                                         << "\n  expected: " << expected.DebugString(64);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
+                                          AttrMap attrs) {
+  FlowGraph graph;
+  TW_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(op));
+  // Infer unset type attrs from the inputs, as a client library would.
+  size_t k = 0;
+  for (const ArgDef& arg : def->inputs) {
+    int64_t n = 1;
+    if (!arg.number_attr.empty()) {
+      auto it = attrs.find(arg.number_attr);
+      if (it == attrs.end()) {
+        n = static_cast<int64_t>(inputs.size()) - static_cast<int64_t>(k) -
+            static_cast<int64_t>(def->inputs.size() - 1 - (&arg - def->inputs.data()));
+        attrs[arg.number_attr] = MakeAttr(n);
+      } else {
+        n = it->second.i();
+      }
+    }
+    if (!arg.type_attr.empty() && !attrs.contains(arg.type_attr) && k < inputs.size()) {
+      attrs[arg.type_attr] = MakeAttr(inputs[k].dtype());
+    }
+    k += n;
+  }
+  NodeSpec spec{"op", op, {}, "", std::move(attrs)};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NodeSpec c{absl::StrCat("input", i), "Const", {}, "", {}};
+    c.attrs["value"] = MakeAttr(inputs[i]);
+    c.attrs["dtype"] = MakeAttr(inputs[i].dtype());
+    TW_ASSIGN_OR_RETURN(Node * n, graph.AddNode(std::move(c)));
+    spec.inputs.push_back(NodeInput{n, 0});
+  }
+  TW_ASSIGN_OR_RETURN(Node * node, graph.AddNode(std::move(spec)));
+  std::vector<std::string> fetches;
+  for (int i = 0; i < node->num_outputs(); ++i) fetches.push_back(absl::StrCat("op:", i));
+  LocalSession session(SessionOptions{});
+  TW_RETURN_IF_ERROR(session.Extend(graph.ToGraphDef()));
+  std::vector<Tensor> outputs;
+  std::vector<std::string> targets;
+  if (fetches.empty()) targets.push_back("op");
+  TW_RETURN_IF_ERROR(session.Run({}, fetches, targets, &outputs));
+  return outputs;
+}
+
+Tensor RunOpOk(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs) {
+  auto out = RunOp(op, inputs, std::move(attrs));
+  EXPECT_TRUE(out.ok()) << out.status();
+  if (!out.ok() || out->empty()) return Tensor();
+  return (*out)[0];
+}
+
+::testing::AssertionResult StatusIs(const absl::Status& status, absl::StatusCode code,
+                                    const std::string& substring) {
+  if (status.code() != code) {
+    return ::testing::AssertionFailure() << "status " << status << " does not have code "
+                                         << absl::StatusCodeToString(code);
+  }
+  if (status.message().find(substring) == std::string::npos) {
+    return ::testing::AssertionFailure() << "status message '" << status.message()
+                                         << "' does not contain '" << substring << "'";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace tw::testing

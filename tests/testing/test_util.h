@@ -1,0 +1,59 @@
+// Test helpers: build tensors tersely, compare them with tolerances, and run one op on
+// given inputs through a real LocalSession (graph building, shape inference, placement,
+// executor and kernel all exercised).
+#ifndef TENSORWEAVE_TESTS_TESTING_TEST_UTIL_H_
+#define TENSORWEAVE_TESTS_TESTING_TEST_UTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/attr_value.h"
+#include "tensorweave/status.h"
+#include "tensorweave/tensor.h"
+
+namespace tw::testing {
+
+// T(shape, values): a tensor of DTypeOf<T>; aborts the test on a count mismatch.
+template <typename T>
+Tensor Make(std::initializer_list<int64_t> shape, std::vector<T> values) {
+  auto t = Tensor::FromVector<T>(values, TensorShape(shape));
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *t : Tensor();
+}
+inline Tensor F32(std::initializer_list<int64_t> shape, std::vector<float> v) { return Make<float>(shape, v); }
+inline Tensor F64(std::initializer_list<int64_t> shape, std::vector<double> v) { return Make<double>(shape, v); }
+inline Tensor I32(std::initializer_list<int64_t> shape, std::vector<int32_t> v) { return Make<int32_t>(shape, v); }
+inline Tensor I64(std::initializer_list<int64_t> shape, std::vector<int64_t> v) { return Make<int64_t>(shape, v); }
+inline Tensor Bool(std::initializer_list<int64_t> shape, std::vector<bool> v) {
+  Tensor t(DType::kBool, TensorShape(shape));
+  for (size_t i = 0; i < v.size() && i < static_cast<size_t>(t.NumElements()); ++i) t.data<bool>()[i] = v[i];
+  return t;
+}
+
+// Same dtype and shape, values equal (floating point: within atol + rtol * |expected|).
+::testing::AssertionResult TensorNear(const Tensor& actual, const Tensor& expected,
+                                      double atol = 1e-5, double rtol = 1e-5);
+#define EXPECT_TENSOR_NEAR(actual, expected, ...) \
+  EXPECT_TRUE(::tw::testing::TensorNear((actual), (expected), ##__VA_ARGS__))
+#define EXPECT_TENSOR_EQ(actual, expected) \
+  EXPECT_TRUE(::tw::testing::TensorNear((actual), (expected), 0, 0))
+
+// Runs `op` with `inputs` fed as constants and the given attrs (type attrs such as "T"
+// may be omitted: each unset type attr named by an input arg is taken from that input).
+// Returns all outputs of the node, or the first error (graph building or run time).
+absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
+                                          AttrMap attrs = {});
+// The single output of RunOp; fails the test if there is an error.
+Tensor RunOpOk(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs = {});
+
+// Asserts `status` has `code` and its message contains `substring`.
+::testing::AssertionResult StatusIs(const absl::Status& status, absl::StatusCode code,
+                                    const std::string& substring);
+#define EXPECT_STATUS(expr, code, substring) \
+  EXPECT_TRUE(::tw::testing::StatusIs((expr), (code), (substring)))
+
+}  // namespace tw::testing
+
+#endif  // TENSORWEAVE_TESTS_TESTING_TEST_UTIL_H_
