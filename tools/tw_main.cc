@@ -1,1 +1,145 @@
-int main() { return 0; }
+// The `tw` command.
+//   tw run --graph FILE [--feed NAME=VALUE]... [--fetch NAME]... [--target_op NAME]...
+//          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement]
+//   tw ops      lists the registered ops
+// Errors print one clear line and exit non-zero.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "client/tensor_text.h"
+#include "graph/graph.h"
+#include "graph/graph_def_import.h"
+#include "tensorweave/tensorweave.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: tw <command> [flags]\n"
+    "commands:\n"
+    "  run   run a GraphDef file (binary, or text if it ends in .pbtxt/.txt)\n"
+    "        --graph FILE            the GraphDef (required)\n"
+    "        --feed NAME=VALUE       feed a tensor: 3, 1.5, [1,2], [[1,2],[3,4]] (repeatable)\n"
+    "        --fetch NAME            print this tensor, \"node\" or \"node:k\" (repeatable)\n"
+    "        --target_op NAME        run this node for its effect (repeatable)\n"
+    "        --target URL            where to run: \"\" (this process, default) or grpc://host:port\n"
+    "        --log_device_placement  print the device of every node\n"
+    "        --allow_soft_placement  place ops whose device does not exist elsewhere\n"
+    "  ops   list the registered ops\n";
+
+struct RunFlags {
+  std::string graph, target;
+  std::vector<std::string> feeds, fetches, target_ops;
+  tw::SessionConfig config;
+};
+
+// Accepts "--flag value" and "--flag=value".
+tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
+  RunFlags flags;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); absl::StartsWith(arg, "--") && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    auto take = [&]() -> tw::StatusOr<std::string> {
+      if (has_value) return value;
+      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
+      return std::string(argv[++i]);
+    };
+    if (arg == "--log_device_placement") {
+      flags.config.log_device_placement = true;
+    } else if (arg == "--allow_soft_placement") {
+      flags.config.allow_soft_placement = true;
+    } else if (arg == "--graph" || arg == "--feed" || arg == "--fetch" || arg == "--target_op" ||
+               arg == "--target") {
+      TW_ASSIGN_OR_RETURN(std::string v, take());
+      if (arg == "--graph") flags.graph = v;
+      if (arg == "--feed") flags.feeds.push_back(v);
+      if (arg == "--fetch") flags.fetches.push_back(v);
+      if (arg == "--target_op") flags.target_ops.push_back(v);
+      if (arg == "--target") flags.target = v;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
+    }
+  }
+  if (flags.graph.empty()) return absl::InvalidArgumentError("--graph FILE is required");
+  if (flags.fetches.empty() && flags.target_ops.empty()) {
+    return absl::InvalidArgumentError("give at least one --fetch or --target_op");
+  }
+  return flags;
+}
+
+tw::Status Run(const RunFlags& flags) {
+  TW_ASSIGN_OR_RETURN(tw::GraphDef def, tw::ReadGraphDefFile(flags.graph));
+  tw::Graph graph;
+  try {
+    graph.Import(def);
+  } catch (const tw::StatusError& e) {
+    return absl::Status(e.code(), absl::StrCat(flags.graph, ": ", e.status().message()));
+  }
+  std::vector<std::pair<std::string, tw::Tensor>> feeds;
+  for (const std::string& feed : flags.feeds) {
+    auto eq = feed.find('=');
+    if (eq == std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("--feed '", feed, "' is not NAME=VALUE"));
+    }
+    std::string name = feed.substr(0, eq);
+    tw::Output target;
+    try {
+      target = graph.tensor(name);
+    } catch (const tw::StatusError& e) {
+      return absl::InvalidArgumentError(absl::StrCat("--feed ", name, ": ", e.status().message()));
+    }
+    auto value = tw::ParseTensorText(feed.substr(eq + 1), target.dtype());
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--feed ", name, ": ", value.status().message()));
+    }
+    feeds.emplace_back(name, *std::move(value));
+  }
+  std::unique_ptr<tw::Session> session;
+  try {
+    session = std::make_unique<tw::Session>(graph, flags.target, flags.config);
+  } catch (const tw::StatusError& e) {
+    return e.status();
+  }
+  std::vector<tw::Tensor> outputs;
+  TW_RETURN_IF_ERROR(session->Run(feeds, flags.fetches, flags.target_ops, &outputs));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << flags.fetches[i] << " = " << outputs[i].DebugString(1000) << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  std::string command = argv[1];
+  if (command == "ops") {
+    for (const std::string& op : tw::OpRegistry::Global().ListOps()) std::cout << op << "\n";
+    return 0;
+  }
+  if (command != "run") {
+    std::cerr << "tw: unknown command '" << command << "'\n" << kUsage;
+    return 2;
+  }
+  auto flags = ParseRunFlags(argc - 2, argv + 2);
+  if (!flags.ok()) {
+    std::cerr << "tw run: " << flags.status().message() << "\n";
+    return 2;
+  }
+  tw::Status status = Run(*flags);
+  if (!status.ok()) {
+    std::cerr << "tw run: " << absl::StatusCodeToString(status.code()) << ": " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}

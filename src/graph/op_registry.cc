@@ -276,6 +276,29 @@ absl::Status ValidateAndCompleteAttrs(const OpDef& op, AttrMap& attrs) {
   return absl::OkStatus();
 }
 
+void InferAttrsFromInputs(const OpDef& op, const std::vector<DType>& input_types, AttrMap& attrs) {
+  size_t k = 0;
+  for (size_t a = 0; a < op.inputs.size(); ++a) {
+    const ArgDef& arg = op.inputs[a];
+    int64_t n = 1;
+    if (!arg.number_attr.empty()) {
+      auto it = attrs.find(arg.number_attr);
+      if (it != attrs.end()) {
+        n = it->second.i();
+      } else {
+        // Whatever the other (single-tensor) args leave over belongs to this list.
+        n = static_cast<int64_t>(input_types.size()) - static_cast<int64_t>(k) -
+            static_cast<int64_t>(op.inputs.size() - 1 - a);
+        attrs[arg.number_attr] = MakeAttr(std::max<int64_t>(n, 0));
+      }
+    }
+    if (!arg.type_attr.empty() && !attrs.contains(arg.type_attr) && k < input_types.size()) {
+      attrs[arg.type_attr] = MakeAttr(input_types[k]);
+    }
+    k += std::max<int64_t>(n, 0);
+  }
+}
+
 absl::StatusOr<std::vector<DType>> ArgTypes(const OpDef& op, const std::vector<ArgDef>& args,
                                             const AttrMap& attrs) {
   std::vector<DType> types;

@@ -44,25 +44,9 @@ absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vect
                                           AttrMap attrs) {
   FlowGraph graph;
   TW_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(op));
-  // Infer unset type attrs from the inputs, as a client library would.
-  size_t k = 0;
-  for (const ArgDef& arg : def->inputs) {
-    int64_t n = 1;
-    if (!arg.number_attr.empty()) {
-      auto it = attrs.find(arg.number_attr);
-      if (it == attrs.end()) {
-        n = static_cast<int64_t>(inputs.size()) - static_cast<int64_t>(k) -
-            static_cast<int64_t>(def->inputs.size() - 1 - (&arg - def->inputs.data()));
-        attrs[arg.number_attr] = MakeAttr(n);
-      } else {
-        n = it->second.i();
-      }
-    }
-    if (!arg.type_attr.empty() && !attrs.contains(arg.type_attr) && k < inputs.size()) {
-      attrs[arg.type_attr] = MakeAttr(inputs[k].dtype());
-    }
-    k += n;
-  }
+  std::vector<DType> types;
+  for (const Tensor& t : inputs) types.push_back(t.dtype());
+  InferAttrsFromInputs(*def, types, attrs);
   NodeSpec spec{"op", op, {}, "", std::move(attrs)};
   for (size_t i = 0; i < inputs.size(); ++i) {
     NodeSpec c{absl::StrCat("input", i), "Const", {}, "", {}};

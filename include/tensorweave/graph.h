@@ -1,0 +1,145 @@
+// The graph-building API: a Graph, the Operations in it and their Outputs, with
+// TensorFlow 1.x's scoping: name scopes, device scopes (strings or device functions)
+// and control dependencies. Calls throw tw::StatusError on invalid input.
+//
+//   tw::Graph g;
+//   auto x = tw::constant(g, 2);
+//   auto y = (x + 300) + (x - 66);
+//   { auto on = g.device("/job:local/task:1"); ... }
+#ifndef TENSORWEAVE_GRAPH_H_
+#define TENSORWEAVE_GRAPH_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensorweave/dtype.h"
+#include "tensorweave/status.h"
+#include "tensorweave/tensor.h"
+
+namespace tw {
+
+class FlowGraph;
+class Node;
+class AttrValue;
+class GraphDef;
+class Graph;
+
+class Operation {
+ public:
+  Operation() = default;
+  Operation(Graph* graph, Node* node) : graph_(graph), node_(node) {}
+  const std::string& name() const;
+  const std::string& type() const;  // The op name, e.g. "MatMul".
+  const std::string& device() const;  // As requested when built.
+  int num_outputs() const;
+  class Output output(int i) const;
+  Graph* graph() const { return graph_; }
+  Node* node() const { return node_; }
+  bool valid() const { return node_ != nullptr; }
+
+ private:
+  Graph* graph_ = nullptr;
+  Node* node_ = nullptr;
+};
+
+class Output {
+ public:
+  Output() = default;
+  Output(Operation op, int index) : op_(op), index_(index) {}
+  const Operation& op() const { return op_; }
+  int index() const { return index_; }
+  DType dtype() const;
+  PartialShape shape() const;  // Statically inferred; may be partial.
+  std::string name() const;   // "node:index"
+  Graph* graph() const { return op_.graph(); }
+
+ private:
+  Operation op_;
+  int index_ = 0;
+};
+
+// Chooses the device for a new operation, given its op type and name (e.g. variables
+// to ps tasks). Returns "" to leave the device unset.
+using DeviceFunction = std::function<std::string(const std::string& op_type, const std::string& name)>;
+
+// Undoes one scope push when it goes out of scope.
+class [[nodiscard]] ScopeGuard {
+ public:
+  explicit ScopeGuard(std::function<void()> pop) : pop_(std::move(pop)) {}
+  ScopeGuard(ScopeGuard&& other) noexcept : pop_(std::move(other.pop_)) { other.pop_ = nullptr; }
+  ScopeGuard(const ScopeGuard&) = delete;
+  ScopeGuard& operator=(const ScopeGuard&) = delete;
+  ~ScopeGuard() {
+    if (pop_) pop_();
+  }
+
+ private:
+  std::function<void()> pop_;
+};
+
+class Graph {
+ public:
+  Graph();
+  ~Graph();
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Names created inside are prefixed "scope/"; nested scopes nest.
+  ScopeGuard name_scope(const std::string& name);
+  // Device for ops created inside, merged field by field with enclosing scopes
+  // ("/job:ps" then "/task:1" gives "/job:ps/task:1"). Malformed names throw.
+  ScopeGuard device(const std::string& device);
+  ScopeGuard device(DeviceFunction fn);
+  // Ops created inside run only after `deps` (accumulates with enclosing scopes).
+  ScopeGuard control_dependencies(const std::vector<Operation>& deps);
+  ScopeGuard control_dependencies(const std::vector<Output>& deps);
+
+  // Adds one operation. `name` is a hint made unique within the graph and prefixed by
+  // the current name scope; attrs are checked against the op's schema; shapes are
+  // inferred. Throws StatusError (InvalidArgument naming the node) on any error.
+  Operation AddOperation(const std::string& op, const std::string& name,
+                         const std::vector<Output>& inputs,
+                         const std::map<std::string, AttrValue>& attrs);
+  // As AddOperation but returns the error instead of throwing.
+  StatusOr<Operation> TryAddOperation(const std::string& op, const std::string& name,
+                                      const std::vector<Output>& inputs,
+                                      const std::map<std::string, AttrValue>& attrs);
+
+  Operation operation(const std::string& name);  // Throws NotFound when missing.
+  Output tensor(const std::string& name);         // "node" or "node:k"; throws NotFound.
+  std::vector<Operation> operations();
+
+  // Named collections of operations/outputs (TensorFlow's add_to_collection).
+  void add_to_collection(const std::string& name, Output value);
+  std::vector<Output> get_collection(const std::string& name) const;
+
+  // The graph-level random seed; ops without their own seed derive one from it.
+  void set_seed(int64_t seed) { seed_ = seed; }
+  int64_t seed() const { return seed_; }
+  // The (seed, seed2) pair for a new random op: 0,0 when nothing is set.
+  std::pair<int64_t, int64_t> NextSeeds(int64_t op_seed);
+
+  GraphDef ToGraphDef() const;
+  // Adds the nodes of a GraphDef (validated) to this graph.
+  void Import(const GraphDef& def);
+  FlowGraph& flow_graph() { return *graph_; }
+  const FlowGraph& flow_graph() const { return *graph_; }
+  int num_operations() const;
+
+ private:
+  std::unique_ptr<FlowGraph> graph_;
+  std::vector<std::string> name_scopes_;
+  std::vector<std::string> device_scopes_;  // Each entry is the merged device.
+  std::vector<DeviceFunction> device_functions_;
+  std::vector<std::vector<Operation>> control_scopes_;
+  std::map<std::string, std::vector<Output>> collections_;
+  int64_t seed_ = 0;
+  int64_t op_seed_counter_ = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_GRAPH_H_

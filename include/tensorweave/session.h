@@ -1,0 +1,58 @@
+// Session: runs a Graph, in this process (target "") or, later, on a cluster
+// ("grpc://host:port"). Nodes added to the graph after the session was created are sent
+// along before the next run. Variables persist across runs of one session.
+#ifndef TENSORWEAVE_SESSION_H_
+#define TENSORWEAVE_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensorweave/graph.h"
+
+namespace tw {
+
+class SessionInterface;
+
+struct SessionConfig {
+  bool log_device_placement = false;  // Print where every node runs (to stderr).
+  bool allow_soft_placement = false;  // Place ops whose device does not exist elsewhere.
+  int inter_op_threads = 0;           // <= 0: one per core.
+  int intra_op_threads = 0;           // <= 0: one per core.
+};
+
+using FeedDict = std::vector<std::pair<Output, Tensor>>;
+
+class Session {
+ public:
+  // Throws StatusError for a target it cannot reach.
+  explicit Session(Graph& graph, const std::string& target = "", const SessionConfig& config = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Each run throws StatusError naming the failing node on error.
+  Tensor run(const Output& fetch, const FeedDict& feeds = {});
+  std::vector<Tensor> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
+                          const std::vector<Operation>& targets = {});
+  void run(const Operation& target, const FeedDict& feeds = {});
+
+  // The same by tensor and node names, returning the error instead of throwing.
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs);
+
+  std::vector<std::string> list_devices() const;
+  void close();
+
+ private:
+  Status SyncGraph();
+  Graph* graph_;
+  std::unique_ptr<SessionInterface> impl_;
+  int nodes_sent_ = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SESSION_H_

@@ -1,0 +1,12 @@
+// Everything a C++ program needs to build and run graphs.
+#ifndef TENSORWEAVE_TENSORWEAVE_H_
+#define TENSORWEAVE_TENSORWEAVE_H_
+
+#include "tensorweave/graph.h"
+#include "tensorweave/ops.h"
+#include "tensorweave/session.h"
+#include "tensorweave/status.h"
+#include "tensorweave/tensor.h"
+#include "tensorweave/variables.h"
+
+#endif  // TENSORWEAVE_TENSORWEAVE_H_

@@ -1,0 +1,63 @@
+// Variables: state that lives in a device's ResourceMgr across runs (and, on a cluster,
+// across sessions). A Variable is a handle op plus the ops that read and assign it;
+// its initializer is registered in the graph's "variables" collection so that
+// global_variables_initializer() runs every one of them.
+#ifndef TENSORWEAVE_VARIABLES_H_
+#define TENSORWEAVE_VARIABLES_H_
+
+#include <string>
+
+#include "tensorweave/ops.h"
+
+namespace tw {
+
+inline constexpr char kGlobalVariables[] = "variables";
+inline constexpr char kTrainableVariables[] = "trainable_variables";
+
+class Variable {
+ public:
+  Variable() = default;
+  // Creates the variable named `name` (made unique, inside the name scope) with the
+  // dtype and shape of `initial_value`, whose assign becomes the initializer.
+  Variable(Graph& g, const Output& initial_value, const std::string& name = "Variable",
+           bool trainable = true);
+
+  const std::string& name() const { return handle_.op().name(); }
+  DType dtype() const { return dtype_; }
+  const PartialShape& shape() const { return shape_; }
+  Output handle() const { return handle_; }
+  // The current value: a fresh read op on each call (as TF's `var.value()`).
+  Output value() const;
+  // The read made when the variable was created (what `x + var` uses).
+  Output read() const { return read_; }
+  Operation initializer() const { return initializer_; }
+  Output initial_value() const { return initial_value_; }
+
+  Output assign(const Output& value, const std::string& name = "Assign") const;
+  Output assign_add(const Output& delta, const std::string& name = "AssignAdd") const;
+  Output assign_sub(const Output& delta, const std::string& name = "AssignSub") const;
+  Output is_initialized(const std::string& name = "IsInitialized") const;
+
+  operator Output() const { return read_; }  // NOLINT: a variable is usable as a tensor.
+
+  // The Variable whose VarHandleOp output is `handle` (e.g. from a collection).
+  static Variable FromHandle(const Output& handle);
+
+ private:
+  Output handle_, read_, initial_value_;
+  Operation initializer_;
+  DType dtype_ = DType::kInvalid;
+  PartialShape shape_;
+};
+
+// Every variable of the graph, in creation order.
+std::vector<Variable> global_variables(Graph& g);
+std::vector<Variable> trainable_variables(Graph& g);
+// One op running the initializers of `vars` (all global variables when omitted).
+Operation variables_initializer(Graph& g, const std::vector<Variable>& vars,
+                                const std::string& name = "init");
+Operation global_variables_initializer(Graph& g, const std::string& name = "init");
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_VARIABLES_H_

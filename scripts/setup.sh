@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages tensorweave needs (only the missing ones), then
+# configures and builds it in build/ (Release, Ninja, ccache when present).
+#   scripts/setup.sh [ninja targets...]     default: everything
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  g++ cmake ninja-build pkg-config ccache
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  libabsl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing missing packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Two cores: parallel jobs = cores, but no more than memory allows (~1.5 GB per job).
+jobs=$(nproc)
+echo "== configuring build/ (Release)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+echo "== building ${*:-everything} with $jobs jobs"
+cmake --build build -j "$jobs" ${1:+--target "$@"}

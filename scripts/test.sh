@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The README's second command: installs what is missing, builds everything from
+# scratch-or-cache, and runs the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+echo "== running the test suite"
+cd build
+ctest --output-on-failure -j "$(nproc)" --timeout 300

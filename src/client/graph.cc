@@ -1,0 +1,142 @@
+#include "tensorweave/graph.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/device_name.h"
+#include "graph/graph.h"
+#include "graph/graph_def_import.h"
+
+namespace tw {
+
+const std::string& Operation::name() const { return node_->name(); }
+const std::string& Operation::type() const { return node_->op(); }
+const std::string& Operation::device() const { return node_->requested_device(); }
+int Operation::num_outputs() const { return node_->num_outputs(); }
+Output Operation::output(int i) const {
+  if (i < 0 || i >= num_outputs()) {
+    throw StatusError(absl::OutOfRangeError(
+        absl::StrCat("operation '", name(), "' has ", num_outputs(), " outputs, not ", i + 1)));
+  }
+  return Output(*this, i);
+}
+
+DType Output::dtype() const { return op_.node()->output_type(index_); }
+PartialShape Output::shape() const { return op_.node()->output_shape(index_); }
+std::string Output::name() const { return absl::StrCat(op_.name(), ":", index_); }
+
+Graph::Graph() : graph_(std::make_unique<FlowGraph>()) {}
+Graph::~Graph() = default;
+
+ScopeGuard Graph::name_scope(const std::string& name) {
+  if (!IsValidNodeName(name)) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat("invalid name scope '", name, "'")));
+  }
+  name_scopes_.push_back(name);
+  return ScopeGuard([this] { name_scopes_.pop_back(); });
+}
+
+ScopeGuard Graph::device(const std::string& device) {
+  std::string outer = device_scopes_.empty() ? "" : device_scopes_.back();
+  device_scopes_.push_back(ValueOrThrow(MergeDeviceNames(outer, device)));
+  return ScopeGuard([this] { device_scopes_.pop_back(); });
+}
+
+ScopeGuard Graph::device(DeviceFunction fn) {
+  device_functions_.push_back(std::move(fn));
+  return ScopeGuard([this] { device_functions_.pop_back(); });
+}
+
+ScopeGuard Graph::control_dependencies(const std::vector<Operation>& deps) {
+  control_scopes_.push_back(deps);
+  return ScopeGuard([this] { control_scopes_.pop_back(); });
+}
+
+ScopeGuard Graph::control_dependencies(const std::vector<Output>& deps) {
+  std::vector<Operation> ops;
+  for (const Output& o : deps) ops.push_back(o.op());
+  return control_dependencies(ops);
+}
+
+StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::string& name,
+                                           const std::vector<Output>& inputs,
+                                           const std::map<std::string, AttrValue>& attrs) {
+  std::string base = name.empty() ? op : name;
+  if (!name_scopes_.empty()) base = absl::StrCat(absl::StrJoin(name_scopes_, "/"), "/", base);
+  NodeSpec spec{graph_->UniqueName(base), op, {}, "", attrs};
+  if (auto def = graph_->registry().Find(op); def.ok()) {
+    std::vector<DType> types;
+    for (const Output& in : inputs) types.push_back(in.op().valid() ? in.dtype() : DType::kInvalid);
+    InferAttrsFromInputs(**def, types, spec.attrs);
+  }
+  std::string device = device_scopes_.empty() ? "" : device_scopes_.back();
+  // Device functions (innermost last) refine the scoped device string.
+  for (const DeviceFunction& fn : device_functions_) {
+    std::string chosen = fn(op, spec.name);
+    if (!chosen.empty()) {
+      TW_ASSIGN_OR_RETURN(device, MergeDeviceNames(device, chosen));
+    }
+  }
+  spec.device = device;
+  for (const Output& in : inputs) {
+    if (in.graph() != this) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", in.op().valid() ? in.name() : "<empty>", "' of new op '",
+                       spec.name, "' is not from this graph"));
+    }
+    spec.inputs.push_back(NodeInput{in.op().node(), in.index()});
+  }
+  for (const auto& scope : control_scopes_) {
+    for (const Operation& dep : scope) spec.inputs.push_back(NodeInput{dep.node(), kControlSlot});
+  }
+  TW_ASSIGN_OR_RETURN(Node * node, graph_->AddNode(std::move(spec)));
+  return Operation(this, node);
+}
+
+Operation Graph::AddOperation(const std::string& op, const std::string& name,
+                              const std::vector<Output>& inputs,
+                              const std::map<std::string, AttrValue>& attrs) {
+  return ValueOrThrow(TryAddOperation(op, name, inputs, attrs));
+}
+
+Operation Graph::operation(const std::string& name) {
+  Node* node = graph_->FindNode(name);
+  if (node == nullptr) {
+    throw StatusError(absl::NotFoundError(absl::StrCat("the graph has no operation '", name, "'")));
+  }
+  return Operation(this, node);
+}
+
+Output Graph::tensor(const std::string& name) {
+  std::string node;
+  int index;
+  ThrowIfError(ParseTensorName(name, &node, &index));
+  return operation(node).output(index);
+}
+
+std::vector<Operation> Graph::operations() {
+  std::vector<Operation> ops;
+  for (Node* n : graph_->nodes()) ops.emplace_back(this, n);
+  return ops;
+}
+
+void Graph::add_to_collection(const std::string& name, Output value) {
+  collections_[name].push_back(value);
+}
+
+std::vector<Output> Graph::get_collection(const std::string& name) const {
+  auto it = collections_.find(name);
+  return it == collections_.end() ? std::vector<Output>{} : it->second;
+}
+
+std::pair<int64_t, int64_t> Graph::NextSeeds(int64_t op_seed) {
+  if (seed_ == 0 && op_seed == 0) return {0, 0};
+  // As TensorFlow: a graph seed with no op seed gives each op its own counter-based seed.
+  if (op_seed == 0) op_seed = ++op_seed_counter_;
+  return {seed_ != 0 ? seed_ : 87654321, op_seed};
+}
+
+GraphDef Graph::ToGraphDef() const { return graph_->ToGraphDef(); }
+void Graph::Import(const GraphDef& def) { ThrowIfError(ImportGraphDef(def, graph_.get())); }
+int Graph::num_operations() const { return graph_->num_nodes(); }
+
+}  // namespace tw

@@ -1,0 +1,82 @@
+#include "tensorweave/variables.h"
+
+#include "client/op_builder.h"
+#include "graph/graph.h"
+
+namespace tw {
+
+Variable::Variable(Graph& g, const Output& initial_value, const std::string& name, bool trainable)
+    : initial_value_(initial_value), dtype_(initial_value.dtype()), shape_(initial_value.shape()) {
+  // An empty shared_name makes the handle name the variable after its node, so two
+  // clients that build the same graph share one variable on the same device.
+  handle_ = client::AddOp(g, "VarHandleOp", name, {},
+                          {{"dtype", MakeAttr(dtype_)}, {"shape", MakeAttr(shape_)},
+                           {"shared_name", MakeAttr(std::string())}})
+                .output(0);
+  initializer_ = client::AddOp(g, "AssignVariableOp", handle_.op().name() + "/Assign",
+                               {handle_, initial_value}, {{"dtype", MakeAttr(dtype_)}})
+                     .output(0)
+                     .op();
+  read_ = client::AddOp(g, "ReadVariableOp", handle_.op().name() + "/read", {handle_},
+                        {{"dtype", MakeAttr(dtype_)}})
+              .output(0);
+  g.add_to_collection(kGlobalVariables, handle_);
+  if (trainable) g.add_to_collection(kTrainableVariables, handle_);
+}
+
+Output Variable::value() const {
+  return client::AddOp(*handle_.graph(), "ReadVariableOp", name() + "/value", {handle_},
+                       {{"dtype", MakeAttr(dtype_)}})
+      .output(0);
+}
+
+Output Variable::assign(const Output& value, const std::string& op_name) const {
+  return client::Op("AssignVariableOp", op_name, {handle_, value}, {{"dtype", MakeAttr(dtype_)}});
+}
+Output Variable::assign_add(const Output& delta, const std::string& op_name) const {
+  return client::Op("AssignAddVariableOp", op_name, {handle_, delta}, {{"dtype", MakeAttr(dtype_)}});
+}
+Output Variable::assign_sub(const Output& delta, const std::string& op_name) const {
+  return client::Op("AssignSubVariableOp", op_name, {handle_, delta}, {{"dtype", MakeAttr(dtype_)}});
+}
+Output Variable::is_initialized(const std::string& op_name) const {
+  return client::Op("VarIsInitializedOp", op_name, {handle_});
+}
+
+namespace {
+
+std::vector<Variable> Collect(Graph& g, const char* collection) {
+  std::vector<Variable> vars;
+  for (const Output& handle : g.get_collection(collection)) vars.push_back(Variable::FromHandle(handle));
+  return vars;
+}
+
+}  // namespace
+
+std::vector<Variable> global_variables(Graph& g) { return Collect(g, kGlobalVariables); }
+std::vector<Variable> trainable_variables(Graph& g) { return Collect(g, kTrainableVariables); }
+
+Operation variables_initializer(Graph& g, const std::vector<Variable>& vars, const std::string& name) {
+  std::vector<Operation> inits;
+  for (const Variable& v : vars) inits.push_back(v.initializer());
+  return group(g, inits, name);
+}
+
+Operation global_variables_initializer(Graph& g, const std::string& name) {
+  return variables_initializer(g, global_variables(g), name);
+}
+
+Variable Variable::FromHandle(const Output& handle) {
+  Graph& g = *handle.graph();
+  Variable v;
+  v.handle_ = handle;
+  v.initializer_ = g.operation(handle.op().name() + "/Assign");
+  v.read_ = g.tensor(handle.op().name() + "/read");
+  const Edge* init_value = v.initializer_.node()->input_edge(1);
+  v.initial_value_ = Output(Operation(&g, init_value->src), init_value->src_output);
+  v.dtype_ = v.read_.dtype();
+  v.shape_ = v.initial_value_.shape();
+  return v;
+}
+
+}  // namespace tw
