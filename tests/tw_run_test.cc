@@ -1,0 +1,68 @@
+// Runs the real `tw` binary on GraphDef files, as a user would.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together.
+};
+
+Result RunTw(const std::string& args) {
+  std::string cmd = std::string(TW_BINARY_DIR) + "/tools/tw " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const std::string kMeanGraph = std::string(TW_SOURCE_DIR) + "/examples/graphs/mean.pbtxt";
+
+TEST(TwRunTest, RunsATextGraphWithFeeds) {
+  Result r = RunTw("run --graph " + kMeanGraph + " --feed 'x=[1,2,3,4]' --fetch mean");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "mean = float32 [] 2.5\n");
+}
+
+TEST(TwRunTest, MissingFeedIsAnErrorNamingThePlaceholder) {
+  Result r = RunTw("run --graph " + kMeanGraph + " --fetch mean");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("node 'x' (Placeholder)"), std::string::npos) << r.output;
+}
+
+TEST(TwRunTest, BadFeedValueIsAClearError) {
+  Result r = RunTw("run --graph " + kMeanGraph + " --feed 'x=[1,oops]' --fetch mean");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("'oops' is not a valid float32"), std::string::npos) << r.output;
+}
+
+TEST(TwRunTest, InvalidGraphIsRefusedNamingTheNode) {
+  std::string path = WriteTemp("bad.pbtxt", "node { name: 'n' op: 'NoSuchOp' }\n");
+  Result r = RunTw("run --graph " + path + " --fetch n");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("node 'n' (NoSuchOp): unknown op 'NoSuchOp'"), std::string::npos) << r.output;
+}
+
+TEST(TwRunTest, MissingFileAndBadFlagsAreErrors) {
+  Result missing = RunTw("run --graph /nonexistent.pbtxt --fetch x");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("cannot open GraphDef file"), std::string::npos) << missing.output;
+  Result bad_flag = RunTw("run --graph " + kMeanGraph + " --bogus");
+  EXPECT_EQ(bad_flag.exit_code, 2);
+  EXPECT_NE(bad_flag.output.find("unknown flag '--bogus'"), std::string::npos) << bad_flag.output;
+}
+
+}  // namespace
