@@ -55,8 +55,7 @@ absl::Status RandomUniformIntShape(InferenceContext& c) {
   // Drawing zero values from an empty range is fine (as in TensorFlow).
   if (ConstScalar(c, 1, &lo) && ConstScalar(c, 2, &hi) && lo >= hi &&
       c.output(0).num_elements() > 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("need minval < maxval, got ", lo, " >= ", hi));
+    return absl::InvalidArgumentError(absl::StrCat("need minval < maxval, got ", lo, " >= ", hi));
   }
   return absl::OkStatus();
 }

@@ -46,8 +46,8 @@ class GuardedPhilox {
 
  private:
   static uint64_t NonDeterministicSeed() {
-    uint64_t s = static_cast<uint64_t>(
-        std::chrono::high_resolution_clock::now().time_since_epoch().count());
+    uint64_t s =
+        static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
     try {
       std::random_device rd;
       s ^= (static_cast<uint64_t>(rd()) << 32) ^ rd();
@@ -195,6 +195,10 @@ absl::StatusOr<TensorShape> ShapeFromInput(const Tensor& t) {
     return absl::InvalidArgumentError(
         absl::StrCat("shape must be a vector, got a tensor of shape ", t.shape().DebugString()));
   }
+  if (t.NumElements() > kMaxRank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape has ", t.NumElements(), " dimensions, more than the limit of ", kMaxRank));
+  }
   std::vector<int64_t> dims;
   if (t.dtype() == DType::kInt32) {
     for (int32_t d : t.flat<int32_t>()) dims.push_back(d);
@@ -252,7 +256,8 @@ KernelFactory FloatRandomFactory(int64_t cost_per_group) {
     } else if (dtype == DType::kDouble) {
       k = std::make_unique<PhiloxRandomOp<Dist, double>>(c, cost_per_group);
     } else {
-      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(dtype)));
+      return absl::UnimplementedError(
+          absl::StrCat("no ", c.op(), " kernel for ", DTypeName(dtype)));
     }
     if (!c.status().ok()) return c.status();
     return k;
@@ -301,7 +306,8 @@ absl::StatusOr<std::unique_ptr<OpKernel>> MakeRandomUniformInt(OpKernelConstruct
   } else if (dtype == DType::kInt64) {
     k = std::make_unique<RandomUniformIntOp<int64_t>>(c);
   } else {
-    return absl::UnimplementedError(absl::StrCat("no RandomUniformInt kernel for ", DTypeName(dtype)));
+    return absl::UnimplementedError(
+        absl::StrCat("no RandomUniformInt kernel for ", DTypeName(dtype)));
   }
   if (!c.status().ok()) return c.status();
   return k;

@@ -104,10 +104,12 @@ void Moments(const Tensor& t, double* mean, double* stddev) {
 TEST(PhiloxTest, MatchesRandom123KnownAnswers) {
   EXPECT_EQ(Philox::Block({0, 0, 0, 0}, {0, 0}),
             (Philox::Counter{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
-  EXPECT_EQ(Philox::Block({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
-            (Philox::Counter{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
-  EXPECT_EQ(Philox::Block({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
-            (Philox::Counter{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  EXPECT_EQ(
+      Philox::Block({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}),
+      (Philox::Counter{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(
+      Philox::Block({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}),
+      (Philox::Counter{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
 }
 
 TEST(PhiloxTest, SkipCarriesAcrossCounterWords) {
@@ -321,6 +323,10 @@ TEST(RandomUniformTest, RunTimeShapeErrors) {
                 absl::StatusCode::kResourceExhausted, "more than");
   EXPECT_STATUS(RunFed("TruncatedNormal", I32({}, {3}), attrs), absl::StatusCode::kInvalidArgument,
                 "shape must be a vector");
+  std::vector<int32_t> ones(40, 1);
+  EXPECT_STATUS(
+      RunFed("RandomUniform", *Tensor::FromVector<int32_t>(ones, TensorShape({40})), attrs),
+      absl::StatusCode::kInvalidArgument, "40 dimensions, more than the limit of 32");
   EXPECT_TRUE(RunFed("RandomUniform", I32({2}, {2, 2}), attrs).ok());
 }
 
@@ -340,7 +346,8 @@ TEST(RandomUniformIntTest, ValuesCoverTheRange) {
 }
 
 TEST(RandomUniformIntTest, Int64WideRangeAndStream) {
-  const int64_t lo = std::numeric_limits<int64_t>::min() + 1, hi = std::numeric_limits<int64_t>::max();
+  const int64_t lo = std::numeric_limits<int64_t>::min() + 1,
+                hi = std::numeric_limits<int64_t>::max();
   Tensor t = RunOnce("RandomUniformInt", I64({1}, {5}), {{"seed", MakeAttr(int64_t{3})}},
                      {I64({}, {lo}), I64({}, {hi})});
   ASSERT_EQ(t.dtype(), DType::kInt64);
@@ -351,7 +358,8 @@ TEST(RandomUniformIntTest, Int64WideRangeAndStream) {
     const auto b = gen();
     for (int k = 0; k < 2 && i + k < 5; ++k) {
       const uint64_t bits = b[2 * k] | (static_cast<uint64_t>(b[2 * k + 1]) << 32);
-      EXPECT_EQ(t.flat<int64_t>()[i + k], static_cast<int64_t>(static_cast<uint64_t>(lo) + bits % range));
+      EXPECT_EQ(t.flat<int64_t>()[i + k],
+                static_cast<int64_t>(static_cast<uint64_t>(lo) + bits % range));
     }
   }
 }

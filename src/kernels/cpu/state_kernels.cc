@@ -35,7 +35,8 @@ absl::StatusOr<ResourceHandle> HandleInput(const OpKernelContext& ctx) {
 }
 
 // The existing variable the handle names, or FailedPrecondition when there is none.
-absl::StatusOr<std::shared_ptr<Var>> LookupVar(const OpKernelContext& ctx, const ResourceHandle& h) {
+absl::StatusOr<std::shared_ptr<Var>> LookupVar(const OpKernelContext& ctx,
+                                               const ResourceHandle& h) {
   auto var = ctx.resource_mgr()->Lookup(h.container, h.name);
   if (!var.ok()) return Uninitialized(h.name);
   return var;
@@ -69,9 +70,9 @@ class VarHandleOp : public OpKernel {
     TW_ASSIGN_OR_RETURN(std::shared_ptr<Var> var,
                         ctx.resource_mgr()->LookupOrCreate(h.container, h.name, dtype_, shape_));
     if (!var->declared_shape().IsCompatibleWith(shape_)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "variable '", h.name, "' already exists with shape ", var->declared_shape().DebugString(),
-          ", not ", shape_.DebugString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("variable '", h.name, "' already exists with shape ",
+                       var->declared_shape().DebugString(), ", not ", shape_.DebugString()));
     }
     ctx.set_output(0, handle_);
     return absl::OkStatus();
@@ -122,8 +123,9 @@ class AssignVariableOp : public OpKernel {
       TW_RETURN_IF_ERROR(CheckDType(h, *var, value.dtype()));
     } else {
       // A handle that was fed or outlived its variable: create the variable here.
-      TW_ASSIGN_OR_RETURN(var, ctx.resource_mgr()->LookupOrCreate(h.container, h.name, value.dtype(),
-                                                                  PartialShape::UnknownRank()));
+      TW_ASSIGN_OR_RETURN(var,
+                          ctx.resource_mgr()->LookupOrCreate(h.container, h.name, value.dtype(),
+                                                             PartialShape::UnknownRank()));
     }
     if (!var->declared_shape().Matches(value.shape())) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -137,8 +139,8 @@ class AssignVariableOp : public OpKernel {
     absl::MutexLock lock(var->mu());
     if (validate_shape_ && var->initialized() && var->value().shape() != stored.shape()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "cannot assign a value of shape ", stored.shape().DebugString(), " to variable '",
-          h.name, "' holding shape ", var->value().shape().DebugString(), " (validate_shape)"));
+          "cannot assign a value of shape ", stored.shape().DebugString(), " to variable '", h.name,
+          "' holding shape ", var->value().shape().DebugString(), " (validate_shape)"));
     }
     var->value() = std::move(stored);
     ctx.set_output(0, var->value());
@@ -186,10 +188,10 @@ class AssignUpdateVariableOp : public OpKernel {
     if (!var->initialized()) return Uninitialized(h.name);
     Tensor& current = var->value();
     if (current.shape() != delta.shape()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cannot ", kAdd ? "add" : "subtract", " a value of shape ", delta.shape().DebugString(),
-          kAdd ? " to" : " from", " variable '", h.name, "' of shape ",
-          current.shape().DebugString(), " (shapes must be equal)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot ", kAdd ? "add" : "subtract", " a value of shape ",
+                       delta.shape().DebugString(), kAdd ? " to" : " from", " variable '", h.name,
+                       "' of shape ", current.shape().DebugString(), " (shapes must be equal)"));
     }
     // In place only when no reader holds the buffer; otherwise into a new one.
     Tensor result = current.RefCountIsOne() ? current : Tensor(current.dtype(), current.shape());
