@@ -11,8 +11,12 @@
 namespace tw {
 namespace {
 
+// Decimal digits only: SimpleAtoi alone would also take "+1" and " 1".
 bool ParseIndex(absl::string_view s, int* out) {
-  return !s.empty() && absl::SimpleAtoi(s, out) && *out >= 0;
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!absl::ascii_isdigit(c)) return false;
+  return absl::SimpleAtoi(s, out);
 }
 
 bool IsValidJobName(absl::string_view s) {

@@ -37,6 +37,15 @@ absl::StatusOr<std::shared_ptr<Var>> ResourceMgr::Lookup(const std::string& cont
   return absl::NotFoundError(absl::StrCat("variable '", name, "' does not exist"));
 }
 
+absl::Status ResourceMgr::Delete(const std::string& container, const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  auto c = containers_.find(container);
+  if (c == containers_.end() || c->second.erase(name) == 0) {
+    return absl::NotFoundError(absl::StrCat("variable '", name, "' does not exist"));
+  }
+  return absl::OkStatus();
+}
+
 void ResourceMgr::Clear(const std::vector<std::string>& containers) {
   absl::MutexLock lock(&mu_);
   if (containers.empty()) {

@@ -43,6 +43,9 @@ class ResourceMgr {
   // NotFound naming the variable when missing.
   absl::StatusOr<std::shared_ptr<Var>> Lookup(const std::string& container,
                                               const std::string& name) const;
+  // Removes one variable; NotFound naming it when missing. Holders of the Var (a step
+  // that looked it up) keep it alive until they finish.
+  absl::Status Delete(const std::string& container, const std::string& name);
   // Drops every variable in the given containers (all of them when empty).
   void Clear(const std::vector<std::string>& containers);
   std::vector<std::string> ListNames(const std::string& container) const;

@@ -1,5 +1,7 @@
 #include "tensor/tensor_proto.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "tensorweave/status.h"
 
@@ -54,16 +56,20 @@ template <typename T, typename Repeated>
 absl::Status FillFromTyped(const Repeated& values, Tensor* t) {
   T* out = t->data<T>();
   const int64_t n = t->NumElements();
-  if (values.size() == n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(values.Get(i));
-  } else if (values.size() == 1) {  // One value fills the shape (TensorFlow's splat rule).
-    std::fill(out, out + n, static_cast<T>(values.Get(0)));
-  } else if (values.size() == 0 && n > 0) {
-    std::fill(out, out + n, T{});  // No payload at all: zeros, as TensorFlow does.
-  } else if (values.size() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("TensorProto has ", values.size(),
+  const int64_t in_n = values.size();
+  if (in_n > n && in_n != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto has ", in_n,
                                                    " values for shape ", t->shape().DebugString()));
   }
+  if (in_n == 0) {
+    std::fill(out, out + n, T{});  // No payload at all: zeros, as TensorFlow does.
+    return absl::OkStatus();
+  }
+  // Fewer values than elements: the last one repeats (TensorFlow's rule, which its
+  // constant compression relies on; a single value fills the whole shape).
+  const int64_t given = std::min(in_n, n);
+  for (int64_t i = 0; i < given; ++i) out[i] = static_cast<T>(values.Get(i));
+  std::fill(out + given, out + n, static_cast<T>(values.Get(in_n - 1)));
   return absl::OkStatus();
 }
 

@@ -11,7 +11,8 @@ namespace tw {
 // Writes values as tensor_content (raw bytes), except bool and resource handles.
 TensorProto TensorToProto(const Tensor& tensor);
 // Validates dtype, shape and that the payload holds exactly the shape's elements.
-// A single typed value (e.g. one float_val) fills the whole shape, as in TensorFlow.
+// Typed values (e.g. float_val) may stop short: the last one repeats to fill the shape,
+// as in TensorFlow (so one value fills it all); none at all means zeros.
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto);
 
 TensorShapeProto ShapeToProto(const PartialShape& shape);

@@ -1,5 +1,7 @@
 #include "tensorweave/tensor_shape.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -23,9 +25,10 @@ absl::StatusOr<TensorShape> TensorShape::Build(absl::Span<const int64_t> dims) {
           absl::StrCat("shape [", absl::StrJoin(dims, ","), "] has a negative dimension"));
     }
     if (d == 0) zero = true;
-    // Overflow-safe product: stop growing once past the limit (a zero dim may follow).
-    if (!zero && n <= kMaxTensorElements) n = (d > kMaxTensorElements) ? kMaxTensorElements + 1 : n * d;
-    if (n > kMaxTensorElements) n = kMaxTensorElements + 1;
+    // Overflow-safe product: saturate once past the limit (a zero dim may still follow).
+    // n * d could overflow int64, so compare d with limit / n instead of multiplying first.
+    if (zero || n > kMaxTensorElements) continue;
+    n = (d > kMaxTensorElements / n) ? kMaxTensorElements + 1 : n * d;
   }
   if (!zero && n > kMaxTensorElements) {
     return absl::ResourceExhaustedError(absl::StrCat(
@@ -82,8 +85,14 @@ bool PartialShape::IsFullyDefined() const {
 
 int64_t PartialShape::num_elements() const {
   if (!IsFullyDefined()) return -1;
+  for (int64_t d : dims_)
+    if (d == 0) return 0;
+  // Saturates instead of overflowing: shapes from a GraphDef attr are unchecked.
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (n > std::numeric_limits<int64_t>::max() / d) return std::numeric_limits<int64_t>::max();
+    n *= d;
+  }
   return n;
 }
 

@@ -1,7 +1,326 @@
+// Kernels of the stateful random ops. Each kernel owns a Philox generator; a run reserves
+// a slice of its counter space (256 blocks per output value, as TensorFlow does) and fills
+// the output from that slice, in parallel groups whose values do not depend on the split.
+// The session keeps stateful kernels across runs, so successive runs continue the stream.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <type_traits>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/philox.h"
 
 namespace tw {
+namespace {
 
-void RegisterRandomKernels(KernelRegistry& r) {}
+using random::Philox;
+
+// Generator blocks reserved per output value; keeps the slices of successive runs apart
+// even for rejection sampling, which uses a variable number of blocks.
+constexpr uint64_t kBlocksPerOutput = 256;
+
+// The generator of one kernel, shared by concurrent steps.
+class GuardedPhilox {
+ public:
+  // Both seeds 0: a fresh non-deterministic seed; otherwise the stream is a function of
+  // (seed, seed2).
+  void Init(int64_t seed, int64_t seed2) {
+    if (seed == 0 && seed2 == 0) {
+      seed = static_cast<int64_t>(NonDeterministicSeed());
+      seed2 = static_cast<int64_t>(NonDeterministicSeed());
+    }
+    absl::MutexLock lock(&mu_);
+    gen_ = Philox(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+  }
+  // The generator positioned at the start of a slice for `outputs` values.
+  Philox Reserve(int64_t outputs) {
+    absl::MutexLock lock(&mu_);
+    Philox slice = gen_;
+    gen_.Skip(static_cast<uint64_t>(outputs) * kBlocksPerOutput);
+    return slice;
+  }
+
+ private:
+  static uint64_t NonDeterministicSeed() {
+    uint64_t s =
+        static_cast<uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+    try {
+      std::random_device rd;
+      s ^= (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    } catch (...) {
+      // No entropy device: the clock (mixed below) still varies between kernels.
+    }
+    static std::atomic<uint64_t> counter{0};
+    s += 0x9E3779B97F4A7C15ull * (counter.fetch_add(1) + 1);
+    // SplitMix64 finalizer spreads the bits.
+    s = (s ^ (s >> 30)) * 0xBF58476D1CE4E5B9ull;
+    s = (s ^ (s >> 27)) * 0x94D049BB133111EBull;
+    return s ^ (s >> 31);
+  }
+
+  absl::Mutex mu_;
+  Philox gen_ ABSL_GUARDED_BY(mu_);
+};
+
+// Distributions: turn generator output into a group of kGroup values. Fixed ones use one
+// Philox block per group; variable ones (rejection) read single words.
+template <typename T>
+struct UniformDist;
+template <>
+struct UniformDist<float> {
+  static constexpr int kGroup = 4;
+  static constexpr bool kVariable = false;
+  void operator()(Philox& gen, float* out) const {
+    const auto b = gen();
+    for (int i = 0; i < 4; ++i) out[i] = random::Uint32ToFloat(b[i]);
+  }
+};
+template <>
+struct UniformDist<double> {
+  static constexpr int kGroup = 2;
+  static constexpr bool kVariable = false;
+  void operator()(Philox& gen, double* out) const {
+    const auto b = gen();
+    out[0] = random::Uint64ToDouble(b[0], b[1]);
+    out[1] = random::Uint64ToDouble(b[2], b[3]);
+  }
+};
+
+template <typename T>
+struct NormalDist;
+template <>
+struct NormalDist<float> {
+  static constexpr int kGroup = 4;
+  static constexpr bool kVariable = false;
+  void operator()(Philox& gen, float* out) const {
+    const auto b = gen();
+    random::BoxMullerFloat(b[0], b[1], &out[0], &out[1]);
+    random::BoxMullerFloat(b[2], b[3], &out[2], &out[3]);
+  }
+};
+template <>
+struct NormalDist<double> {
+  static constexpr int kGroup = 2;
+  static constexpr bool kVariable = false;
+  void operator()(Philox& gen, double* out) const {
+    const auto b = gen();
+    random::BoxMullerDouble(b[0], b[1], b[2], b[3], &out[0], &out[1]);
+  }
+};
+
+// Normals with |x| < 2 (the standard deviation is 1); others are drawn again.
+template <typename T>
+struct TruncatedNormalDist {
+  static constexpr int kGroup = std::is_same_v<T, float> ? 4 : 2;
+  static constexpr bool kVariable = true;
+  void operator()(random::SingleSampler& words, T* out) const {
+    int n = 0;
+    while (true) {
+      T pair[2];
+      if constexpr (std::is_same_v<T, float>) {
+        const uint32_t x0 = words(), x1 = words();
+        random::BoxMullerFloat(x0, x1, &pair[0], &pair[1]);
+      } else {
+        const uint32_t x0 = words(), x1 = words(), x2 = words(), x3 = words();
+        random::BoxMullerDouble(x0, x1, x2, x3, &pair[0], &pair[1]);
+      }
+      for (T v : pair) {
+        if (std::abs(v) < T(2)) {
+          out[n++] = v;
+          if (n == kGroup) return;
+        }
+      }
+    }
+  }
+};
+
+// Integers in [lo, hi): lo + bits % (hi - lo), the range taken unsigned so it cannot
+// overflow. As in TensorFlow, ranges that do not divide 2^32 (2^64) keep a slight bias.
+template <typename T>
+struct UniformIntDist {
+  using U = std::make_unsigned_t<T>;
+  static constexpr int kGroup = sizeof(T) == 4 ? 4 : 2;
+  static constexpr bool kVariable = false;
+  T lo;
+  U range;
+  void operator()(Philox& gen, T* out) const {
+    const auto b = gen();
+    for (int i = 0; i < kGroup; ++i) {
+      U bits;
+      if constexpr (sizeof(T) == 4) {
+        bits = b[i];
+      } else {
+        bits = b[2 * i] | (static_cast<uint64_t>(b[2 * i + 1]) << 32);
+      }
+      // Unsigned wrap-around then conversion back is exact since the sum lies in [lo, hi).
+      out[i] = static_cast<T>(static_cast<U>(lo) + bits % range);
+    }
+  }
+};
+
+// Fills data[0, n) from the slice starting at `base`: group g uses block g (fixed
+// distributions) or the blocks from g * kGroup * 256 / 4 on (variable ones), so the
+// result does not depend on how ParallelFor splits the groups.
+template <typename T, typename Dist>
+void Fill(OpKernelContext& ctx, const Philox& base, const Dist& dist, T* data, int64_t n,
+          int64_t cost_per_group) {
+  constexpr int kGroup = Dist::kGroup;
+  const int64_t groups = (n + kGroup - 1) / kGroup;
+  ctx.ParallelFor(groups, cost_per_group, [&](int64_t start, int64_t limit) {
+    Philox gen = base;
+    if (!Dist::kVariable) gen.Skip(static_cast<uint64_t>(start));
+    T group[kGroup];
+    for (int64_t g = start; g < limit; ++g) {
+      if constexpr (Dist::kVariable) {
+        gen = base;
+        gen.Skip(static_cast<uint64_t>(g) * (kGroup * kBlocksPerOutput / 4));
+        random::SingleSampler words(&gen);
+        dist(words, group);
+      } else {
+        dist(gen, group);
+      }
+      const int64_t offset = g * kGroup;
+      std::copy_n(group, std::min<int64_t>(kGroup, n - offset), data + offset);
+    }
+  });
+}
+
+// The "shape" input: a vector of int32 or int64 sizes, validated before any allocation.
+absl::StatusOr<TensorShape> ShapeFromInput(const Tensor& t) {
+  if (t.rank() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape must be a vector, got a tensor of shape ", t.shape().DebugString()));
+  }
+  if (t.NumElements() > kMaxRank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape has ", t.NumElements(), " dimensions, more than the limit of ", kMaxRank));
+  }
+  std::vector<int64_t> dims;
+  if (t.dtype() == DType::kInt32) {
+    for (int32_t d : t.flat<int32_t>()) dims.push_back(d);
+  } else if (t.dtype() == DType::kInt64) {
+    for (int64_t d : t.flat<int64_t>()) dims.push_back(d);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape must be int32 or int64, got ", DTypeName(t.dtype())));
+  }
+  return TensorShape::Build(dims);
+}
+
+class RandomOpBase : public OpKernel {
+ public:
+  explicit RandomOpBase(OpKernelConstruction& c) : OpKernel(c) {
+    int64_t seed = 0, seed2 = 0;
+    c.GetAttr("seed", &seed);
+    c.GetAttr("seed2", &seed2);
+    generator_.Init(seed, seed2);
+  }
+
+ protected:
+  GuardedPhilox generator_;
+};
+
+// RandomUniform, RandomStandardNormal and TruncatedNormal: Dist<T> fills the output.
+template <template <typename> class Dist, typename T>
+class PhiloxRandomOp : public RandomOpBase {
+ public:
+  PhiloxRandomOp(OpKernelConstruction& c, int64_t cost_per_group)
+      : RandomOpBase(c), cost_per_group_(cost_per_group) {}
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromInput(ctx.input(0)));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, DTypeOf<T>::value));
+    const int64_t n = out->NumElements();
+    if (n == 0) return absl::OkStatus();
+    Fill(ctx, generator_.Reserve(n), Dist<T>(), out->data<T>(), n, cost_per_group_);
+    return absl::OkStatus();
+  }
+
+ private:
+  const int64_t cost_per_group_;
+};
+
+template <template <typename> class Dist>
+KernelFactory FloatRandomFactory(int64_t cost_per_group) {
+  return [cost_per_group](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DType dtype = DType::kInvalid;
+    c.GetAttr("dtype", &dtype);
+    if (!c.status().ok()) return c.status();
+    std::unique_ptr<OpKernel> k;
+    if (dtype == DType::kFloat) {
+      k = std::make_unique<PhiloxRandomOp<Dist, float>>(c, cost_per_group);
+    } else if (dtype == DType::kDouble) {
+      k = std::make_unique<PhiloxRandomOp<Dist, double>>(c, cost_per_group);
+    } else {
+      return absl::UnimplementedError(
+          absl::StrCat("no ", c.op(), " kernel for ", DTypeName(dtype)));
+    }
+    if (!c.status().ok()) return c.status();
+    return k;
+  };
+}
+
+template <typename T>
+class RandomUniformIntOp : public RandomOpBase {
+ public:
+  using RandomOpBase::RandomOpBase;
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromInput(ctx.input(0)));
+    const Tensor& minval = ctx.input(1);
+    const Tensor& maxval = ctx.input(2);
+    if (minval.rank() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("minval must be a scalar, got shape ", minval.shape().DebugString()));
+    }
+    if (maxval.rank() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("maxval must be a scalar, got shape ", maxval.shape().DebugString()));
+    }
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, DTypeOf<T>::value));
+    const int64_t n = out->NumElements();
+    if (n == 0) return absl::OkStatus();  // An empty range is fine for no values.
+    const T lo = minval.scalar<T>(), hi = maxval.scalar<T>();
+    if (lo >= hi) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("need minval < maxval, got minval ", lo, " >= maxval ", hi));
+    }
+    using U = std::make_unsigned_t<T>;
+    UniformIntDist<T> dist{lo, static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo))};
+    Fill(ctx, generator_.Reserve(n), dist, out->data<T>(), n, /*cost_per_group=*/30);
+    return absl::OkStatus();
+  }
+};
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeRandomUniformInt(OpKernelConstruction& c) {
+  DType dtype = DType::kInvalid;
+  c.GetAttr("Tout", &dtype);
+  if (!c.status().ok()) return c.status();
+  std::unique_ptr<OpKernel> k;
+  if (dtype == DType::kInt32) {
+    k = std::make_unique<RandomUniformIntOp<int32_t>>(c);
+  } else if (dtype == DType::kInt64) {
+    k = std::make_unique<RandomUniformIntOp<int64_t>>(c);
+  } else {
+    return absl::UnimplementedError(
+        absl::StrCat("no RandomUniformInt kernel for ", DTypeName(dtype)));
+  }
+  if (!c.status().ok()) return c.status();
+  return k;
+}
+
+}  // namespace
+
+void RegisterRandomKernels(KernelRegistry& r) {
+  // Costs are rough nanoseconds per group of 2-4 values.
+  r.Register("RandomUniform", kDeviceCpu, FloatRandomFactory<UniformDist>(30));
+  r.Register("RandomStandardNormal", kDeviceCpu, FloatRandomFactory<NormalDist>(120));
+  r.Register("TruncatedNormal", kDeviceCpu, FloatRandomFactory<TruncatedNormalDist>(200));
+  r.Register("RandomUniformInt", kDeviceCpu, MakeRandomUniformInt);
+}
 
 }  // namespace tw
