@@ -1,5 +1,6 @@
 #include "graph/graph_def_import.h"
 
+#include <deque>
 #include <fstream>
 #include <sstream>
 
@@ -50,13 +51,14 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph) {
       }
     }
   }
-  // Kahn's algorithm; whatever is left over sits on a cycle.
-  std::vector<int> order, ready;
+  // Kahn's algorithm in file order where possible; whatever is left sits on a cycle.
+  std::vector<int> order;
+  std::deque<int> ready;
   for (int i = 0; i < n; ++i)
     if (pending[i] == 0) ready.push_back(i);
   while (!ready.empty()) {
-    int i = ready.back();
-    ready.pop_back();
+    int i = ready.front();
+    ready.pop_front();
     order.push_back(i);
     for (int c : consumers[i])
       if (--pending[c] == 0) ready.push_back(c);
