@@ -1,7 +1,154 @@
+// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, RealDiv, Maximum,
+// Minimum, Pow, SquaredDifference. The other math kernels live in math_*_kernels.cc.
+#include "kernels/cpu/math_kernels.h"
+
+#include <cmath>
+#include <type_traits>
+
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/cwise.h"
 
 namespace tw {
+namespace {
 
-void RegisterMathKernels(KernelRegistry& r) {}
+using cwise::FloatTypes;
+using cwise::NumericTypes;
+
+struct AddF : NumericTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    return cwise::WrapAdd(x, y);
+  }
+};
+
+struct SubF : NumericTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    return cwise::WrapSub(x, y);
+  }
+};
+
+struct MulF : NumericTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    return cwise::WrapMul(x, y);
+  }
+};
+
+// Integer division truncates toward zero, like C.
+struct DivF : NumericTypes {
+  static constexpr int64_t kCost = 3;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      // x / -1 is negation, which for the most negative x overflows (a trap on x86).
+      return y == -1 ? cwise::WrapSub(T{0}, x) : x / y;
+    } else {
+      return x / y;
+    }
+  }
+  template <typename T>
+  static absl::Status Check(const T* y, int64_t n) {
+    if constexpr (std::is_integral_v<T>) {
+      bool zero = false;
+      for (int64_t i = 0; i < n; ++i) zero |= y[i] == 0;
+      if (zero) return absl::InvalidArgumentError("integer division by zero");
+    }
+    return absl::OkStatus();
+  }
+};
+
+struct RealDivF : FloatTypes {
+  static constexpr int64_t kCost = 2;
+  template <typename T>
+  T operator()(T x, T y) const {
+    return x / y;
+  }
+};
+
+// Maximum and Minimum propagate NaN, like NumPy and TensorFlow.
+struct MaximumF : NumericTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return (x > y || x != x) ? x : y;
+    } else {
+      return x > y ? x : y;
+    }
+  }
+};
+
+struct MinimumF : NumericTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return (x < y || x != x) ? x : y;
+    } else {
+      return x < y ? x : y;
+    }
+  }
+};
+
+struct PowF : NumericTypes {
+  static constexpr int64_t kCost = 20;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::pow(x, y);
+    } else {
+      // Square and multiply in unsigned arithmetic: wraps on overflow. Check() has
+      // rejected negative exponents.
+      cwise::Unsigned<T> base = static_cast<cwise::Unsigned<T>>(x), result = 1;
+      for (T e = y; e > 0; e >>= 1) {
+        if (e & 1) result *= base;
+        base *= base;
+      }
+      return static_cast<T>(result);
+    }
+  }
+  template <typename T>
+  static absl::Status Check(const T* y, int64_t n) {
+    if constexpr (std::is_integral_v<T>) {
+      bool negative = false;
+      for (int64_t i = 0; i < n; ++i) negative |= y[i] < 0;
+      if (negative) {
+        return absl::InvalidArgumentError("integers to negative integer powers are not allowed");
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
+struct SquaredDifferenceF : FloatTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    const T d = x - y;
+    return d * d;
+  }
+};
+
+}  // namespace
+
+void RegisterMathKernels(KernelRegistry& r) {
+  cwise::RegisterBinary<AddF>(r, "Add");
+  cwise::RegisterBinary<AddF>(r, "AddV2");
+  cwise::RegisterBinary<SubF>(r, "Sub");
+  cwise::RegisterBinary<MulF>(r, "Mul");
+  cwise::RegisterBinary<DivF>(r, "Div");
+  cwise::RegisterBinary<RealDivF>(r, "RealDiv");
+  cwise::RegisterBinary<MaximumF>(r, "Maximum");
+  cwise::RegisterBinary<MinimumF>(r, "Minimum");
+  cwise::RegisterBinary<PowF>(r, "Pow");
+  cwise::RegisterBinary<SquaredDifferenceF>(r, "SquaredDifference");
+  RegisterMathCompareKernels(r);
+  RegisterMathUnaryKernels(r);
+  RegisterMathMiscKernels(r);
+}
 
 }  // namespace tw

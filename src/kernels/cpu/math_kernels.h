@@ -1,0 +1,16 @@
+// The math kernel family is split over several files to keep each short and let them
+// compile in parallel; RegisterMathKernels (math_kernels.cc) calls the parts.
+#ifndef TENSORWEAVE_SRC_KERNELS_CPU_MATH_KERNELS_H_
+#define TENSORWEAVE_SRC_KERNELS_CPU_MATH_KERNELS_H_
+
+#include "kernels/kernel_registry.h"
+
+namespace tw {
+
+void RegisterMathCompareKernels(KernelRegistry& r);  // Equal..GreaterEqual, Logical*
+void RegisterMathUnaryKernels(KernelRegistry& r);    // Neg..Reciprocal, *Grad, LogicalNot
+void RegisterMathMiscKernels(KernelRegistry& r);     // Select, Cast, AddN
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_KERNELS_CPU_MATH_KERNELS_H_
