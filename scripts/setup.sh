@@ -24,6 +24,8 @@ if ((${#missing[@]})); then
 fi
 
 # Two cores: parallel jobs = cores, but no more than memory allows (~1.5 GB per job).
+# Cache hits across clones in other folders (CI clones afresh each run).
+export CCACHE_BASEDIR="$PWD"
 jobs=$(nproc)
 echo "== configuring build/ (Release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

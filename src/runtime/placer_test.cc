@@ -93,3 +93,27 @@ TEST_F(PlacerTest, MalformedDeviceStringIsAnError) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST_F(PlacerTest, VariableOpsFollowTheirHandle) {
+  NodeSpec handle{"w", "VarHandleOp", {}, "/job:local/task:1", {}};
+  handle.attrs["dtype"] = MakeAttr(DType::kFloat);
+  handle.attrs["shape"] = MakeAttr(PartialShape({}));
+  Node* w = *graph_.AddNode(std::move(handle));
+  NodeSpec read{"w/read", "ReadVariableOp", {NodeInput{w, 0}}, "", {}};
+  read.attrs["dtype"] = MakeAttr(DType::kFloat);
+  Node* r = *graph_.AddNode(std::move(read));
+  Node* v = Const("v", "");
+  NodeSpec assign{"w/assign", "AssignVariableOp", {NodeInput{w, 0}, NodeInput{v, 0}}, "", {}};
+  assign.attrs["dtype"] = MakeAttr(DType::kFloat);
+  Node* a = *graph_.AddNode(std::move(assign));
+  ASSERT_TRUE(Place().ok());
+  EXPECT_EQ(r->assigned_device(), "/job:local/replica:0/task:1/device:CPU:0");
+  EXPECT_EQ(a->assigned_device(), "/job:local/replica:0/task:1/device:CPU:0");
+  EXPECT_EQ(v->assigned_device(), "/job:local/replica:0/task:0/device:CPU:0");
+}
+
+}  // namespace
+}  // namespace tw

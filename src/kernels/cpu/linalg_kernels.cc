@@ -13,12 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "tensor/tensor_eigen.h"
 
 namespace tw {
 namespace {
 
-template <typename T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Rows (or columns) of the output handed out together. Each block's GEMM repacks the other
 // operand, so blocks must stay large: on a 1024^3 float product, single-threaded blocks of

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cwise.h"
+#include "tensor/tensor_eigen.h"
 #include "kernels/cpu/math_kernels.h"
 
 namespace tw {
@@ -20,10 +21,6 @@ namespace {
 using cwise::FloatTypes;
 using cwise::NumericTypes;
 
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // F provides `static void Run(const T* x, T* y, int64_t n)` (y may equal x), a cost per
 // element in ns and its dtype set.

@@ -13,14 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "tensor/tensor_eigen.h"
 
 namespace tw {
 namespace {
 
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Rough ns per element of an exp-heavy row, for ParallelFor.
 constexpr int64_t kExpCost = 8;

@@ -15,15 +15,12 @@
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
+#include "tensor/tensor_eigen.h"
 #include "ops/reduction_axes.h"
 
 namespace tw {
 namespace {
 
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // Rough cost of visiting one element, in ns, for ParallelFor.
 constexpr int64_t kCostPerElement = 1;
