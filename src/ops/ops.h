@@ -14,6 +14,8 @@ void RegisterArrayOps(OpRegistry& r);      // shapes, slicing, joining, filling,
 void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits
 void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
 void RegisterStateOps(OpRegistry& r);      // resource variables
+void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
+void RegisterIoOps(OpRegistry& r);         // SaveV2, RestoreV2 (checkpoints)
 
 }  // namespace tw
 

@@ -11,6 +11,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnOps(r);
   RegisterRandomOps(r);
   RegisterStateOps(r);
+  RegisterTrainingOps(r);
+  RegisterIoOps(r);
 }
 
 }  // namespace tw

@@ -14,6 +14,8 @@ void RegisterArrayKernels(KernelRegistry& r);
 void RegisterNnKernels(KernelRegistry& r);
 void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
+void RegisterTrainingKernels(KernelRegistry& r);
+void RegisterIoKernels(KernelRegistry& r);
 
 }  // namespace tw
 

@@ -11,6 +11,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNnKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
+  RegisterTrainingKernels(r);
+  RegisterIoKernels(r);
 }
 
 }  // namespace tw

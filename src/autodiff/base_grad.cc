@@ -1,0 +1,23 @@
+// Gradients of the base ops and of variable reads.
+#include "autodiff/grad_util.h"
+
+namespace tw {
+
+void RegisterBaseGradients(GradientRegistry& r) {
+  auto pass_through = [](const GradContext& ctx) { return std::vector<Output>{ctx.grad_outputs[0]}; };
+  r.Register("Identity", pass_through);
+  r.Register("PlaceholderWithDefault", pass_through);
+  for (const char* op : {"Const", "Placeholder", "NoOp", "_Arg"}) r.RegisterNoGradient(op);
+}
+
+void RegisterStateGradients(GradientRegistry& r) {
+  // The gradient of a read flows to the handle, so gradients({loss}, {var.handle()})
+  // sums over every read of the variable.
+  r.Register("ReadVariableOp", [](const GradContext& ctx) { return std::vector<Output>{ctx.grad_outputs[0]}; });
+  for (const char* op : {"VarHandleOp", "VarIsInitializedOp", "AssignVariableOp", "AssignAddVariableOp",
+                         "AssignSubVariableOp"}) {
+    r.RegisterNoGradient(op);
+  }
+}
+
+}  // namespace tw

@@ -1,0 +1,46 @@
+#include "autodiff/gradient_registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "graph/graph.h"
+
+namespace tw {
+
+Output GradContext::input(int i) const {
+  const Edge* e = op.node()->input_edge(i);
+  return Output(Operation(op.graph(), e->src), e->src_output);
+}
+
+const AttrMap& GradContext::attrs() const { return op.node()->attrs(); }
+
+const GradientRegistry& GradientRegistry::Global() {
+  static const GradientRegistry* registry = [] {
+    auto* r = new GradientRegistry;
+    RegisterBaseGradients(*r);
+    RegisterMathGradients(*r);
+    RegisterReductionGradients(*r);
+    RegisterLinalgGradients(*r);
+    RegisterArrayGradients(*r);
+    RegisterNnGradients(*r);
+    RegisterStateGradients(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void GradientRegistry::Register(const std::string& op, GradFn fn) { fns_[op] = std::move(fn); }
+
+void GradientRegistry::RegisterNoGradient(const std::string& op) {
+  fns_[op] = [](const GradContext& ctx) {
+    return std::vector<Output>(ctx.op.node()->num_inputs());
+  };
+}
+
+absl::StatusOr<const GradFn*> GradientRegistry::Find(const std::string& op) const {
+  auto it = fns_.find(op);
+  if (it == fns_.end()) {
+    return absl::NotFoundError(absl::StrCat("no gradient is registered for op ", op));
+  }
+  return &it->second;
+}
+
+}  // namespace tw

@@ -1,0 +1,60 @@
+// Gradient functions by op name. A gradient function gets the forward operation and the
+// gradients flowing into its outputs, and builds (with the client API) the gradients of
+// its inputs. The functions for each family of ops live in src/autodiff/<family>_grad.cc
+// as one readable table.
+#ifndef TENSORWEAVE_SRC_AUTODIFF_GRADIENT_REGISTRY_H_
+#define TENSORWEAVE_SRC_AUTODIFF_GRADIENT_REGISTRY_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "graph/attr_value.h"
+#include "tensorweave/ops.h"
+
+namespace tw {
+
+struct GradContext {
+  Operation op;                      // The forward operation.
+  std::vector<Output> grad_outputs;  // One per output of op; zeros where none flowed.
+
+  Graph& graph() const { return *op.graph(); }
+  Output input(int i) const;   // The tensor feeding input i.
+  Output output(int i) const { return op.output(i); }
+  const AttrMap& attrs() const;
+};
+
+// Returns one gradient per input of the op; an empty Output() means "no gradient" (for
+// integer inputs such as axes or shapes). May throw StatusError.
+using GradFn = std::function<std::vector<Output>(const GradContext& ctx)>;
+
+class GradientRegistry {
+ public:
+  // The registry with every gradient of tensorweave, built on first use.
+  static const GradientRegistry& Global();
+
+  void Register(const std::string& op, GradFn fn);
+  // Ops whose outputs do not depend differentiably on their inputs (Shape, ArgMax,
+  // comparisons, ...): every input gets "no gradient".
+  void RegisterNoGradient(const std::string& op);
+  // NotFound naming the op when it has no gradient function.
+  absl::StatusOr<const GradFn*> Find(const std::string& op) const;
+
+ private:
+  absl::flat_hash_map<std::string, GradFn> fns_;
+};
+
+// Each family registers its gradient functions (src/autodiff/<family>_grad.cc).
+void RegisterBaseGradients(GradientRegistry& r);
+void RegisterMathGradients(GradientRegistry& r);
+void RegisterReductionGradients(GradientRegistry& r);
+void RegisterLinalgGradients(GradientRegistry& r);
+void RegisterArrayGradients(GradientRegistry& r);
+void RegisterNnGradients(GradientRegistry& r);
+void RegisterStateGradients(GradientRegistry& r);
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_AUTODIFF_GRADIENT_REGISTRY_H_
