@@ -7,6 +7,7 @@
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
+#include "tensorweave/gradients.h"
 #include "tensorweave/variables.h"
 
 #endif  // TENSORWEAVE_TENSORWEAVE_H_

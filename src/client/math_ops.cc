@@ -74,40 +74,34 @@ Operation group(Graph& g, const std::vector<Operation>& deps, const std::string&
   return no_op(g, name);
 }
 
-#define TW_BINARY(fn, op) \
-  Output fn(const Output& x, const Output& y, const std::string& name) { return Op(op, name, {x, y}); }
-TW_BINARY(add, "Add")
-TW_BINARY(subtract, "Sub")
-TW_BINARY(multiply, "Mul")
-TW_BINARY(divide, "Div")
-TW_BINARY(maximum, "Maximum")
-TW_BINARY(minimum, "Minimum")
-TW_BINARY(pow, "Pow")
-TW_BINARY(squared_difference, "SquaredDifference")
-TW_BINARY(equal, "Equal")
-TW_BINARY(not_equal, "NotEqual")
-TW_BINARY(less, "Less")
-TW_BINARY(less_equal, "LessEqual")
-TW_BINARY(greater, "Greater")
-TW_BINARY(greater_equal, "GreaterEqual")
-TW_BINARY(logical_and, "LogicalAnd")
-TW_BINARY(logical_or, "LogicalOr")
-#undef TW_BINARY
+Output add(const Output& x, const Output& y, const std::string& name) { return Op("Add", name, {x, y}); }
+Output subtract(const Output& x, const Output& y, const std::string& name) { return Op("Sub", name, {x, y}); }
+Output multiply(const Output& x, const Output& y, const std::string& name) { return Op("Mul", name, {x, y}); }
+Output divide(const Output& x, const Output& y, const std::string& name) { return Op("Div", name, {x, y}); }
+Output maximum(const Output& x, const Output& y, const std::string& name) { return Op("Maximum", name, {x, y}); }
+Output minimum(const Output& x, const Output& y, const std::string& name) { return Op("Minimum", name, {x, y}); }
+Output pow(const Output& x, const Output& y, const std::string& name) { return Op("Pow", name, {x, y}); }
+Output squared_difference(const Output& x, const Output& y, const std::string& name) { return Op("SquaredDifference", name, {x, y}); }
+Output equal(const Output& x, const Output& y, const std::string& name) { return Op("Equal", name, {x, y}); }
+Output not_equal(const Output& x, const Output& y, const std::string& name) { return Op("NotEqual", name, {x, y}); }
+Output less(const Output& x, const Output& y, const std::string& name) { return Op("Less", name, {x, y}); }
+Output less_equal(const Output& x, const Output& y, const std::string& name) { return Op("LessEqual", name, {x, y}); }
+Output greater(const Output& x, const Output& y, const std::string& name) { return Op("Greater", name, {x, y}); }
+Output greater_equal(const Output& x, const Output& y, const std::string& name) { return Op("GreaterEqual", name, {x, y}); }
+Output logical_and(const Output& x, const Output& y, const std::string& name) { return Op("LogicalAnd", name, {x, y}); }
+Output logical_or(const Output& x, const Output& y, const std::string& name) { return Op("LogicalOr", name, {x, y}); }
 
-#define TW_UNARY(fn, op) \
-  Output fn(const Output& x, const std::string& name) { return Op(op, name, {x}); }
-TW_UNARY(logical_not, "LogicalNot")
-TW_UNARY(negative, "Neg")
-TW_UNARY(abs, "Abs")
-TW_UNARY(square, "Square")
-TW_UNARY(sqrt, "Sqrt")
-TW_UNARY(rsqrt, "Rsqrt")
-TW_UNARY(exp, "Exp")
-TW_UNARY(log, "Log")
-TW_UNARY(tanh, "Tanh")
-TW_UNARY(sigmoid, "Sigmoid")
-TW_UNARY(relu, "Relu")
-#undef TW_UNARY
+Output logical_not(const Output& x, const std::string& name) { return Op("LogicalNot", name, {x}); }
+Output negative(const Output& x, const std::string& name) { return Op("Neg", name, {x}); }
+Output abs(const Output& x, const std::string& name) { return Op("Abs", name, {x}); }
+Output square(const Output& x, const std::string& name) { return Op("Square", name, {x}); }
+Output sqrt(const Output& x, const std::string& name) { return Op("Sqrt", name, {x}); }
+Output rsqrt(const Output& x, const std::string& name) { return Op("Rsqrt", name, {x}); }
+Output exp(const Output& x, const std::string& name) { return Op("Exp", name, {x}); }
+Output log(const Output& x, const std::string& name) { return Op("Log", name, {x}); }
+Output tanh(const Output& x, const std::string& name) { return Op("Tanh", name, {x}); }
+Output sigmoid(const Output& x, const std::string& name) { return Op("Sigmoid", name, {x}); }
+Output relu(const Output& x, const std::string& name) { return Op("Relu", name, {x}); }
 
 Output where(const Output& condition, const Output& x, const Output& y, const std::string& name) {
   return Op("Select", name, {condition, x, y});
