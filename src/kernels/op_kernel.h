@@ -15,6 +15,7 @@
 #include "core/cancellation.h"
 #include "core/threadpool.h"
 #include "graph/attr_value.h"
+#include "kernels/rendezvous.h"
 #include "kernels/resource_mgr.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
@@ -83,6 +84,7 @@ class OpKernelContext {
     ThreadPool* intra_op_pool = nullptr;
     CancellationManager* cancellation = nullptr;
     CallFrame* call_frame = nullptr;
+    Rendezvous* rendezvous = nullptr;  // The step's, for _Send/_Recv.
     int64_t step_id = 0;
   };
   explicit OpKernelContext(const Params& params) : p_(params), outputs_(params.num_outputs) {}
@@ -105,6 +107,7 @@ class OpKernelContext {
   ResourceMgr* resource_mgr() const { return p_.resource_mgr; }
   CancellationManager* cancellation() const { return p_.cancellation; }
   CallFrame* call_frame() const { return p_.call_frame; }
+  Rendezvous* rendezvous() const { return p_.rendezvous; }
   int64_t step_id() const { return p_.step_id; }
   // Splits [0, n) over the intra-op pool when the work is large enough.
   void ParallelFor(int64_t n, int64_t cost_per_unit,

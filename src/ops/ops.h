@@ -16,6 +16,7 @@ void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, Trunc
 void RegisterStateOps(OpRegistry& r);      // resource variables
 void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
 void RegisterIoOps(OpRegistry& r);         // SaveV2, RestoreV2 (checkpoints)
+void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 
 }  // namespace tw
 

@@ -13,6 +13,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterStateOps(r);
   RegisterTrainingOps(r);
   RegisterIoOps(r);
+  RegisterSendRecvOps(r);
 }
 
 }  // namespace tw

@@ -1,12 +1,14 @@
 #include "runtime/device.h"
 
+#include <algorithm>
+
 namespace tw {
 
 Device::Device(const DeviceName& name, ThreadPool* intra_op_pool)
     : parsed_(name), name_(name.ToString()), intra_op_pool_(intra_op_pool) {}
 
 std::unique_ptr<DeviceMgr> DeviceMgr::CreateLocal(const std::string& job, int task,
-                                                  int intra_op_threads) {
+                                                  int intra_op_threads, int num_cpus) {
   auto mgr = std::make_unique<DeviceMgr>();
   mgr->intra_op_pool_ = std::make_unique<ThreadPool>("intra_op", intra_op_threads);
   DeviceName cpu;
@@ -15,8 +17,10 @@ std::unique_ptr<DeviceMgr> DeviceMgr::CreateLocal(const std::string& job, int ta
   cpu.replica = 0;
   cpu.task = task;
   cpu.type = "CPU";
-  cpu.id = 0;
-  mgr->devices_.push_back(std::make_unique<Device>(cpu, mgr->intra_op_pool_.get()));
+  for (int id = 0; id < std::max(num_cpus, 1); ++id) {
+    cpu.id = id;
+    mgr->devices_.push_back(std::make_unique<Device>(cpu, mgr->intra_op_pool_.get()));
+  }
   return mgr;
 }
 

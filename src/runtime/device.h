@@ -32,10 +32,10 @@ class Device {
 
 class DeviceMgr {
  public:
-  // The CPU device of task `task` of job `job`, with a pool of intra_op_threads
-  // (<= 0: one per core).
+  // The CPU devices CPU:0 .. CPU:num_cpus-1 of task `task` of job `job`, sharing a pool of
+  // intra_op_threads (<= 0: one per core).
   static std::unique_ptr<DeviceMgr> CreateLocal(const std::string& job, int task,
-                                                int intra_op_threads = 0);
+                                                int intra_op_threads = 0, int num_cpus = 1);
   const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }
   Device* Find(const std::string& name) const;
   Device* default_device() const { return devices_.front().get(); }

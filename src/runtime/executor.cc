@@ -124,6 +124,7 @@ class ExecutorState {
     params.intra_op_pool = ex_->options_.device->intra_op_pool();
     params.cancellation = args_.cancellation;
     params.call_frame = args_.call_frame;
+    params.rendezvous = args_.rendezvous;
     params.step_id = args_.step_id;
     if (item.async) {
       auto* ctx = new OpKernelContext(params);

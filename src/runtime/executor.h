@@ -41,6 +41,9 @@ class Executor {
     CallFrame* call_frame = nullptr;
     // The step's cancellation; the executor cancels it on the first error. May be null.
     CancellationManager* cancellation = nullptr;
+    // Where _Send/_Recv exchange tensors with other partitions of the step. May be null
+    // for a graph without them.
+    Rendezvous* rendezvous = nullptr;
   };
   // Runs the graph once; `done` is called exactly once, on some thread, when every
   // started node has finished. Args pointers must stay valid until then.

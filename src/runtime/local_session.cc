@@ -3,16 +3,20 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_import.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/local_rendezvous.h"
+#include "runtime/partitioner.h"
 #include "runtime/placer.h"
 
 namespace tw {
 
 struct LocalSession::Prepared {
-  std::unique_ptr<Executor> executor;
+  // One executor per device the signature touches (usually one).
+  std::vector<std::unique_ptr<Executor>> executors;
   std::vector<std::string> feed_names;  // Sorted, canonical "node:k"; arg i is feed_names[i].
   std::vector<DType> feed_types;
   std::vector<PartialShape> feed_shapes;
@@ -58,7 +62,7 @@ std::string FreeName(const FlowGraph& graph, const std::string& base) {
 
 LocalSession::LocalSession(const SessionOptions& options)
     : options_(options),
-      devices_(DeviceMgr::CreateLocal("localhost", 0, options.intra_op_threads)),
+      devices_(DeviceMgr::CreateLocal("localhost", 0, options.intra_op_threads, options.cpu_device_count)),
       inter_op_pool_(std::make_unique<ThreadPool>("inter_op", options.inter_op_threads)) {}
 
 LocalSession::~LocalSession() = default;
@@ -186,11 +190,26 @@ absl::StatusOr<std::unique_ptr<LocalSession::Prepared>> LocalSession::Prepare(
   TW_RETURN_IF_ERROR(PlaceGraph(sub, device_names, devices_->default_device()->parsed_name(),
                                 placer_options));
 
-  ExecutorOptions ex_options;
-  ex_options.device = devices_->default_device();
-  ex_options.inter_op_pool = inter_op_pool_.get();
-  ex_options.create_kernel = [this](const Node& node) { return KernelFor(node); };
-  TW_ASSIGN_OR_RETURN(prepared->executor, Executor::Create(sub, std::move(ex_options)));
+  auto executor_for = [&](const FlowGraph& part, Device* device) -> absl::Status {
+    ExecutorOptions ex_options;
+    ex_options.device = device;
+    ex_options.inter_op_pool = inter_op_pool_.get();
+    ex_options.create_kernel = [this](const Node& node) { return KernelFor(node); };
+    TW_ASSIGN_OR_RETURN(auto executor, Executor::Create(part, std::move(ex_options)));
+    prepared->executors.push_back(std::move(executor));
+    return absl::OkStatus();
+  };
+  if (devices_->devices().size() == 1) {
+    TW_RETURN_IF_ERROR(executor_for(sub, devices_->default_device()));
+    return prepared;
+  }
+  TW_ASSIGN_OR_RETURN(auto parts, Partition(sub));
+  for (const auto& [device_name, def] : parts) {
+    FlowGraph part;
+    TW_RETURN_IF_ERROR(ImportGraphDef(def, &part));
+    for (Node* n : part.nodes()) n->set_assigned_device(device_name);
+    TW_RETURN_IF_ERROR(executor_for(part, devices_->Find(device_name)));
+  }
   return prepared;
 }
 
@@ -212,6 +231,35 @@ absl::StatusOr<LocalSession::Prepared*> LocalSession::GetOrPrepare(
   absl::MutexLock lock(&cache_mu_);
   auto [it, inserted] = prepared_.emplace(key, std::move(prepared));
   return it->second.get();  // A racing thread's copy wins; ours is dropped.
+}
+
+absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* frame) {
+  Executor::Args args;
+  args.step_id = next_step_id_.fetch_add(1);
+  args.call_frame = frame;
+  if (prepared.executors.size() == 1) return prepared.executors[0]->Run(args);
+  // Partitions exchange tensors through one rendezvous; the first error cancels the step
+  // everywhere, and that error (not the cancellations it caused) is what the caller sees.
+  CancellationManager cancellation;
+  LocalRendezvous rendezvous;
+  args.cancellation = &cancellation;
+  args.rendezvous = &rendezvous;
+  absl::Mutex mu;
+  absl::Status first_error;
+  absl::BlockingCounter pending(static_cast<int>(prepared.executors.size()));
+  for (const auto& executor : prepared.executors) {
+    executor->RunAsync(args, [&](absl::Status s) {
+      if (!s.ok()) {
+        absl::MutexLock lock(&mu);
+        if (first_error.ok() || (absl::IsCancelled(first_error) && !absl::IsCancelled(s))) first_error = s;
+      }
+      if (!s.ok()) rendezvous.StartAbort(s);
+      pending.DecrementCount();
+    });
+  }
+  pending.Wait();
+  absl::MutexLock lock(&mu);
+  return first_error;
 }
 
 absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::string>& fetches,
@@ -263,10 +311,7 @@ absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::str
     frame.args.push_back(t);
   }
   frame.rets.resize(prepared->num_fetches);
-  Executor::Args args;
-  args.step_id = next_step_id_.fetch_add(1);
-  args.call_frame = &frame;
-  TW_RETURN_IF_ERROR(prepared->executor->Run(args));
+  TW_RETURN_IF_ERROR(RunPartitions(*prepared, &frame));
   if (outputs != nullptr) *outputs = std::move(frame.rets);
   return absl::OkStatus();
 }

@@ -43,6 +43,7 @@ class LocalSession : public SessionInterface {
                                                     const std::vector<std::string>& targets)
       ABSL_SHARED_LOCKS_REQUIRED(graph_mu_);
   absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node);
+  absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame);
 
   const SessionOptions options_;
   std::unique_ptr<DeviceMgr> devices_;

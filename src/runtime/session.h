@@ -18,6 +18,7 @@ struct SessionOptions {
   int intra_op_threads = 0;  // <= 0: one per core.
   bool allow_soft_placement = false;
   bool log_device_placement = false;
+  int cpu_device_count = 1;  // CPU:0 .. CPU:n-1 in this process (like TF's device_count).
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;

@@ -16,6 +16,7 @@ void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);
 void RegisterIoKernels(KernelRegistry& r);
+void RegisterSendRecvKernels(KernelRegistry& r);
 
 }  // namespace tw
 

@@ -13,6 +13,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);
   RegisterIoKernels(r);
+  RegisterSendRecvKernels(r);
 }
 
 }  // namespace tw

@@ -1,0 +1,39 @@
+// A rendezvous hands tensors from _Send to _Recv kernels within one step, keyed by
+// "src_device;src_incarnation;dst_device;tensor_name;frame_iter". The local one is a
+// table in this process; the remote one (distributed/) pulls from another task.
+#ifndef TENSORWEAVE_SRC_KERNELS_RENDEZVOUS_H_
+#define TENSORWEAVE_SRC_KERNELS_RENDEZVOUS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "core/cancellation.h"
+#include "tensorweave/tensor.h"
+
+namespace tw {
+
+class Rendezvous {
+ public:
+  virtual ~Rendezvous() = default;
+
+  // Makes `value` available under `key`; an error if the key was already sent.
+  virtual absl::Status Send(const std::string& key, const Tensor& value) = 0;
+
+  using DoneCallback = std::function<void(const absl::Status&, const Tensor&)>;
+  // Calls `done` with the tensor once it is sent (possibly right away, on this thread),
+  // or with an error if the rendezvous is aborted or `cancellation` fires first.
+  virtual void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) = 0;
+
+  // Fails every pending and future Recv with `status` (the step failed elsewhere).
+  virtual void StartAbort(const absl::Status& status) = 0;
+
+  // The key of one cross-device edge in a step.
+  static std::string CreateKey(const std::string& src_device, uint64_t src_incarnation,
+                               const std::string& dst_device, const std::string& tensor_name);
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_KERNELS_RENDEZVOUS_H_

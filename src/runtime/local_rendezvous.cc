@@ -1,0 +1,92 @@
+#include "runtime/local_rendezvous.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace tw {
+
+std::string Rendezvous::CreateKey(const std::string& src_device, uint64_t src_incarnation,
+                                  const std::string& dst_device, const std::string& tensor_name) {
+  return absl::StrCat(src_device, ";", absl::Hex(src_incarnation), ";", dst_device, ";", tensor_name, ";0:0");
+}
+
+LocalRendezvous::~LocalRendezvous() { StartAbort(absl::CancelledError("rendezvous destroyed")); }
+
+absl::Status LocalRendezvous::Send(const std::string& key, const Tensor& value) {
+  Waiter waiter;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!aborted_.ok()) return aborted_;
+    Item& item = table_[key];
+    if (item.has_value) return absl::InternalError(absl::StrCat("tensor '", key, "' was sent twice"));
+    if (item.waiters.empty()) {
+      item.has_value = true;
+      item.value = value;
+      return absl::OkStatus();
+    }
+    waiter = std::move(item.waiters.front());
+    item.waiters.pop_front();
+    if (item.waiters.empty()) table_.erase(key);
+  }
+  // A receiver whose cancellation callback already ran has been answered; skip it.
+  if (waiter.cancellation == nullptr || waiter.token == CancellationManager::kInvalidToken ||
+      waiter.cancellation->DeregisterCallback(waiter.token)) {
+    waiter.done(absl::OkStatus(), value);
+  }
+  return absl::OkStatus();
+}
+
+void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) {
+  Tensor value;
+  absl::Status status;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!aborted_.ok()) {
+      status = aborted_;
+    } else {
+      Item& item = table_[key];
+      if (item.has_value) {
+        value = std::move(item.value);
+        table_.erase(key);
+      } else {
+        Waiter waiter{std::move(done), cancellation, CancellationManager::kInvalidToken};
+        if (cancellation != nullptr) {
+          // The callback may run before RegisterCallback returns, so it only touches `this`.
+          waiter.token = cancellation->RegisterCallback([this, key] {
+            StartAbort(absl::CancelledError(absl::StrCat("receive of '", key, "' was cancelled")));
+          });
+          if (waiter.token == CancellationManager::kInvalidToken) {
+            status = absl::CancelledError("step was cancelled before the receive");
+            done = std::move(waiter.done);
+          }
+        }
+        if (status.ok()) {
+          item.waiters.push_back(std::move(waiter));
+          return;
+        }
+      }
+    }
+  }
+  done(status, value);
+}
+
+void LocalRendezvous::StartAbort(const absl::Status& status) {
+  std::vector<Waiter> waiters;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!aborted_.ok()) return;
+    aborted_ = status.ok() ? absl::CancelledError("rendezvous aborted") : status;
+    for (auto& [key, item] : table_)
+      for (auto& w : item.waiters) waiters.push_back(std::move(w));
+    table_.clear();
+  }
+  for (auto& w : waiters) {
+    if (w.cancellation != nullptr && w.token != CancellationManager::kInvalidToken) {
+      w.cancellation->DeregisterCallback(w.token);
+    }
+    w.done(status.ok() ? absl::CancelledError("rendezvous aborted") : status, Tensor());
+  }
+}
+
+}  // namespace tw
