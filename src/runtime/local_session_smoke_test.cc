@@ -5,8 +5,6 @@
 namespace tw {
 namespace {
 
-using testing::F32;
-
 TEST(RunOpSmoke, IdentityReturnsItsInput) {
   Tensor out = testing::RunOpOk("Identity", {F32({2}, {1, 2})});
   EXPECT_TENSOR_EQ(out, F32({2}, {1, 2}));

@@ -11,12 +11,6 @@
 namespace tw {
 namespace {
 
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-
 constexpr int64_t kBig = int64_t{1} << 40;  // kMaxTensorElements
 
 TEST(TensorShapeTest, ScalarVectorAndZeroSize) {

@@ -3,9 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
-#include "graph/graph.h"
-#include "graph/op_registry.h"
-#include "runtime/local_session.h"
+#include "testing/op_test_util.h"
 
 namespace tw::testing {
 
@@ -42,29 +40,8 @@ namespace tw::testing {
 
 absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
                                           AttrMap attrs) {
-  FlowGraph graph;
-  TW_ASSIGN_OR_RETURN(const OpDef* def, OpRegistry::Global().Find(op));
-  std::vector<DType> types;
-  for (const Tensor& t : inputs) types.push_back(t.dtype());
-  InferAttrsFromInputs(*def, types, attrs);
-  NodeSpec spec{"op", op, {}, "", std::move(attrs)};
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    NodeSpec c{absl::StrCat("input", i), "Const", {}, "", {}};
-    c.attrs["value"] = MakeAttr(inputs[i]);
-    c.attrs["dtype"] = MakeAttr(inputs[i].dtype());
-    TW_ASSIGN_OR_RETURN(Node * n, graph.AddNode(std::move(c)));
-    spec.inputs.push_back(NodeInput{n, 0});
-  }
-  TW_ASSIGN_OR_RETURN(Node * node, graph.AddNode(std::move(spec)));
-  std::vector<std::string> fetches;
-  for (int i = 0; i < node->num_outputs(); ++i) fetches.push_back(absl::StrCat("op:", i));
-  LocalSession session(SessionOptions{});
-  TW_RETURN_IF_ERROR(session.Extend(graph.ToGraphDef()));
-  std::vector<Tensor> outputs;
-  std::vector<std::string> targets;
-  if (fetches.empty()) targets.push_back("op");
-  TW_RETURN_IF_ERROR(session.Run({}, fetches, targets, &outputs));
-  return outputs;
+  return RunOpWith(op, std::vector<OpInput>(inputs.begin(), inputs.end()), std::move(attrs),
+                   /*feed=*/false);
 }
 
 Tensor RunOpOk(const std::string& op, const std::vector<Tensor>& inputs, AttrMap attrs) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ inline Tensor Bool(std::initializer_list<int64_t> shape, std::vector<bool> v) {
   return t;
 }
 
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
 // Same dtype and shape, values equal (floating point: within atol + rtol * |expected|).
 ::testing::AssertionResult TensorNear(const Tensor& actual, const Tensor& expected,
                                       double atol = 1e-5, double rtol = 1e-5);
@@ -41,8 +45,9 @@ inline Tensor Bool(std::initializer_list<int64_t> shape, std::vector<bool> v) {
   EXPECT_TRUE(::tw::testing::TensorNear((actual), (expected), 0, 0))
 
 // Runs `op` with `inputs` fed as constants and the given attrs (type attrs such as "T"
-// may be omitted: each unset type attr named by an input arg is taken from that input).
+// and list lengths such as "N" may be omitted: InferAttrsFromInputs fills them in).
 // Returns all outputs of the node, or the first error (graph building or run time).
+// op_test_util.h has the variants with fed inputs and the shape-inference helpers.
 absl::StatusOr<std::vector<Tensor>> RunOp(const std::string& op, const std::vector<Tensor>& inputs,
                                           AttrMap attrs = {});
 // The single output of RunOp; fails the test if there is an error.
@@ -55,5 +60,18 @@ Tensor RunOpOk(const std::string& op, const std::vector<Tensor>& inputs, AttrMap
   EXPECT_TRUE(::tw::testing::StatusIs((expr), (code), (substring)))
 
 }  // namespace tw::testing
+
+// Tests live in namespace tw and use these on nearly every line.
+namespace tw {
+using testing::Bool;
+using testing::F32;
+using testing::F64;
+using testing::I32;
+using testing::I64;
+using testing::kInf;
+using testing::kNaN;
+using testing::RunOp;
+using testing::RunOpOk;
+}  // namespace tw
 
 #endif  // TENSORWEAVE_TESTS_TESTING_TEST_UTIL_H_

@@ -1,21 +1,12 @@
 // Tests of Fill, ZerosLike, OnesLike, Range and OneHot.
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/array_test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
 
 using absl::StatusCode;
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::FailsBoth;
-using testing::FailsFed;
-using testing::I32;
-using testing::I64;
-using testing::InferShapes;
-using testing::RunBoth1;
 
 TEST(ArrayFillOps, Fill) {
   EXPECT_TENSOR_EQ(RunBoth1("Fill", {I32({2}, {2, 3}), Tensor::Scalar<float>(1.5f)}),
@@ -39,7 +30,7 @@ TEST(ArrayFillOps, FillErrors) {
   EXPECT_TRUE(FailsBoth("Fill", {I32({1, 1}, {2}), Tensor::Scalar<float>(1)}, {},
                         "dims must be a vector, but got shape [1,1]"));
   // Checked before allocating: 2^30 * 2^30 elements.
-  auto status = testing::RunFed("Fill", {I64({2}, {1 << 30, 1 << 30}), Tensor::Scalar<float>(1)}).status();
+  auto status = RunOpFed("Fill", {I64({2}, {1 << 30, 1 << 30}), Tensor::Scalar<float>(1)}).status();
   EXPECT_STATUS(status, StatusCode::kResourceExhausted, "more than 1099511627776 elements");
 }
 

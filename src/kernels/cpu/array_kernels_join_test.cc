@@ -1,22 +1,10 @@
 // Tests of Concat, ConcatV2, Pack, Unpack, Split and SplitV.
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/array_test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
-
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::FailsBoth;
-using testing::FailsFed;
-using testing::I32;
-using testing::I64;
-using testing::InferShapes;
-using testing::IntList;
-using testing::RunBoth;
-using testing::RunBoth1;
 
 AttrMap Axis(int64_t axis) { return {{"axis", MakeAttr(axis)}}; }
 

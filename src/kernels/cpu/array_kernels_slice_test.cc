@@ -5,21 +5,10 @@
 #include <numeric>
 #include <random>
 
-#include "kernels/cpu/array_test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
-
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::FailsBoth;
-using testing::FailsFed;
-using testing::I32;
-using testing::I64;
-using testing::InferShapes;
-using testing::RunBoth1;
-using testing::RunFed;
 
 // 0, 1, ..., n-1 in the given shape.
 Tensor Iota(std::initializer_list<int64_t> shape) {
@@ -42,7 +31,7 @@ TEST(ArraySliceOps, Slice) {
                    Bool({2, 1}, {false, true}));
   EXPECT_TENSOR_EQ(RunBoth1("Slice", {Tensor::Scalar<float>(4), I32({0}, {}), I32({0}, {})}),
                    Tensor::Scalar<float>(4));
-  auto out = RunFed("Slice", {x, I32({2}, {0, 0}), I32({2}, {-1, 4})});
+  auto out = RunOpFed("Slice", {x, I32({2}, {0, 0}), I32({2}, {-1, 4})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));  // The whole input: no copy.
 }
@@ -187,9 +176,9 @@ TEST(ArraySliceOps, StridedSliceMatchesPythonSlicing) {
 
 TEST(ArraySliceOps, StridedSliceIdentityIsZeroCopy) {
   const Tensor x = Iota({2, 3});
-  auto out = RunFed("StridedSlice", {x, I32({1}, {0}), I32({1}, {0}), I32({1}, {1})},
-                    {{"begin_mask", MakeAttr(int64_t{1})}, {"end_mask", MakeAttr(int64_t{1})},
-                     {"new_axis_mask", MakeAttr(int64_t{0})}});
+  auto out = RunOpFed("StridedSlice", {x, I32({1}, {0}), I32({1}, {0}), I32({1}, {1})},
+                      {{"begin_mask", MakeAttr(int64_t{1})}, {"end_mask", MakeAttr(int64_t{1})},
+                       {"new_axis_mask", MakeAttr(int64_t{0})}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));
   EXPECT_TENSOR_EQ((*out)[0], x);
@@ -199,9 +188,9 @@ TEST(ArraySliceOps, StridedSliceErrors) {
   const Tensor x = Iota({2, 3});
   auto spec = [&](std::vector<int32_t> b, std::vector<int32_t> e, std::vector<int32_t> s, int shrink,
                   int ellipsis) {
-    return std::vector<testing::Input>{x, I32({static_cast<int64_t>(b.size())}, b),
-                                       I32({static_cast<int64_t>(e.size())}, e),
-                                       I32({static_cast<int64_t>(s.size())}, s)};
+    return std::vector<Tensor>{x, I32({static_cast<int64_t>(b.size())}, b),
+                               I32({static_cast<int64_t>(e.size())}, e),
+                               I32({static_cast<int64_t>(s.size())}, s)};
   };
   auto attrs = [](int shrink, int ellipsis) {
     return AttrMap{{"shrink_axis_mask", MakeAttr(int64_t{shrink})},
@@ -248,7 +237,7 @@ TEST(ArraySliceOps, Transpose) {
   EXPECT_TENSOR_EQ(RunBoth1("Transpose", {F64({0, 3}, {}), I32({2}, {1, 0})}), F64({3, 0}, {}));
   EXPECT_TENSOR_EQ(RunBoth1("Transpose", {Tensor::Scalar<float>(1), I32({0}, {})}),
                    Tensor::Scalar<float>(1));
-  auto out = RunFed("Transpose", {Iota({1, 4}), I32({2}, {1, 0})});  // Only moves a 1.
+  auto out = RunOpFed("Transpose", {Iota({1, 4}), I32({2}, {1, 0})});  // Only moves a 1.
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), TensorShape({4, 1}));
 }
@@ -263,7 +252,7 @@ TEST(ArraySliceOps, TransposeLargeMatchesNaive) {
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
           expected.data<double>()[(b * cols + c) * rows + r] = x.data<double>()[(b * rows + r) * cols + c];
-    auto out = RunFed("Transpose", {x, I32({3}, {0, 2, 1})});
+    auto out = RunOpFed("Transpose", {x, I32({3}, {0, 2, 1})});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_TENSOR_EQ((*out)[0], expected);
   }

@@ -2,24 +2,13 @@
 // ExpandDims, BroadcastTo, BroadcastGradientArgs.
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/array_test_util.h"
+#include "testing/op_test_util.h"
 #include "kernels/kernel_registry.h"
 
 namespace tw {
 namespace {
 
 using absl::StatusCode;
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::FailsBoth;
-using testing::FailsFed;
-using testing::I32;
-using testing::I64;
-using testing::InferShapes;
-using testing::IntList;
-using testing::RunBoth1;
-using testing::RunFed;
 
 TEST(ArrayShapeOps, ShapeSizeRank) {
   const Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
@@ -43,14 +32,15 @@ TEST(ArrayShapeOps, ShapeOfScalarsEmptyAndBool) {
 TEST(ArrayShapeOps, ShapeInt32Overflow) {
   const Tensor huge(DType::kFloat, TensorShape({3000000000, 0}));  // No elements, big dim.
   EXPECT_TRUE(FailsFed("Shape", {huge}, {}, "3000000000 does not fit the 32-bit output type"));
-  EXPECT_TENSOR_EQ(*RunFed("Shape", {huge}, {{"out_type", MakeAttr(DType::kInt64)}}).value().begin(),
-                   I64({2}, {3000000000, 0}));
+  EXPECT_TENSOR_EQ(
+      *RunOpFed("Shape", {huge}, {{"out_type", MakeAttr(DType::kInt64)}}).value().begin(),
+      I64({2}, {3000000000, 0}));
 }
 
 // Kernels that only look at metadata run inline; ones that copy elements do not.
 TEST(ArrayShapeOps, MetadataKernelsAreCheap) {
   const Tensor x = F32({1, 2}, {1, 2});
-  const std::vector<std::pair<std::string, std::vector<testing::Input>>> cases = {
+  const std::vector<std::pair<std::string, std::vector<OpInput>>> cases = {
       {"Shape", {x}},         {"Size", {x}},
       {"Rank", {x}},          {"Reshape", {x, I32({1}, {2})}},
       {"Squeeze", {x}},       {"ExpandDims", {x, Tensor::Scalar<int32_t>(0)}},
@@ -95,7 +85,7 @@ TEST(ArrayShapeOps, Reshape) {
 
 TEST(ArrayShapeOps, ReshapeIsZeroCopy) {
   const Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
-  auto out = RunFed("Reshape", {x, I32({2}, {3, 2})});
+  auto out = RunOpFed("Reshape", {x, I32({2}, {3, 2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));
   EXPECT_EQ((*out)[0].shape(), TensorShape({3, 2}));
@@ -138,7 +128,7 @@ TEST(ArrayShapeOps, Squeeze) {
   EXPECT_TENSOR_EQ(RunBoth1("Squeeze", {Bool({1, 1}, {true})}), Bool({}, {true}));
   EXPECT_TENSOR_EQ(RunBoth1("Squeeze", {F32({0, 1}, {})}), F32({0}, {}));
   EXPECT_TENSOR_EQ(RunBoth1("Squeeze", {Tensor::Scalar<float>(3)}), Tensor::Scalar<float>(3));
-  auto out = RunFed("Squeeze", {x});
+  auto out = RunOpFed("Squeeze", {x});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));
 }
@@ -170,7 +160,7 @@ TEST(ArrayShapeOps, ExpandDims) {
                    Bool({1}, {true}));
   EXPECT_TENSOR_EQ(RunBoth1("ExpandDims", {I32({0, 2}, {}), Tensor::Scalar<int32_t>(1)}),
                    I32({0, 1, 2}, {}));
-  auto out = RunFed("ExpandDims", {x, Tensor::Scalar<int32_t>(0)});
+  auto out = RunOpFed("ExpandDims", {x, Tensor::Scalar<int32_t>(0)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));
 }
@@ -194,7 +184,7 @@ TEST(ArrayShapeOps, BroadcastTo) {
                    Bool({1, 2}, {true, true}));
   EXPECT_TENSOR_EQ(RunBoth1("BroadcastTo", {F32({1}, {5}), I32({2}, {0, 4})}), F32({0, 4}, {}));
   const Tensor same = F32({2}, {1, 2});
-  auto out = RunFed("BroadcastTo", {same, I32({1}, {2})});
+  auto out = RunOpFed("BroadcastTo", {same, I32({1}, {2})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(same));  // Nothing to broadcast: shared.
 }
@@ -209,7 +199,7 @@ TEST(ArrayShapeOps, BroadcastToErrors) {
 }
 
 TEST(ArrayShapeOps, BroadcastGradientArgs) {
-  auto run = [](Tensor s0, Tensor s1) { return testing::RunBoth("BroadcastGradientArgs", {s0, s1}); };
+  auto run = [](Tensor s0, Tensor s1) { return RunBoth("BroadcastGradientArgs", {s0, s1}); };
   auto out = run(I32({2}, {2, 3}), I32({1}, {3}));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_TENSOR_EQ(out[0], I32({0}, {}));

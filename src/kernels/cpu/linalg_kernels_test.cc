@@ -2,21 +2,10 @@
 
 #include <random>
 
-#include "kernels/cpu/fed_test_util.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
-
-using fed_testing::InferShape;
-using fed_testing::RunOpFed;
-using fed_testing::ShapeInput;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-using testing::RunOp;
-using testing::RunOpOk;
 
 AttrMap Transposes(bool a, bool b) {
   return {{"transpose_a", MakeAttr(a)}, {"transpose_b", MakeAttr(b)}};
@@ -122,13 +111,13 @@ TEST(MatMul, Errors) {
 
 TEST(MatMul, Shape) {
   auto s = InferShape("MatMul",
-                      {ShapeInput(DType::kFloat, PartialShape({-1, 3})),
-                       ShapeInput(DType::kFloat, PartialShape({5, 3}))},
+                      {OpInput(DType::kFloat, PartialShape({-1, 3})),
+                       OpInput(DType::kFloat, PartialShape({5, 3}))},
                       Transposes(false, true));
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({-1, 5}));
-  s = InferShape("MatMul", {ShapeInput(DType::kFloat, PartialShape()),
-                            ShapeInput(DType::kFloat, PartialShape({5, 3}))});
+  s = InferShape("MatMul", {OpInput(DType::kFloat, PartialShape()),
+                            OpInput(DType::kFloat, PartialShape({5, 3}))});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({-1, 3}));
 }
@@ -164,8 +153,8 @@ TEST(BatchMatMulV2, BroadcastsBatchDims) {
   Tensor m = F32({2, 2}, {0, 1, 1, 0});  // Swaps columns.
   Tensor batch = F32({3, 1, 2}, {1, 2, 3, 4, 5, 6});
   EXPECT_TENSOR_EQ(RunOpOk("BatchMatMulV2", {batch, m}), F32({3, 1, 2}, {2, 1, 4, 3, 6, 5}));
-  auto s = InferShape("BatchMatMulV2", {ShapeInput(DType::kFloat, PartialShape({2, 1, -1, 4})),
-                                        ShapeInput(DType::kFloat, PartialShape({3, 4, 5}))});
+  auto s = InferShape("BatchMatMulV2", {OpInput(DType::kFloat, PartialShape({2, 1, -1, 4})),
+                                        OpInput(DType::kFloat, PartialShape({3, 4, 5}))});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({2, 3, -1, 5}));
 }

@@ -8,24 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/cwise.h"
-#include "kernels/cpu/math_test_util.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
 
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-using testing::RunOp;
-using testing::RunOpFed;
-using testing::RunOpFedOk;
-using testing::RunOpOk;
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // A float tensor of `dims` holding 0, 1, 2, ... scaled by `scale`.
 Tensor Iota(const std::vector<int64_t>& dims, float scale) {

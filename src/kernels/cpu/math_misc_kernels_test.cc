@@ -4,24 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/cpu/math_test_util.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
 
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-using testing::RunOp;
-using testing::RunOpFed;
-using testing::RunOpFedOk;
-using testing::RunOpOk;
 constexpr auto kInvalid = absl::StatusCode::kInvalidArgument;
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Applies `f` (computed in double) to every element of a float tensor.
 template <typename Fn>

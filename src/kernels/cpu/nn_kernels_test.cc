@@ -2,21 +2,10 @@
 
 #include <cmath>
 
-#include "kernels/cpu/fed_test_util.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
-
-using fed_testing::InferShape;
-using fed_testing::RunOpFed;
-using fed_testing::ShapeInput;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-using testing::RunOp;
-using testing::RunOpOk;
 
 // softmax([1,2,3]) and log_softmax([1,2,3]), from exp(x - 3) / (e^-2 + e^-1 + 1).
 constexpr double kS1 = 0.09003057317038046, kS2 = 0.24472847105479767, kS3 = 0.6652409557748219;
@@ -102,8 +91,8 @@ TEST(SoftmaxCrossEntropyWithLogits, ZeroSizeAndShapes) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TENSOR_EQ((*out)[0], F32({0}, {}));
   auto s = InferShape("SoftmaxCrossEntropyWithLogits",
-                      {ShapeInput(DType::kFloat, PartialShape({-1, 5})),
-                       ShapeInput(DType::kFloat, PartialShape({8, -1}))},
+                      {OpInput(DType::kFloat, PartialShape({-1, 5})),
+                       OpInput(DType::kFloat, PartialShape({8, -1}))},
                       {}, 1);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({8, 5}));
@@ -178,7 +167,7 @@ TEST(BiasAddGrad, SumsAllButTheChannelDim) {
   Tensor ones(DType::kDouble, TensorShape({100000, 3}));
   std::fill(ones.data<double>(), ones.data<double>() + ones.NumElements(), 1.0);
   EXPECT_TENSOR_EQ(RunOpOk("BiasAddGrad", {ones}), F64({3}, {100000, 100000, 100000}));
-  auto s = InferShape("BiasAddGrad", {ShapeInput(DType::kFloat, PartialShape({-1, -1, 7}))});
+  auto s = InferShape("BiasAddGrad", {OpInput(DType::kFloat, PartialShape({-1, -1, 7}))});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({7}));
 }

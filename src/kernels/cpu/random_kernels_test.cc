@@ -8,14 +8,12 @@
 #include "graph/graph.h"
 #include "kernels/cpu/philox.h"
 #include "runtime/local_session.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
 
 using random::Philox;
-using testing::I32;
-using testing::I64;
 
 // A graph "shape" (Const, or Placeholder when `shape` is uninitialized) -> "r" (op).
 struct RandomGraph {
@@ -80,16 +78,6 @@ Tensor RunOnce(const std::string& op, const Tensor& shape, AttrMap attrs,
   if (!g->status.ok()) return Tensor();
   auto r = RunTimes(*g, 1);
   return r.empty() ? Tensor() : r[0];
-}
-
-// Runs with a fed shape (and no other feed); returns the run's status.
-absl::Status RunFed(const std::string& op, const Tensor& shape, AttrMap attrs) {
-  auto g = BuildRandom(op, Tensor(), std::move(attrs));
-  if (!g->status.ok()) return g->status;
-  LocalSession session(SessionOptions{});
-  TW_RETURN_IF_ERROR(session.Extend(g->graph.ToGraphDef()));
-  std::vector<Tensor> out;
-  return session.Run({{"shape", shape}}, {"r"}, {}, &out);
 }
 
 template <typename T>
@@ -317,17 +305,19 @@ TEST(RandomUniformTest, StaticShapeErrors) {
 
 TEST(RandomUniformTest, RunTimeShapeErrors) {
   const AttrMap attrs = Attrs(DType::kFloat, 1, 1);
-  EXPECT_STATUS(RunFed("RandomUniform", I32({2}, {3, -2}), attrs),
+  EXPECT_STATUS(RunOpFed("RandomUniform", {I32({2}, {3, -2})}, attrs).status(),
                 absl::StatusCode::kInvalidArgument, "negative dimension");
-  EXPECT_STATUS(RunFed("RandomStandardNormal", I32({3}, {1 << 20, 1 << 20, 1 << 20}), attrs),
-                absl::StatusCode::kResourceExhausted, "more than");
-  EXPECT_STATUS(RunFed("TruncatedNormal", I32({}, {3}), attrs), absl::StatusCode::kInvalidArgument,
-                "shape must be a vector");
+  EXPECT_STATUS(
+      RunOpFed("RandomStandardNormal", {I32({3}, {1 << 20, 1 << 20, 1 << 20})}, attrs).status(),
+      absl::StatusCode::kResourceExhausted, "more than");
+  EXPECT_STATUS(RunOpFed("TruncatedNormal", {I32({}, {3})}, attrs).status(),
+                absl::StatusCode::kInvalidArgument, "shape must be a vector");
   std::vector<int32_t> ones(40, 1);
   EXPECT_STATUS(
-      RunFed("RandomUniform", *Tensor::FromVector<int32_t>(ones, TensorShape({40})), attrs),
+      RunOpFed("RandomUniform", {*Tensor::FromVector<int32_t>(ones, TensorShape({40}))}, attrs)
+          .status(),
       absl::StatusCode::kInvalidArgument, "40 dimensions, more than the limit of 32");
-  EXPECT_TRUE(RunFed("RandomUniform", I32({2}, {2, 2}), attrs).ok());
+  EXPECT_TRUE(RunOpFed("RandomUniform", {I32({2}, {2, 2})}, attrs).ok());
 }
 
 TEST(RandomUniformIntTest, ValuesCoverTheRange) {

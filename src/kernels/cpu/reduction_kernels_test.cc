@@ -4,25 +4,12 @@
 #include <limits>
 #include <random>
 
-#include "kernels/cpu/fed_test_util.h"
-#include "testing/test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
 
-using fed_testing::InferShape;
-using fed_testing::RunOpFed;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-using testing::RunOp;
-using testing::RunOpOk;
-
 AttrMap KeepDims() { return {{"keep_dims", MakeAttr(true)}}; }
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // --- Sum and axis handling -------------------------------------------------------------
 
@@ -279,18 +266,18 @@ TEST(ReductionShape, ConstAxesGiveExactShape) {
 }
 
 TEST(ReductionShape, UnknownAxes) {
-  fed_testing::ShapeInput x(DType::kFloat, PartialShape({2, 3}));
-  fed_testing::ShapeInput axes(DType::kInt32, PartialShape({-1}));
+  OpInput x(DType::kFloat, PartialShape({2, 3}));
+  OpInput axes(DType::kInt32, PartialShape({-1}));
   auto s = InferShape("Sum", {x, axes}, KeepDims());
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(*s, PartialShape({-1, -1}));
   s = InferShape("Sum", {x, axes});
   ASSERT_TRUE(s.ok());
   EXPECT_FALSE(s->known_rank());
-  s = InferShape("Sum", {x, fed_testing::ShapeInput(DType::kInt32, PartialShape({0}))});
+  s = InferShape("Sum", {x, OpInput(DType::kInt32, PartialShape({0}))});
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(*s, PartialShape({2, 3}));
-  s = InferShape("Sum", {fed_testing::ShapeInput(DType::kFloat, PartialShape()), I32({1}, {0})});
+  s = InferShape("Sum", {OpInput(DType::kFloat, PartialShape()), I32({1}, {0})});
   ASSERT_TRUE(s.ok());
   EXPECT_FALSE(s->known_rank());
 }
@@ -359,7 +346,7 @@ TEST(ArgMax, Shape) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({2, -1}));
   s = InferShape("ArgMin", {{DType::kFloat, PartialShape({2, -1, 4})},
-                            fed_testing::ShapeInput(DType::kInt32, PartialShape({}))});
+                            OpInput(DType::kInt32, PartialShape({}))});
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(*s, PartialShape({-1, -1}));
 }

@@ -9,12 +9,6 @@
 namespace tw {
 namespace {
 
-using testing::Bool;
-using testing::F32;
-using testing::F64;
-using testing::I32;
-using testing::I64;
-
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
 
 // Builds a graph node by node, then runs it in one LocalSession across many runs.
