@@ -93,6 +93,9 @@ class Graph {
   // ("/job:ps" then "/task:1" gives "/job:ps/task:1"). Malformed names throw.
   ScopeGuard device(const std::string& device);
   ScopeGuard device(DeviceFunction fn);
+  // Ops created inside are placed with `op` (its device, ignoring device scopes), as
+  // TensorFlow's colocate_with; used for the ops that read and update a variable.
+  ScopeGuard colocate_with(const Operation& op);
   // Ops created inside run only after `deps` (accumulates with enclosing scopes).
   ScopeGuard control_dependencies(const std::vector<Operation>& deps);
   ScopeGuard control_dependencies(const std::vector<Output>& deps);
@@ -135,6 +138,7 @@ class Graph {
   std::vector<std::string> device_scopes_;  // Each entry is the merged device.
   std::vector<DeviceFunction> device_functions_;
   std::vector<std::vector<Operation>> control_scopes_;
+  std::vector<Operation> colocation_scopes_;
   std::map<std::string, std::vector<Output>> collections_;
   int64_t seed_ = 0;
   int64_t op_seed_counter_ = 0;

@@ -20,6 +20,7 @@ struct SessionConfig {
   bool allow_soft_placement = false;  // Place ops whose device does not exist elsewhere.
   int inter_op_threads = 0;           // <= 0: one per core.
   int intra_op_threads = 0;           // <= 0: one per core.
+  int cpu_device_count = 1;           // Local CPU devices /cpu:0 .. /cpu:n-1.
 };
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;

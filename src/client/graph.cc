@@ -46,6 +46,11 @@ ScopeGuard Graph::device(DeviceFunction fn) {
   return ScopeGuard([this] { device_functions_.pop_back(); });
 }
 
+ScopeGuard Graph::colocate_with(const Operation& op) {
+  colocation_scopes_.push_back(op);
+  return ScopeGuard([this] { colocation_scopes_.pop_back(); });
+}
+
 ScopeGuard Graph::control_dependencies(const std::vector<Operation>& deps) {
   control_scopes_.push_back(deps);
   return ScopeGuard([this] { control_scopes_.pop_back(); });
@@ -77,6 +82,11 @@ StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::str
     }
   }
   spec.device = device;
+  if (!colocation_scopes_.empty()) {
+    const Operation& with = colocation_scopes_.back();
+    spec.device = with.device();
+    spec.attrs["_class"] = MakeAttr(absl::Span<const std::string>(std::vector<std::string>{"loc:@" + with.name()}));
+  }
   for (const Output& in : inputs) {
     if (in.graph() != this) {
       return absl::InvalidArgumentError(

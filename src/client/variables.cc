@@ -13,6 +13,7 @@ Variable::Variable(Graph& g, const Output& initial_value, const std::string& nam
                           {{"dtype", MakeAttr(dtype_)}, {"shape", MakeAttr(shape_)},
                            {"shared_name", MakeAttr(std::string())}})
                 .output(0);
+  auto with = g.colocate_with(handle_.op());
   initializer_ = client::AddOp(g, "AssignVariableOp", handle_.op().name() + "/Assign",
                                {handle_, initial_value}, {{"dtype", MakeAttr(dtype_)}})
                      .output(0)
@@ -25,21 +26,26 @@ Variable::Variable(Graph& g, const Output& initial_value, const std::string& nam
 }
 
 Output Variable::value() const {
+  auto with = handle_.graph()->colocate_with(handle_.op());
   return client::AddOp(*handle_.graph(), "ReadVariableOp", name() + "/value", {handle_},
                        {{"dtype", MakeAttr(dtype_)}})
       .output(0);
 }
 
 Output Variable::assign(const Output& value, const std::string& op_name) const {
+  auto with = handle_.graph()->colocate_with(handle_.op());
   return client::Op("AssignVariableOp", op_name, {handle_, value}, {{"dtype", MakeAttr(dtype_)}});
 }
 Output Variable::assign_add(const Output& delta, const std::string& op_name) const {
+  auto with = handle_.graph()->colocate_with(handle_.op());
   return client::Op("AssignAddVariableOp", op_name, {handle_, delta}, {{"dtype", MakeAttr(dtype_)}});
 }
 Output Variable::assign_sub(const Output& delta, const std::string& op_name) const {
+  auto with = handle_.graph()->colocate_with(handle_.op());
   return client::Op("AssignSubVariableOp", op_name, {handle_, delta}, {{"dtype", MakeAttr(dtype_)}});
 }
 Output Variable::is_initialized(const std::string& op_name) const {
+  auto with = handle_.graph()->colocate_with(handle_.op());
   return client::Op("VarIsInitializedOp", op_name, {handle_});
 }
 
