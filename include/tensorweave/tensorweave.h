@@ -4,6 +4,7 @@
 
 #include "tensorweave/graph.h"
 #include "tensorweave/ops.h"
+#include "tensorweave/saver.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"

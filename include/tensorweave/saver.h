@@ -1,0 +1,78 @@
+// Saver: writes variables to checkpoint files and reads them back, as TensorFlow 1.x's
+// tf.train.Saver.
+//
+//   tw::Saver saver(g);                                 // every global variable
+//   std::string path = saver.save(sess, "/ckpt/model", step);  // "/ckpt/model-<step>"
+//   ...
+//   saver.restore(sess, tw::latest_checkpoint("/ckpt"));
+//
+// The variables are read and written by a SaveVariables / RestoreVariables op that takes
+// their handles, so it runs on the device holding them (a parameter server, later). The
+// path is an attr of those ops, so each distinct path adds two small ops to the graph
+// (reused when the same path is saved or restored again). They are added outside any
+// name, device or control-dependency scope active at the call. The file paths are those
+// of the device's machine; the "checkpoint" state file and the deletion of old
+// checkpoints happen in this process, so on a cluster they assume a shared file system.
+#ifndef TENSORWEAVE_SAVER_H_
+#define TENSORWEAVE_SAVER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tensorweave/graph.h"
+#include "tensorweave/session.h"
+#include "tensorweave/variables.h"
+
+namespace tw {
+
+// The name of the state file a Saver keeps beside its checkpoints.
+inline constexpr char kCheckpointStateFile[] = "checkpoint";
+
+class Saver {
+ public:
+  // Saves the global variables that exist now (later ones are not included).
+  explicit Saver(Graph& g, int max_to_keep = 5);
+  // Saves `var_list`, each under its variable's name. Throws InvalidArgument when the list
+  // is empty. max_to_keep <= 0 keeps every checkpoint.
+  Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep = 5);
+
+  // Writes every variable to "<prefix>-<global_step>" (just `prefix` when global_step < 0),
+  // atomically, and returns that path. Then deletes this Saver's checkpoints beyond the
+  // newest max_to_keep and rewrites "<dir of prefix>/checkpoint" (atomically) naming the
+  // newest and the kept ones. Throws StatusError: FailedPrecondition for an uninitialized
+  // variable, NotFound when the directory does not exist, other I/O errors by kind; on
+  // error no checkpoint file is left behind.
+  std::string save(Session& sess, const std::string& prefix, int64_t global_step = -1);
+
+  // Assigns every variable its value in the checkpoint at `path`. Everything is checked
+  // before anything is assigned, so on error every variable keeps its value. Throws
+  // StatusError: NotFound for a missing file or tensor, DataLoss for a corrupted or
+  // truncated file, InvalidArgument naming the tensor for a dtype or shape mismatch.
+  void restore(Session& sess, const std::string& path);
+
+  // The checkpoints this Saver wrote and still keeps, oldest first.
+  const std::vector<std::string>& last_checkpoints() const { return last_checkpoints_; }
+  const std::vector<Variable>& var_list() const { return var_list_; }
+
+ private:
+  Operation OpFor(const std::string& op, const std::string& path,
+                  std::map<std::string, Operation>& cache);
+  void RecordCheckpoint(const std::string& path);
+
+  Graph* graph_;
+  std::vector<Variable> var_list_;
+  int max_to_keep_;
+  std::map<std::string, Operation> save_ops_, restore_ops_;
+  std::vector<std::string> last_checkpoints_;
+};
+
+// The newest checkpoint recorded in "<dir>/checkpoint" whose file still exists (the
+// recorded latest, else the newest kept one that exists); "" when there is none or no
+// state file. Throws DataLoss when the state file is malformed.
+std::string latest_checkpoint(const std::string& dir);
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SAVER_H_

@@ -1,0 +1,301 @@
+// tw::Saver through tw::Session: round trips, fresh graphs, checkpoint bookkeeping, and
+// damaged or mismatched checkpoints that must leave every variable as it was.
+#include "tensorweave/saver.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "tensorweave/tensorweave.h"
+#include "testing/test_util.h"
+#include "train/checkpoint_test_util.h"
+
+namespace tw {
+namespace {
+
+using testing::Bool;
+using testing::F32;
+using testing::F64;
+using testing::I32;
+using testing::I64;
+using testing::ReadBytes;
+using testing::ScratchDir;
+using testing::WriteBytes;
+
+// The same small model, built into any graph; `w_value` lets a test give "w" another
+// dtype or shape than the saved one.
+struct Model {
+  explicit Model(Graph& g, const Tensor& w_value = F32({2, 3}, {1, 2, 3, 4, 5, 6}))
+      : w(g, constant(g, w_value), "w"),
+        b(g, constant(g, F64({3}, {0.5, -0.25, 8})), "layer/b"),
+        step(g, constant(g, int64_t{0}), "global_step", /*trainable=*/false),
+        counts(g, constant(g, I32({2, 2}, {1, 2, 3, 4})), "counts"),
+        mask(g, constant(g, Bool({2}, {true, false})), "mask") {
+    std::vector<Variable> all = {w, b, step, counts, mask};
+    for (const Variable& v : all) reads.push_back(v.value());
+  }
+  // Runs assignments giving every variable a value unlike its initial one.
+  void Perturb(Graph& g, Session& sess) {
+    sess.run(w.assign(constant(g, F32({2, 3}, {-1, -2, -3, -4, -5, -6}))).op());
+    sess.run(b.assign(constant(g, F64({3}, {1e-300, 2, 3}))).op());
+    sess.run(step.assign(constant(g, int64_t{1} << 40)).op());
+    sess.run(counts.assign(constant(g, I32({2, 2}, {-9, 9, -9, 9}))).op());
+    sess.run(mask.assign(constant(g, Bool({2}, {false, true}))).op());
+  }
+  std::vector<Tensor> Values(Session& sess) { return sess.run(reads); }
+
+  Variable w, b, step, counts, mask;
+  std::vector<Output> reads;
+};
+
+void ExpectSameValues(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) EXPECT_TENSOR_EQ(actual[i], expected[i]) << "variable " << i;
+}
+
+absl::Status SaveStatus(Saver& saver, Session& sess, const std::string& prefix, int64_t step = -1) {
+  try {
+    saver.save(sess, prefix, step);
+    return absl::OkStatus();
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+}
+
+absl::Status RestoreStatus(Saver& saver, Session& sess, const std::string& path) {
+  try {
+    saver.restore(sess, path);
+    return absl::OkStatus();
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+}
+
+TEST(SaverTest, RoundTripsVariablesOfEveryDtype) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  const std::vector<Tensor> initial = m.Values(sess);
+  EXPECT_EQ(saver.save(sess, dir / "model", 3), dir / "model-3");
+  m.Perturb(g, sess);
+  const std::vector<Tensor> perturbed = m.Values(sess);
+  EXPECT_FALSE(perturbed[0].Equals(initial[0]));
+  saver.restore(sess, dir / "model-3");
+  ExpectSameValues(m.Values(sess), initial);
+  EXPECT_EQ(saver.save(sess, dir / "plain"), dir / "plain");  // No step: the prefix itself.
+}
+
+TEST(SaverTest, RestoresIntoAFreshGraphAndSession) {
+  ScratchDir dir;
+  std::vector<Tensor> saved;
+  {
+    Graph g;
+    Model m(g);
+    Saver saver(g);
+    Session sess(g);
+    sess.run(global_variables_initializer(g));
+    m.Perturb(g, sess);
+    saved = m.Values(sess);
+    saver.save(sess, dir / "model", 100);
+  }
+  Graph g;
+  Model m(g);
+  Saver saver(g);
+  Session sess(g);
+  const std::string latest = latest_checkpoint(dir.path());
+  EXPECT_EQ(latest, dir / "model-100");
+  saver.restore(sess, latest);  // Instead of the initializers.
+  ExpectSameValues(m.Values(sess), saved);
+}
+
+TEST(SaverTest, KeepsTheNewestMaxToKeepAndRecordsThem) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g, 2);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  EXPECT_EQ(latest_checkpoint(dir.path()), "");  // No state file yet.
+  for (int step = 1; step <= 4; ++step) saver.save(sess, dir / "model", step);
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"checkpoint", "model-3", "model-4"}));
+  EXPECT_EQ(saver.last_checkpoints(), (std::vector<std::string>{dir / "model-3", dir / "model-4"}));
+  EXPECT_EQ(ReadBytes(dir / "checkpoint"),
+            "model_checkpoint_path: \"model-4\"\n"
+            "all_model_checkpoint_paths: \"model-3\"\n"
+            "all_model_checkpoint_paths: \"model-4\"\n");
+  EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model-4");
+  EXPECT_EQ(latest_checkpoint(dir.path() + "/"), dir / "model-4");
+  // Saving a kept path again makes it the newest instead of keeping it twice.
+  saver.save(sess, dir / "model", 3);
+  EXPECT_EQ(saver.last_checkpoints(), (std::vector<std::string>{dir / "model-4", dir / "model-3"}));
+  EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model-3");
+  // Entries whose files are gone are skipped.
+  std::filesystem::remove(dir / "model-3");
+  EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model-4");
+  std::filesystem::remove(dir / "model-4");
+  EXPECT_EQ(latest_checkpoint(dir.path()), "");
+  WriteBytes(dir / "checkpoint", "model_checkpoint_path: model-4\n");
+  try {
+    latest_checkpoint(dir.path());
+    FAIL() << "a malformed state file was accepted";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kDataLoss,
+                  "checkpoint state file '" + (dir / "checkpoint") + "' line 1 is malformed");
+  }
+}
+
+TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g, 0);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  for (int step = 0; step < 7; ++step) saver.save(sess, dir / "m", step);
+  EXPECT_EQ(dir.List().size(), 8u);
+  EXPECT_EQ(saver.last_checkpoints().size(), 7u);
+}
+
+// Every way a restore can fail leaves every variable with its previous value.
+class SaverErrorTest : public ::testing::Test {
+ protected:
+  SaverErrorTest() : m_(g_), saver_(g_), sess_(g_) {
+    sess_.run(global_variables_initializer(g_));
+    path_ = saver_.save(sess_, dir_ / "model", 1);
+    m_.Perturb(g_, sess_);
+    before_ = m_.Values(sess_);
+  }
+  void ExpectRestoreFails(absl::StatusCode code, const std::string& message) {
+    EXPECT_STATUS(RestoreStatus(saver_, sess_, path_), code, message);
+    ExpectSameValues(m_.Values(sess_), before_);
+  }
+
+  ScratchDir dir_;
+  Graph g_;
+  Model m_;
+  Saver saver_;
+  Session sess_;
+  std::string path_;
+  std::vector<Tensor> before_;
+};
+
+TEST_F(SaverErrorTest, TruncatedFile) {
+  const std::string bytes = ReadBytes(path_);
+  WriteBytes(path_, bytes.substr(0, bytes.size() / 2));
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint '" + path_ + "' is truncated");
+}
+
+TEST_F(SaverErrorTest, FlippedDataByte) {
+  std::string bytes = ReadBytes(path_);
+  // The first entry is "w": its header has 4 + 1 + 4 + 4 + 2 * 8 + 8 = 37 bytes.
+  bytes[32 + 37 + 5] ^= 0x40;
+  WriteBytes(path_, bytes);
+  ExpectRestoreFails(absl::StatusCode::kDataLoss,
+                     "checkpoint '" + path_ + "' is corrupted: entry 'w' checksum mismatch");
+}
+
+TEST_F(SaverErrorTest, FlippedHeaderByte) {
+  std::string bytes = ReadBytes(path_);
+  bytes[12] ^= 1;  // The entry count.
+  WriteBytes(path_, bytes);
+  ExpectRestoreFails(absl::StatusCode::kDataLoss,
+                     "checkpoint '" + path_ + "' is corrupted: header checksum mismatch");
+}
+
+TEST_F(SaverErrorTest, MissingFile) {
+  path_ = dir_ / "model-2";
+  ExpectRestoreFails(absl::StatusCode::kNotFound, "checkpoint '" + path_ + "' not found");
+}
+
+TEST_F(SaverErrorTest, MissingTensor) {
+  Saver only_w(g_, {m_.w});
+  path_ = only_w.save(sess_, dir_ / "only_w");
+  sess_.run(m_.w.assign(constant(g_, F32({2, 3}, {0, 0, 0, 0, 0, 0}))).op());
+  before_ = m_.Values(sess_);
+  ExpectRestoreFails(absl::StatusCode::kNotFound,
+                     "checkpoint '" + path_ + "' has no tensor 'layer/b'");
+}
+
+TEST_F(SaverErrorTest, ShapeMismatch) {
+  Graph g2;
+  Model m2(g2, F32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  Saver saver2(g2);
+  Session sess2(g2);
+  sess2.run(global_variables_initializer(g2));
+  const auto values = m2.Values(sess2);
+  EXPECT_STATUS(RestoreStatus(saver2, sess2, path_), absl::StatusCode::kInvalidArgument,
+                "checkpoint '" + path_ + "': tensor 'w' has shape [2,3] but variable 'w' has shape [3,2]");
+  ExpectSameValues(m2.Values(sess2), values);
+}
+
+TEST_F(SaverErrorTest, DtypeMismatch) {
+  Graph g2;
+  Model m2(g2, F64({2, 3}, {1, 2, 3, 4, 5, 6}));
+  Saver saver2(g2);
+  Session sess2(g2);
+  sess2.run(global_variables_initializer(g2));
+  const auto values = m2.Values(sess2);
+  EXPECT_STATUS(RestoreStatus(saver2, sess2, path_), absl::StatusCode::kInvalidArgument,
+                "checkpoint '" + path_ + "': tensor 'w' has dtype float32 but variable 'w' has dtype float64");
+  ExpectSameValues(m2.Values(sess2), values);
+}
+
+TEST_F(SaverErrorTest, MissingDirectoryIsAClearErrorAndCreatesNothing) {
+  const auto files = dir_.List();
+  EXPECT_STATUS(SaveStatus(saver_, sess_, dir_ / "missing/model", 5), absl::StatusCode::kNotFound,
+                "cannot write '" + (dir_ / "missing/model-5") + "': directory '" +
+                    (dir_ / "missing") + "' does not exist");
+  EXPECT_EQ(dir_.List(), files);
+  EXPECT_EQ(saver_.last_checkpoints(), std::vector<std::string>{path_});
+}
+
+TEST_F(SaverErrorTest, SavingLeavesNoTemporaryFiles) {
+  for (int step = 2; step <= 8; ++step) saver_.save(sess_, dir_ / "model", step);
+  EXPECT_EQ(dir_.List(), (std::vector<std::string>{"checkpoint", "model-4", "model-5", "model-6",
+                                                   "model-7", "model-8"}));
+}
+
+TEST(SaverTest, OpsIgnoreTheCallersScopesAndAreReusedPerPath) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  {
+    // Neither this device (absent) nor this name scope reaches the save op.
+    auto on = g.device("/device:CPU:7");
+    auto scope = g.name_scope("elsewhere");
+    saver.save(sess, dir / "m", 1);
+  }
+  EXPECT_TRUE(g.operation("save/SaveVariables").valid());
+  const int ops = g.num_operations();
+  saver.save(sess, dir / "m", 1);
+  saver.restore(sess, dir / "m-1");
+  saver.restore(sess, dir / "m-1");
+  EXPECT_EQ(g.num_operations(), ops + 1);  // One RestoreVariables, no new SaveVariables.
+}
+
+TEST(SaverTest, NeedsVariablesFromItsGraph) {
+  Graph g, other;
+  try {
+    Saver saver(g);
+    FAIL() << "a Saver with nothing to save was built";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument, "Saver: no variables to save");
+  }
+  Model m(other);
+  try {
+    Saver saver(g, {m.w});
+    FAIL() << "a Saver took another graph's variable";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument,
+                  "Saver: variable 'w' is not from this graph");
+  }
+}
+
+}  // namespace
+}  // namespace tw
