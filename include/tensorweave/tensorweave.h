@@ -4,9 +4,11 @@
 
 #include "tensorweave/graph.h"
 #include "tensorweave/ops.h"
+#include "tensorweave/optimizers.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
+#include "tensorweave/variable_scope.h"
 #include "tensorweave/variables.h"
 
 #endif  // TENSORWEAVE_TENSORWEAVE_H_
