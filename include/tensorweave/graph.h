@@ -87,7 +87,7 @@ class Graph {
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
-  // Names created inside are prefixed "scope/"; nested scopes nest.
+  // Names inside get "scope/"; scopes nest; as TF, "a/b/" re-enters a/b and "" the top.
   ScopeGuard name_scope(const std::string& name);
   // Device for ops created inside, merged field by field with enclosing scopes
   // ("/job:ps" then "/task:1" gives "/job:ps/task:1"). Malformed names throw.

@@ -1,14 +1,17 @@
-// Everything a C++ program needs to build and run graphs.
+// Everything a C++ program needs to build, train and run graphs.
 #ifndef TENSORWEAVE_TENSORWEAVE_H_
 #define TENSORWEAVE_TENSORWEAVE_H_
 
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/gradients.h"
 #include "tensorweave/graph.h"
 #include "tensorweave/ops.h"
+#include "tensorweave/optimizers.h"
 #include "tensorweave/saver.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
-#include "tensorweave/gradients.h"
+#include "tensorweave/variable_scope.h"
 #include "tensorweave/variables.h"
 
 #endif  // TENSORWEAVE_TENSORWEAVE_H_

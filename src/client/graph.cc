@@ -28,6 +28,18 @@ Graph::Graph() : graph_(std::make_unique<FlowGraph>()) {}
 Graph::~Graph() = default;
 
 ScopeGuard Graph::name_scope(const std::string& name) {
+  // As TensorFlow: "a/b/" re-enters exactly that scope and "" returns to the top level,
+  // whatever the enclosing scopes (get_variable names variables this way).
+  if (name.empty() || name.back() == '/') {
+    const std::string absolute = name.empty() ? "" : name.substr(0, name.size() - 1);
+    if (!name.empty() && !IsValidNodeName(absolute)) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat("invalid name scope '", name, "'")));
+    }
+    std::vector<std::string> saved = std::move(name_scopes_);
+    name_scopes_.clear();
+    if (!absolute.empty()) name_scopes_.push_back(absolute);
+    return ScopeGuard([this, saved = std::move(saved)] { name_scopes_ = saved; });
+  }
   if (!IsValidNodeName(name)) {
     throw StatusError(absl::InvalidArgumentError(absl::StrCat("invalid name scope '", name, "'")));
   }

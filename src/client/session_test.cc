@@ -212,3 +212,23 @@ TEST(SessionTest, UnsupportedTargetIsAClearError) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST(SessionTest, VariablesInsideNameScopesAreFoundAgain) {
+  Graph g;
+  {
+    auto ns = g.name_scope("layer");
+    Variable w(g, constant(g, 1.0f), "w");
+    EXPECT_EQ(w.name(), "layer/w");
+    EXPECT_EQ(w.initializer().name(), "layer/w/Assign");
+  }
+  auto vars = global_variables(g);
+  ASSERT_EQ(vars.size(), 1u);
+  EXPECT_EQ(vars[0].name(), "layer/w");
+  EXPECT_EQ(vars[0].read().op().name(), "layer/w/read");
+}
+
+}  // namespace
+}  // namespace tw

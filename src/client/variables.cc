@@ -14,13 +14,13 @@ Variable::Variable(Graph& g, const Output& initial_value, const std::string& nam
                            {"shared_name", MakeAttr(std::string())}})
                 .output(0);
   auto with = g.colocate_with(handle_.op());
-  initializer_ = client::AddOp(g, "AssignVariableOp", handle_.op().name() + "/Assign",
-                               {handle_, initial_value}, {{"dtype", MakeAttr(dtype_)}})
+  // Named "<handle>/Assign" and "<handle>/read" whatever the name scope (FromHandle finds them so).
+  auto scope = g.name_scope(handle_.op().name() + "/");
+  initializer_ = client::AddOp(g, "AssignVariableOp", "Assign", {handle_, initial_value},
+                               {{"dtype", MakeAttr(dtype_)}})
                      .output(0)
                      .op();
-  read_ = client::AddOp(g, "ReadVariableOp", handle_.op().name() + "/read", {handle_},
-                        {{"dtype", MakeAttr(dtype_)}})
-              .output(0);
+  read_ = client::AddOp(g, "ReadVariableOp", "read", {handle_}, {{"dtype", MakeAttr(dtype_)}}).output(0);
   g.add_to_collection(kGlobalVariables, handle_);
   if (trainable) g.add_to_collection(kTrainableVariables, handle_);
 }
