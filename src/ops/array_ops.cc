@@ -2,6 +2,7 @@
 // The other parts live in array_ops_{slice,join,fill}.cc.
 #include "graph/op_registry.h"
 #include "ops/array_ops_internal.h"
+#include "ops/array_ops_pad.h"
 #include "ops/array_ops_util.h"
 #include "ops/ops.h"
 #include "tensorweave/status.h"
@@ -151,6 +152,7 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterArraySliceOps(r);
   RegisterArrayJoinOps(r);
   RegisterArrayFillOps(r);
+  RegisterArrayPadOps(r);
 }
 
 }  // namespace tw

@@ -152,11 +152,14 @@ void RegisterArrayShapeKernels(KernelRegistry& r) {
   r.Register("BroadcastGradientArgs", kDeviceCpu, Factory<BroadcastGradientArgsOp>());
 }
 
+void RegisterArrayPadKernels(KernelRegistry& r);  // array_kernels_pad.cc
+
 void RegisterArrayKernels(KernelRegistry& r) {
   RegisterArrayShapeKernels(r);
   RegisterArraySliceKernels(r);
   RegisterArrayJoinKernels(r);
   RegisterArrayFillKernels(r);
+  RegisterArrayPadKernels(r);
 }
 
 }  // namespace tw

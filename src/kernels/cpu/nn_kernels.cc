@@ -32,12 +32,13 @@ class SoftmaxOp : public OpKernel {
     if (in.rank() < 1) {
       return absl::InvalidArgumentError("logits must have rank at least 1, got a scalar");
     }
+    // Read `in` before forwarding: a forwarded input is moved into the output.
+    const int64_t cols = in.dim(in.rank() - 1), n = in.NumElements();
+    const T* src = in.data<T>();  // May be out's buffer: each element is read before written.
     TW_ASSIGN_OR_RETURN(Tensor * out,
                         ctx.forward_input_or_allocate_output(0, 0, in.shape(), in.dtype()));
-    const int64_t cols = in.dim(in.rank() - 1);
-    if (in.NumElements() == 0) return absl::OkStatus();
-    const int64_t rows = in.NumElements() / cols;
-    const T* src = in.data<T>();  // May be out's buffer: each element is read before written.
+    if (n == 0) return absl::OkStatus();
+    const int64_t rows = n / cols;
     T* dst = out->data<T>();
     ctx.ParallelFor(rows, cols * kExpCost, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
@@ -162,10 +163,12 @@ class BiasAddOp : public OpKernel {
           absl::StrCat("Must provide as many biases as the channel dimension of the input tensor: ",
                        bias.shape().DebugString(), " vs. ", value.shape().DebugString()));
     }
+    // Read `value` before forwarding: a forwarded input is moved into the output.
+    const T* src = value.data<T>();
+    const int64_t n = value.NumElements();
     TW_ASSIGN_OR_RETURN(Tensor * out,
                         ctx.forward_input_or_allocate_output(0, 0, value.shape(), value.dtype()));
-    if (value.NumElements() == 0) return absl::OkStatus();
-    const T* src = value.data<T>();
+    if (n == 0) return absl::OkStatus();
     const T* b = bias.data<T>();
     T* dst = out->data<T>();
     const int64_t row = l.channels * l.inner;
