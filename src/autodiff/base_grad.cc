@@ -7,7 +7,10 @@ void RegisterBaseGradients(GradientRegistry& r) {
   auto pass_through = [](const GradContext& ctx) { return std::vector<Output>{ctx.grad_outputs[0]}; };
   r.Register("Identity", pass_through);
   r.Register("PlaceholderWithDefault", pass_through);
-  for (const char* op : {"Const", "Placeholder", "NoOp", "_Arg"}) r.RegisterNoGradient(op);
+  for (const char* op : {"Const", "Placeholder", "NoOp", "_Arg", "_Recv", "RandomUniform", "RandomStandardNormal",
+                         "TruncatedNormal", "RandomUniformInt"}) {
+    r.RegisterNoGradient(op);
+  }
 }
 
 void RegisterStateGradients(GradientRegistry& r) {

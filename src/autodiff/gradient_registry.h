@@ -46,6 +46,10 @@ class GradientRegistry {
   absl::flat_hash_map<std::string, GradFn> fns_;
 };
 
+// tw::gradients with an explicit registry (tests use a partial one).
+std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std::vector<Output>& ys,
+                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys);
+
 // Each family registers its gradient functions (src/autodiff/<family>_grad.cc).
 void RegisterBaseGradients(GradientRegistry& r);
 void RegisterMathGradients(GradientRegistry& r);

@@ -24,6 +24,11 @@ using TensorKey = std::pair<const Node*, int>;
 
 std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
                               const std::vector<Output>& grad_ys) {
+  return ComputeGradients(GradientRegistry::Global(), ys, xs, grad_ys);
+}
+
+std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std::vector<Output>& ys,
+                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys) {
   if (ys.empty()) throw StatusError(absl::InvalidArgumentError("gradients: ys is empty"));
   if (!grad_ys.empty() && grad_ys.size() != ys.size()) {
     throw StatusError(absl::InvalidArgumentError(absl::StrCat(
@@ -103,7 +108,7 @@ std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<O
           ctx.grad_outputs[k] = zeros_like(op.output(k));
         }
       }
-      auto fn = GradientRegistry::Global().Find(n->op());
+      auto fn = registry.Find(n->op());
       if (!fn.ok()) {
         throw StatusError(absl::InvalidArgumentError(absl::StrCat(
             "gradients: op ", n->op(), " (node '", n->name(), "') has no gradient function")));

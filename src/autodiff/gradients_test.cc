@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "autodiff/gradient_registry.h"
 #include "testing/gradient_checker.h"
 #include "testing/test_util.h"
 
@@ -67,15 +68,29 @@ TEST(GradientsTest, MultipleYsAreSummed) {
 TEST(GradientsTest, OpWithoutGradientIsAClearError) {
   Graph g;
   auto x = placeholder(g, DType::kDouble, PartialShape({2}), "x");
-  // An op that exists in the op registry but not in the gradient table (ReluGrad: no
-  // family registers the gradient of Relu's gradient).
-  auto y = g.AddOperation("ReluGrad", "rg", {x, x}, {}).output(0);
+  auto y = multiply(x, x, "square_me");
+  GradientRegistry without_mul;  // Every op of the real table has a gradient; this one lacks Mul.
+  RegisterBaseGradients(without_mul);
   try {
-    gradients({y}, {x});
+    ComputeGradients(without_mul, {y}, {x}, {});
     FAIL() << "no error for an op without gradient";
   } catch (const StatusError& e) {
-    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument, "op ReluGrad (node 'rg') has no gradient function");
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument,
+                  "op Mul (node 'square_me') has no gradient function");
   }
+}
+
+TEST(GradientsTest, RandomOpsAreNotDifferentiable) {
+  Graph g;
+  auto x = placeholder(g, DType::kFloat, PartialShape({}), "x");
+  // x decides the shape of the noise (through an int cast), so the pass meets RandomUniform.
+  auto shape = cast(reshape(x, {1}), DType::kInt32);
+  auto noise = g.AddOperation("RandomUniform", "noise", {shape}, {{"dtype", MakeAttr(DType::kFloat)}}).output(0);
+  auto y = reduce_sum(noise) * x;
+  auto dx = gradients({y}, {x})[0];
+  Session sess(g);
+  Tensor value = sess.run(dx, {{x, Tensor::Scalar(3.0f)}});
+  EXPECT_EQ(value.shape(), TensorShape());  // d/dx of sum(noise) * x = sum(noise): no error.
 }
 
 TEST(GradientsTest, VariableGradientsFlowThroughEveryRead) {

@@ -3,7 +3,7 @@
 
 #include <numeric>
 
-#include "kernels/cpu/array_test_util.h"
+#include "testing/op_test_util.h"
 
 namespace tw {
 namespace {
@@ -17,7 +17,7 @@ using testing::I32;
 using testing::I64;
 using testing::InferShapes;
 using testing::RunBoth1;
-using testing::RunFed;
+using testing::RunOpFed;
 
 Tensor Iota(std::initializer_list<int64_t> shape) {
   Tensor t(DType::kInt32, TensorShape(shape));
@@ -38,7 +38,7 @@ TEST(ArrayPadOps, Pad) {
   EXPECT_TENSOR_EQ(RunBoth1("Pad", {F32({0, 2}, {}), I32({2, 2}, {1, 0, 0, 1})}),
                    F32({1, 3}, {0, 0, 0}));
   const Tensor x = Iota({2, 3});
-  auto out = RunFed("Pad", {x, I32({2, 2}, {0, 0, 0, 0})});
+  auto out = RunOpFed("Pad", {x, I32({2, 2}, {0, 0, 0, 0})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE((*out)[0].SharesBufferWith(x));
   // A rank-3 interior window.
