@@ -6,11 +6,7 @@ cd "$(dirname "$0")/.."
 nodes=${1:-10000}
 repeats=${2:-51}
 scripts/setup.sh executor_overhead >/dev/null
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "== installing python3-torch (the peer)"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-torch >/dev/null
-fi
+bench/install_peer.sh
 tw=$(build/bench/executor_overhead --nodes "$nodes" --repeats "$repeats" | tee /dev/stderr | grep RESULT)
 pt=$(/usr/bin/python3 bench/torch_eager_adds.py "$nodes" "$repeats" | grep RESULT)
 get() { echo "$1" | sed -E "s/.*$2=([0-9.]+).*/\1/"; }

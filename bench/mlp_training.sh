@@ -5,11 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-300}
 scripts/setup.sh mlp_training >/dev/null
-if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  echo "== installing python3-torch (the peer)"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-torch >/dev/null
-fi
+bench/install_peer.sh
 for threads in 1 2; do
   tw=$(build/bench/mlp_training --threads "$threads" --steps "$steps" | tee /dev/stderr | grep RESULT)
   pt=$(/usr/bin/python3 bench/torch_mlp_training.py "$threads" "$steps" | tee /dev/stderr | grep RESULT)

@@ -5,7 +5,9 @@ import statistics
 import sys
 import time
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import peer_env  # noqa: E402
+
+peer_env.configure(1)
 import torch  # noqa: E402
 
 nodes = int(sys.argv[1]) if len(sys.argv) > 1 else 10000

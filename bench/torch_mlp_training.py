@@ -7,8 +7,9 @@ import time
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 300
-os.environ["OPENBLAS_NUM_THREADS"] = str(threads)  # Before torch loads OpenBLAS.
-os.environ["OMP_NUM_THREADS"] = str(threads)
+import peer_env  # noqa: E402
+
+peer_env.configure(threads)  # Before torch loads OpenBLAS.
 import torch  # noqa: E402
 
 torch.set_num_threads(threads)

@@ -1,0 +1,50 @@
+// Runs the example programs as a user would and checks what they print.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string output;
+};
+
+Result RunExample(const std::string& name, const std::string& args = "") {
+  std::string cmd = std::string(TW_BINARY_DIR) + "/examples/" + name + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  int status = pclose(pipe);
+  return {WEXITSTATUS(status), out};
+}
+
+TEST(ExamplesTest, Hello238) {
+  Result r = RunExample("hello_238");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, "238\n");
+}
+
+TEST(ExamplesTest, MeanOfRandomMatchesAPlainLoop) {
+  Result r = RunExample("mean_of_random");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mean of 100 random values: "), std::string::npos) << r.output;
+}
+
+TEST(ExamplesTest, ExpMlpTrainsBelowTheLossTarget) {
+  Result r = RunExample("exp_mlp", "--max_steps 20000");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("reached loss < 1e-3 after"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 200  loss "), std::string::npos) << r.output;
+}
+
+TEST(ExamplesTest, ClassifierReachesItsAccuracy) {
+  Result r = RunExample("classifier");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("held-out accuracy: "), std::string::npos) << r.output;
+}
+
+}  // namespace
