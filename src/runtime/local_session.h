@@ -15,6 +15,7 @@
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/session.h"
+#include "runtime/subgraph.h"
 
 namespace tw {
 
@@ -35,12 +36,8 @@ class LocalSession : public SessionInterface {
 
  private:
   struct Prepared;
-  absl::StatusOr<Prepared*> GetOrPrepare(const std::vector<std::string>& feeds,
-                                         const std::vector<std::string>& fetches,
-                                         const std::vector<std::string>& targets);
-  absl::StatusOr<std::unique_ptr<Prepared>> Prepare(const std::vector<std::string>& feeds,
-                                                    const std::vector<std::string>& fetches,
-                                                    const std::vector<std::string>& targets)
+  absl::StatusOr<Prepared*> GetOrPrepare(const RunSignature& signature);
+  absl::StatusOr<std::unique_ptr<Prepared>> Prepare(const RunSignature& signature)
       ABSL_SHARED_LOCKS_REQUIRED(graph_mu_);
   absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node);
   absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame);
