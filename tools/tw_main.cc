@@ -7,11 +7,15 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "client/tensor_text.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
+#include "tensorweave/server.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -27,6 +31,12 @@ constexpr char kUsage[] =
     "        --target URL            where to run: \"\" (this process, default) or grpc://host:port\n"
     "        --log_device_placement  print the device of every node\n"
     "        --allow_soft_placement  place ops whose device does not exist elsewhere\n"
+    "  server  run one task of a cluster until SIGINT/SIGTERM\n"
+    "        --cluster_spec SPEC     job1|host:port;host:port,job2|host:port (or TF_CONFIG in\n"
+    "                                the environment when omitted)\n"
+    "        --job_name NAME         this task's job\n"
+    "        --task_index N          this task's index in the job (default 0)\n"
+    "        --rpc_timeout_ms MS     deadline of calls between tasks (default 30000)\n"
     "  ops   list the registered ops\n";
 
 struct RunFlags {
@@ -115,6 +125,67 @@ tw::Status Run(const RunFlags& flags) {
   return absl::OkStatus();
 }
 
+// Accepts "--flag value", "--flag=value" and the seeds' single-dash spellings.
+tw::Status RunServer(int argc, char** argv) {
+  std::string spec, job;
+  int task = 0;
+  tw::ServerOptions options;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (absl::StartsWith(arg, "--")) arg = arg.substr(1);
+    auto eq = arg.find('=');
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(argv[i], " needs a value"));
+    }
+    if (arg == "-cluster_spec") {
+      spec = value;
+    } else if (arg == "-job_name") {
+      job = value;
+    } else if (arg == "-task_index") {
+      if (!absl::SimpleAtoi(value, &task)) return absl::InvalidArgumentError("--task_index must be an integer");
+    } else if (arg == "-rpc_timeout_ms") {
+      if (!absl::SimpleAtoi(value, &options.rpc_timeout_ms) || options.rpc_timeout_ms <= 0) {
+        return absl::InvalidArgumentError("--rpc_timeout_ms must be a positive integer");
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
+    }
+  }
+  tw::ClusterSpec cluster;
+  if (!spec.empty()) {
+    TW_ASSIGN_OR_RETURN(cluster, tw::ClusterSpec::Parse(spec));
+  } else {
+    auto config = tw::ClusterSpec::FromEnvironment();
+    if (!config.ok()) return absl::InvalidArgumentError("give --cluster_spec (or set TF_CONFIG)");
+    cluster = config->cluster;
+    if (job.empty()) {
+      job = config->job;
+      task = config->task;
+    }
+  }
+  if (job.empty()) return absl::InvalidArgumentError("--job_name is required");
+  // Signals are taken synchronously by this thread; every other thread inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  TW_ASSIGN_OR_RETURN(auto server, tw::Server::Create(cluster, job, task, options));
+  TW_RETURN_IF_ERROR(server->Start());
+  std::cout << "tw server: /job:" << job << "/replica:0/task:" << task << " of cluster " << cluster.ToString()
+            << " listening at " << server->target() << std::endl;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::cout << "tw server: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", stopping" << std::endl;
+  server->Stop();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,6 +196,14 @@ int main(int argc, char** argv) {
   std::string command = argv[1];
   if (command == "ops") {
     for (const std::string& op : tw::OpRegistry::Global().ListOps()) std::cout << op << "\n";
+    return 0;
+  }
+  if (command == "server") {
+    tw::Status status = RunServer(argc - 2, argv + 2);
+    if (!status.ok()) {
+      std::cerr << "tw server: " << status.message() << "\n";
+      return absl::IsInvalidArgument(status) ? 2 : 1;
+    }
     return 0;
   }
   if (command != "run") {

@@ -8,6 +8,7 @@
 #include "tensorweave/ops.h"
 #include "tensorweave/optimizers.h"
 #include "tensorweave/saver.h"
+#include "tensorweave/server.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/graph.h"
+#include "distributed/rpc/grpc_session.h"
 #include "runtime/local_session.h"
 
 namespace tw {
@@ -17,8 +18,7 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
   if (target.empty() || target == "local") {
     impl_ = std::make_unique<LocalSession>(options);
   } else if (absl::StartsWith(target, "grpc://")) {
-    throw StatusError(absl::UnimplementedError(
-        absl::StrCat("target '", target, "': the distributed runtime (grpc://) is not built yet")));
+    impl_ = ValueOrThrow(NewGrpcSession(target, options));
   } else {
     throw StatusError(absl::InvalidArgumentError(
         absl::StrCat("unknown session target '", target, "' (use \"\" or grpc://host:port)")));

@@ -1,0 +1,47 @@
+// Server: one task of a cluster. Hosts a MasterService (client sessions reach it at
+// target() = "grpc://host:port") and a WorkerService (runs graph partitions, serves
+// tensors to other tasks) in one gRPC server.
+//
+//   auto cluster = tw::ClusterSpec::Parse("local|localhost:2222;localhost:2223");
+//   auto server = tw::Server::Create(*cluster, "local", 1);
+//   (*server)->Start();  (*server)->Join();
+#ifndef TENSORWEAVE_SERVER_H_
+#define TENSORWEAVE_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+
+struct ServerOptions {
+  // Deadline of every call between tasks (a task that is down or hung fails the step
+  // within it, naming the task).
+  int64_t rpc_timeout_ms = 30000;
+};
+
+class Server {
+ public:
+  // The task (job, task) of `cluster`; InvalidArgument if the cluster has no such task.
+  static StatusOr<std::unique_ptr<Server>> Create(const ClusterSpec& cluster, const std::string& job, int task,
+                                                  const ServerOptions& options = {});
+  // A one-task cluster ("localhost" job) on a free loopback port, started.
+  static StatusOr<std::unique_ptr<Server>> CreateLocal(const ServerOptions& options = {});
+  virtual ~Server() = default;
+
+  // Binds the task's address and starts serving; Unavailable (naming the address) if it
+  // cannot bind, e.g. the port is in use.
+  virtual Status Start() = 0;
+  // Blocks until Stop() is called.
+  virtual void Join() = 0;
+  // Stops serving; in-flight calls are cancelled. Idempotent.
+  virtual void Stop() = 0;
+  // "grpc://host:port" of this task.
+  virtual std::string target() const = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SERVER_H_

@@ -1,0 +1,263 @@
+#include "distributed/master.h"
+
+#include <thread>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "graph/device_name.h"
+#include "graph/graph_def_import.h"
+#include "runtime/partitioner.h"
+#include "runtime/placer.h"
+#include "runtime/subgraph.h"
+#include "tensor/tensor_proto.h"
+
+namespace tw {
+namespace {
+
+DeviceName CpuOf(const std::string& job, int task) {
+  DeviceName d;
+  d.has_job = d.has_replica = d.has_task = d.has_type = d.has_id = true;
+  d.job = job;
+  d.task = task;
+  d.type = "CPU";
+  return d;
+}
+
+std::vector<int> SlotIndexes(const GraphDef& def, const std::string& op) {
+  std::vector<int> indexes;
+  for (const NodeDef& n : def.node()) {
+    if (n.op() == op) indexes.push_back(static_cast<int>(n.attr().at("index").i()));
+  }
+  return indexes;
+}
+
+}  // namespace
+
+class MasterSession {
+ public:
+  MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
+                WorkerCache* workers, SessionConfigProto config)
+      : handle_(std::move(handle)), workers_(workers), config_(std::move(config)), default_device_(CpuOf(job, task)) {
+    for (const auto& [j, tasks] : cluster.job_tasks())
+      for (const auto& [t, address] : tasks) devices_.push_back(CpuOf(j, t));
+  }
+
+  absl::Status Extend(const GraphDef& def) {
+    absl::MutexLock lock(&mu_);
+    return ImportGraphDef(def, &graph_);
+  }
+
+  absl::Status Run(const RunStepRequest& req, RunStepResponse* resp) {
+    FeedList feeds;
+    for (const NamedTensor& f : req.feed()) {
+      auto t = TensorFromProto(f.tensor());
+      if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("feed '", f.name(), "': ", t.status().message()));
+      feeds.emplace_back(f.name(), *std::move(t));
+    }
+    std::vector<std::string> fetches(req.fetch().begin(), req.fetch().end());
+    std::vector<std::string> targets(req.target().begin(), req.target().end());
+    if (fetches.empty() && targets.empty()) {
+      return absl::InvalidArgumentError("nothing to run: give at least one fetch or target");
+    }
+    TW_ASSIGN_OR_RETURN(RunSignature sig, CanonicalizeRun(feeds, fetches, targets));
+    TW_ASSIGN_OR_RETURN(Prepared * prepared, GetOrPrepare(sig));
+    TW_RETURN_IF_ERROR(ValidateFeeds(sig, prepared->pruned));
+    return RunParts(*prepared, sig, resp);
+  }
+
+ private:
+  struct Part {
+    std::string task;  // "/job:x/replica:0/task:n", for messages.
+    WorkerInterface* worker;
+    std::string graph_handle;
+    std::vector<int> args, rets;
+  };
+  struct Prepared {
+    PrunedGraph pruned;
+    std::vector<Part> parts;
+  };
+
+  absl::StatusOr<uint64_t> Incarnation(const DeviceName& device) {
+    const std::string key = absl::StrCat(device.job, ":", device.task);
+    auto it = incarnations_.find(key);
+    if (it != incarnations_.end()) return it->second;
+    TW_ASSIGN_OR_RETURN(WorkerInterface * worker, workers_->GetWorker(device.job, device.task));
+    GetStatusResponse status;
+    TW_RETURN_IF_ERROR(worker->GetStatus({}, &status));
+    return incarnations_[key] = static_cast<uint64_t>(status.incarnation());
+  }
+
+  absl::StatusOr<Prepared*> GetOrPrepare(const RunSignature& sig) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = prepared_.find(sig.Key());
+    if (it != prepared_.end()) return it->second.get();
+    auto prepared = std::make_unique<Prepared>();
+    TW_ASSIGN_OR_RETURN(prepared->pruned, BuildPrunedGraph(graph_, sig));
+    FlowGraph& sub = *prepared->pruned.graph;
+    PlacerOptions placer;
+    placer.allow_soft_placement = config_.allow_soft_placement();
+    placer.log_device_placement = config_.log_device_placement();
+    TW_RETURN_IF_ERROR(PlaceGraph(sub, devices_, default_device_, placer));
+    absl::Status incarnation_error;
+    PartitionOptions options;
+    options.incarnation = [&](const std::string& device) -> uint64_t {
+      auto parsed = DeviceName::Parse(device);
+      auto inc = Incarnation(*parsed);
+      if (!inc.ok() && incarnation_error.ok()) incarnation_error = inc.status();
+      return inc.ok() ? *inc : 0;
+    };
+    TW_ASSIGN_OR_RETURN(auto parts, Partition(sub, options));
+    TW_RETURN_IF_ERROR(incarnation_error);
+    for (auto& [device, def] : parts) {
+      DeviceName d = *DeviceName::Parse(device);
+      Part part;
+      part.task = absl::StrCat("/job:", d.job, "/replica:0/task:", d.task);
+      TW_ASSIGN_OR_RETURN(part.worker, workers_->GetWorker(d.job, d.task));
+      RegisterGraphRequest reg;
+      reg.set_session_handle(handle_);
+      *reg.mutable_graph_def() = def;
+      RegisterGraphResponse reg_resp;
+      TW_RETURN_IF_ERROR(part.worker->RegisterGraph(reg, &reg_resp));
+      part.graph_handle = reg_resp.graph_handle();
+      part.args = SlotIndexes(def, "_Arg");
+      part.rets = SlotIndexes(def, "_Retval");
+      prepared->parts.push_back(std::move(part));
+    }
+    return (prepared_[sig.Key()] = std::move(prepared)).get();
+  }
+
+  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp) {
+    const int64_t step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
+    const size_t n = prepared.parts.size();
+    std::vector<RunGraphResponse> responses(n);
+    std::vector<absl::Status> statuses(n);
+    absl::Mutex mu;
+    bool aborted = false;
+    auto cleanup_all = [&] {
+      CleanupGraphRequest cleanup;
+      cleanup.set_step_id(step_id);
+      for (const Part& part : prepared.parts) {
+        CleanupGraphResponse ignored;
+        part.worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        const Part& part = prepared.parts[i];
+        RunGraphRequest req;
+        req.set_session_handle(handle_);
+        req.set_graph_handle(part.graph_handle);
+        req.set_step_id(step_id);
+        for (int a : part.args) {
+          NamedTensor* t = req.add_send();
+          t->set_name(absl::StrCat("arg:", a));
+          *t->mutable_tensor() = TensorToProto(*sig.feed_values[a]);
+        }
+        for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
+        statuses[i] = part.worker->RunGraph(req, &responses[i]);
+        if (!statuses[i].ok()) {
+          // Release the other tasks, which may wait for tensors this one will never send.
+          bool first;
+          {
+            absl::MutexLock lock(&mu);
+            first = !aborted;
+            aborted = true;
+          }
+          if (first) cleanup_all();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    cleanup_all();
+    absl::Status result;
+    for (const absl::Status& s : statuses) {
+      if (!s.ok() && (result.ok() || (absl::IsCancelled(result) && !absl::IsCancelled(s)))) result = s;
+    }
+    TW_RETURN_IF_ERROR(result);
+    std::vector<const TensorProto*> fetched(sig.fetches.size(), nullptr);
+    for (const RunGraphResponse& r : responses) {
+      for (const NamedTensor& t : r.recv()) fetched[std::stoi(t.name().substr(4))] = &t.tensor();
+    }
+    for (size_t j = 0; j < fetched.size(); ++j) {
+      if (fetched[j] == nullptr) return absl::InternalError(absl::StrCat("fetch '", sig.fetches[j], "' was not returned"));
+      NamedTensor* out = resp->add_tensor();
+      out->set_name(sig.fetches[j]);
+      *out->mutable_tensor() = *fetched[j];
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string handle_;
+  WorkerCache* workers_;
+  const SessionConfigProto config_;
+  const DeviceName default_device_;
+  std::vector<DeviceName> devices_;
+  absl::Mutex mu_;
+  FlowGraph graph_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::unique_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, uint64_t> incarnations_;
+};
+
+Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers)
+    : cluster_(std::move(cluster)), job_(std::move(job)), task_(task), workers_(workers) {}
+
+Master::~Master() = default;
+
+absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& handle) {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    return absl::NotFoundError(absl::StrCat("session '", handle, "' does not exist (closed or never created)"));
+  }
+  return it->second;
+}
+
+absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp) {
+  std::string handle;
+  {
+    absl::MutexLock lock(&mu_);
+    handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
+  }
+  auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, req.config());
+  TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
+  absl::MutexLock lock(&mu_);
+  sessions_[handle] = std::move(session);
+  resp->set_session_handle(handle);
+  return absl::OkStatus();
+}
+
+absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp) {
+  TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
+  return session->Extend(req.graph_def());
+}
+
+absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp) {
+  TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
+  return session->Run(req, resp);
+}
+
+absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionResponse*) {
+  absl::MutexLock lock(&mu_);
+  sessions_.erase(req.session_handle());
+  return absl::OkStatus();
+}
+
+absl::Status Master::ListDevices(const ListDevicesRequest&, ListDevicesResponse* resp) {
+  for (const auto& [j, tasks] : cluster_.job_tasks())
+    for (const auto& [t, address] : tasks) resp->add_device(CpuOf(j, t).ToString());
+  return absl::OkStatus();
+}
+
+absl::Status Master::Reset(const ResetRequest& req, ResetResponse*) {
+  for (const auto& [j, tasks] : cluster_.job_tasks()) {
+    for (const auto& [t, address] : tasks) {
+      TW_ASSIGN_OR_RETURN(WorkerInterface * worker, workers_->GetWorker(j, t));
+      ResetResponse ignored;
+      TW_RETURN_IF_ERROR(worker->Reset(req, &ignored));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tw

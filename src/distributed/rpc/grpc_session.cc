@@ -1,0 +1,124 @@
+#include "distributed/rpc/grpc_session.h"
+
+#include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
+#include "distributed/rpc/grpc_util.h"
+#include "tensor/tensor_proto.h"
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/proto/master.grpc.pb.h"
+
+namespace tw {
+namespace {
+
+class GrpcSession : public SessionInterface {
+ public:
+  GrpcSession(std::string address, const SessionOptions& options)
+      : address_(std::move(address)), stub_(MasterService::NewStub(MakeChannel(address_))) {
+    config_.set_allow_soft_placement(options.allow_soft_placement);
+    config_.set_log_device_placement(options.log_device_placement);
+  }
+  ~GrpcSession() override { Close().IgnoreError(); }
+
+  absl::Status Extend(const GraphDef& graph) override {
+    absl::MutexLock lock(&mu_);
+    if (handle_.empty()) {
+      CreateSessionRequest req;
+      *req.mutable_graph_def() = graph;
+      *req.mutable_config() = config_;
+      CreateSessionResponse resp;
+      TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
+      handle_ = resp.session_handle();
+      return absl::OkStatus();
+    }
+    ExtendSessionRequest req;
+    req.set_session_handle(handle_);
+    *req.mutable_graph_def() = graph;
+    ExtendSessionResponse resp;
+    return Call(&MasterService::Stub::ExtendSession, req, &resp);
+  }
+
+  absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) override {
+    RunStepRequest req;
+    {
+      absl::MutexLock lock(&mu_);
+      if (handle_.empty()) TW_RETURN_IF_ERROR(CreateEmptyLocked());
+      req.set_session_handle(handle_);
+    }
+    for (const auto& [name, tensor] : feeds) {
+      NamedTensor* t = req.add_feed();
+      t->set_name(name);
+      *t->mutable_tensor() = TensorToProto(tensor);
+    }
+    for (const auto& f : fetches) req.add_fetch(f);
+    for (const auto& t : targets) req.add_target(t);
+    RunStepResponse resp;
+    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp));
+    if (outputs != nullptr) {
+      outputs->clear();
+      for (const NamedTensor& t : resp.tensor()) {
+        TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t.tensor()));
+        outputs->push_back(std::move(value));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<std::string> ListDevices() const override {
+    ListDevicesResponse resp;
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    std::vector<std::string> devices;
+    if (stub_->ListDevices(&ctx, ListDevicesRequest(), &resp).ok()) {
+      devices.assign(resp.device().begin(), resp.device().end());
+    }
+    return devices;
+  }
+
+  absl::Status Close() override {
+    absl::MutexLock lock(&mu_);
+    if (handle_.empty()) return absl::OkStatus();
+    CloseSessionRequest req;
+    req.set_session_handle(handle_);
+    CloseSessionResponse resp;
+    handle_.clear();
+    return Call(&MasterService::Stub::CloseSession, req, &resp);
+  }
+
+ private:
+  absl::Status CreateEmptyLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    CreateSessionRequest req;
+    *req.mutable_config() = config_;
+    CreateSessionResponse resp;
+    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
+    handle_ = resp.session_handle();
+    return absl::OkStatus();
+  }
+
+  template <typename Req, typename Resp>
+  absl::Status Call(grpc::Status (MasterService::Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
+                    const Req& req, Resp* resp) {
+    grpc::ClientContext ctx;
+    return FromGrpcStatus((stub_.get()->*method)(&ctx, req, resp), "master at " + address_);
+  }
+
+  const std::string address_;
+  std::unique_ptr<MasterService::Stub> stub_;
+  SessionConfigProto config_;
+  absl::Mutex mu_;
+  std::string handle_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SessionInterface>> NewGrpcSession(const std::string& target,
+                                                                  const SessionOptions& options) {
+  if (!absl::StartsWith(target, "grpc://")) {
+    return absl::InvalidArgumentError(absl::StrCat("target '", target, "' is not grpc://host:port"));
+  }
+  std::string address = target.substr(7);
+  TW_RETURN_IF_ERROR(ValidateAddress(address));
+  return std::unique_ptr<SessionInterface>(new GrpcSession(address, options));
+}
+
+}  // namespace tw

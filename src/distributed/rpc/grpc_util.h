@@ -1,0 +1,46 @@
+// Status and channel plumbing between absl and gRPC.
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_UTIL_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_UTIL_H_
+
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace tw {
+
+// Tensors are large: lift gRPC's 4 MiB default (a hard cap stays for safety).
+inline constexpr int kMaxMessageBytes = 2047 * 1024 * 1024;
+
+inline grpc::Status ToGrpcStatus(const absl::Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+// `who` names the peer ("task /job:ps/replica:0/task:0 at localhost:2222") in transport errors.
+inline absl::Status FromGrpcStatus(const grpc::Status& s, const std::string& who) {
+  if (s.ok()) return absl::OkStatus();
+  auto code = static_cast<absl::StatusCode>(s.error_code());
+  if (code == absl::StatusCode::kUnavailable || code == absl::StatusCode::kDeadlineExceeded) {
+    return absl::Status(code, absl::StrCat(who, ": ", s.error_message()));
+  }
+  return absl::Status(code, s.error_message());
+}
+
+inline std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  args.SetMaxSendMessageSize(kMaxMessageBytes);
+  // Reconnect quickly after a task restarts.
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);  // gRPC's default waits 20 s.
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_UTIL_H_

@@ -1,0 +1,33 @@
+// WorkerInterface over gRPC, and the cache of clients for every task of a cluster.
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_WORKER_CACHE_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_WORKER_CACHE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "distributed/worker_interface.h"
+#include "tensorweave/cluster_spec.h"
+
+namespace tw {
+
+class GrpcWorkerCache : public WorkerCache {
+ public:
+  // Every call carries `timeout` as its deadline; a task that does not answer in time
+  // gives DeadlineExceeded, one that is down gives Unavailable, both naming the task.
+  GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout);
+  ~GrpcWorkerCache() override;
+  absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) override;
+
+ private:
+  const ClusterSpec cluster_;
+  const absl::Duration timeout_;
+  absl::Mutex mu_;
+  std::map<std::pair<std::string, int>, std::unique_ptr<WorkerInterface>> workers_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_WORKER_CACHE_H_

@@ -1,0 +1,59 @@
+// The worker side of a task: runs registered graph partitions on this task's devices,
+// step after step, and serves the tensors they send to other tasks. Variables live in
+// the devices' ResourceMgrs and so outlive sessions and graphs.
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_WORKER_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_WORKER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "distributed/worker_interface.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+
+namespace tw {
+
+class StepRendezvous;
+
+class Worker : public WorkerInterface {
+ public:
+  // `cache` reaches the other tasks (for tensors this task receives from them).
+  Worker(const std::string& job, int task, WorkerCache* cache, absl::Duration recv_timeout);
+  ~Worker() override;
+
+  absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
+  absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override;
+  absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override;
+  absl::Status RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) override;
+  absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
+  absl::Status Reset(const ResetRequest& req, ResetResponse* resp) override;
+
+  const std::string& task_name() const { return task_name_; }  // "/job:x/replica:0/task:n"
+  uint64_t incarnation() const { return incarnation_; }
+
+ private:
+  struct Registered;
+  std::shared_ptr<StepRendezvous> StepFor(int64_t step_id);
+
+  const std::string job_;
+  const int task_;
+  const std::string task_name_;
+  const uint64_t incarnation_;
+  WorkerCache* cache_;
+  const absl::Duration recv_timeout_;
+  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;
+
+  absl::Mutex mu_;
+  int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, std::shared_ptr<Registered>> graphs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_WORKER_H_

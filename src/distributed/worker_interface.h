@@ -1,0 +1,33 @@
+// What a master (or another worker) can ask of a task, independent of the transport.
+// Calls block until done or until the deadline given to the implementation passes.
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "tensorweave/proto/worker.pb.h"
+
+namespace tw {
+
+class WorkerInterface {
+ public:
+  virtual ~WorkerInterface() = default;
+  virtual absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) = 0;
+  virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
+  virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
+  virtual absl::Status RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) = 0;
+  virtual absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) = 0;
+  virtual absl::Status Reset(const ResetRequest& req, ResetResponse* resp) = 0;
+};
+
+// Gives the WorkerInterface of a task of the cluster ("/job:ps/replica:0/task:0"). Owned
+// by the cache; valid as long as the cache.
+class WorkerCache {
+ public:
+  virtual ~WorkerCache() = default;
+  virtual absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) = 0;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_

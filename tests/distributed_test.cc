@@ -1,0 +1,173 @@
+// The distributed runtime with real `tw server` processes on free loopback ports.
+#include <gtest/gtest.h>
+
+#include "tensorweave/tensorweave.h"
+#include "testing/local_cluster.h"
+#include "testing/test_util.h"
+
+namespace tw {
+namespace {
+
+const std::string kTw = std::string(TW_BINARY_DIR) + "/tools/tw";
+
+std::unique_ptr<testing::LocalCluster> StartCluster(const std::map<std::string, int>& jobs,
+                                                    const std::vector<std::string>& flags = {}) {
+  auto cluster = testing::LocalCluster::Start(jobs, kTw, flags);
+  EXPECT_TRUE(cluster.ok()) << cluster.status();
+  return cluster.ok() ? *std::move(cluster) : nullptr;
+}
+
+TEST(DistributedTest, Seed238OnTwoTasks) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  auto x = constant(g, 2);
+  Output y1, y2, y;
+  {
+    auto on = g.device("/job:local/task:1");
+    y2 = x - 66;
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    y1 = x + 300;
+    y = y1 + y2;
+  }
+  Session sess(g, cluster->target("local", 0));
+  EXPECT_EQ(sess.run(y).scalar<int32_t>(), 238);
+  EXPECT_EQ(sess.run(y).scalar<int32_t>(), 238) << "second step on the registered partitions";
+}
+
+TEST(DistributedTest, MapReduceMeanWithUnequalSlicesRenamedJob) {
+  auto cluster = StartCluster({{"mapper", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  auto x = placeholder(g, DType::kFloat, PartialShape({100}), "x");
+  Output mean1, size1, mean;
+  {
+    auto on = g.device("/job:mapper/task:1");
+    auto first = slice(x, {0}, {30});
+    mean1 = reduce_mean(first);
+    size1 = cast(size(first), DType::kFloat);
+  }
+  {
+    auto on = g.device("/job:mapper/task:0");
+    auto second = slice(x, {30}, {-1});
+    auto size2 = cast(size(second), DType::kFloat);
+    mean = (size1 * mean1 + size2 * reduce_mean(second)) / (size1 + size2);
+  }
+  Tensor values(DType::kFloat, TensorShape({100}));
+  double expected = 0;
+  for (int i = 0; i < 100; ++i) {
+    values.flat<float>()[i] = static_cast<float>(i % 7);
+    expected += i % 7;
+  }
+  Session sess(g, cluster->target("mapper", 0));
+  EXPECT_NEAR(sess.run(mean, {{x, values}}).scalar<float>(), expected / 100, 1e-5);
+}
+
+TEST(DistributedTest, ChainAcrossThreeTasks) {
+  auto cluster = StartCluster({{"w", 3}});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  Output x = constant(g, 0.0f);
+  for (int i = 0; i < 12; ++i) {
+    auto on = g.device("/job:w/task:" + std::to_string(i % 3));
+    x = x + 1.0;
+  }
+  Session sess(g, cluster->target("w", 1));
+  EXPECT_EQ(sess.run(x).scalar<float>(), 12.0f);
+}
+
+TEST(DistributedTest, VariablesOutliveSessionsAndAreShared) {
+  auto cluster = StartCluster({{"ps", 1}, {"worker", 1}});
+  ASSERT_NE(cluster, nullptr);
+  auto build = [](Graph& g, Variable* w, Output* inc) {
+    auto on = g.device("/job:ps/task:0");
+    *w = Variable(g, constant(g, 10.0f), "w");
+    *inc = w->assign_add(constant(g, 1.0f));
+  };
+  {
+    Graph g;
+    Variable w;
+    Output inc;
+    build(g, &w, &inc);
+    Session a(g, cluster->target("worker", 0));
+    a.run(global_variables_initializer(g));
+    a.run(std::vector<Output>{inc});
+  }
+  Graph g;
+  Variable w;
+  Output inc;
+  build(g, &w, &inc);
+  Session b(g, cluster->target("ps", 0));  // Another session, through another master.
+  EXPECT_EQ(b.run(w.value()).scalar<float>(), 11.0f);
+}
+
+TEST(DistributedTest, UnknownDeviceListsTheClustersDevices) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  Output y;
+  {
+    auto on = g.device("/job:local/task:5");
+    y = constant(g, 1.0f) * 2.0;
+  }
+  Session sess(g, cluster->target("local", 0));
+  try {
+    sess.run(y);
+    FAIL() << "ran on a task the cluster does not have";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument,
+                  "/job:local/replica:0/task:0/device:CPU:0, /job:local/replica:0/task:1/device:CPU:0");
+  }
+}
+
+TEST(DistributedTest, DeadTaskFailsTheStepAndSurvivorsKeepWorking) {
+  auto cluster = StartCluster({{"local", 2}}, {"--rpc_timeout_ms=3000"});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  auto x = constant(g, 2.0f);
+  Output far, near;
+  {
+    auto on = g.device("/job:local/task:1");
+    far = x * 3.0;
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    near = x + 1.0;
+  }
+  auto both = far + near;
+  Session sess(g, cluster->target("local", 0));
+  EXPECT_EQ(sess.run(both).scalar<float>(), 9.0f);
+  cluster->Kill("local", 1);
+  auto start = absl::Now();
+  try {
+    sess.run(both);
+    FAIL() << "a step with a dead task succeeded";
+  } catch (const StatusError& e) {
+    EXPECT_TRUE(absl::IsUnavailable(e.status()) || absl::IsDeadlineExceeded(e.status())) << e.status();
+    EXPECT_NE(e.status().message().find("/job:local/replica:0/task:1"), std::string::npos) << e.status();
+  }
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_EQ(sess.run(near).scalar<float>(), 3.0f) << "the survivor still runs steps";
+}
+
+TEST(DistributedTest, ServerReportsAPortInUse) {
+  auto cluster = StartCluster({{"local", 1}});
+  ASSERT_NE(cluster, nullptr);
+  auto server = Server::Create(cluster->spec(), "local", 0);
+  ASSERT_TRUE(server.ok());
+  EXPECT_STATUS((*server)->Start(), absl::StatusCode::kUnavailable, "cannot listen on localhost:");
+}
+
+TEST(DistributedTest, InProcessLocalServer) {
+  auto server = Server::CreateLocal();
+  ASSERT_TRUE(server.ok()) << server.status();
+  Graph g;
+  auto y = constant(g, 20) + constant(g, 22);
+  Session sess(g, (*server)->target());
+  EXPECT_EQ(sess.run(y).scalar<int32_t>(), 42);
+}
+
+}  // namespace
+}  // namespace tw

@@ -1,0 +1,111 @@
+#include "testing/local_cluster.h"
+
+#include <signal.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "core/net_util.h"
+#include "distributed/rpc/grpc_util.h"
+#include "tensorweave/proto/master.grpc.pb.h"
+
+extern char** environ;
+
+namespace tw::testing {
+namespace {
+
+// Waits until the task answers ListDevices (it is serving), for at most 20 s.
+absl::Status WaitServing(const std::string& address) {
+  auto stub = MasterService::NewStub(MakeChannel(address));
+  grpc::ClientContext ctx;
+  ctx.set_wait_for_ready(true);  // Wait for the server to come up instead of failing fast.
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  ListDevicesResponse resp;
+  if (stub->ListDevices(&ctx, ListDevicesRequest(), &resp).ok()) return absl::OkStatus();
+  return absl::DeadlineExceededError(absl::StrCat("tw server at ", address, " did not start within 20 s"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const std::map<std::string, int>& jobs,
+                                                                  const std::string& tw_binary,
+                                                                  const std::vector<std::string>& extra_flags) {
+  std::map<std::string, std::vector<std::string>> addresses;
+  for (const auto& [job, n] : jobs) {
+    for (int i = 0; i < n; ++i) {
+      TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
+      addresses[job].push_back(absl::StrCat("localhost:", port));
+    }
+  }
+  std::unique_ptr<LocalCluster> cluster(new LocalCluster);
+  TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
+  cluster->tw_binary_ = tw_binary;
+  cluster->extra_flags_ = extra_flags;
+  for (const auto& [job, n] : jobs)
+    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(cluster->Launch(job, i));
+  for (const auto& [job, n] : jobs)
+    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(WaitServing(*cluster->spec_.address(job, i)));
+  return cluster;
+}
+
+absl::Status LocalCluster::Launch(const std::string& job, int task) {
+  std::vector<std::string> args = {tw_binary_, "server", "--cluster_spec=" + spec_.ToString(),
+                                   "--job_name=" + job, absl::StrCat("--task_index=", task)};
+  args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int err = posix_spawn(&pid, tw_binary_.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) return absl::InternalError(absl::StrCat("cannot start ", tw_binary_, ": ", strerror(err)));
+  pids_[{job, task}] = pid;
+  return absl::OkStatus();
+}
+
+std::string LocalCluster::target(const std::string& job, int task) const {
+  return "grpc://" + *spec_.address(job, task);
+}
+
+void LocalCluster::Kill(const std::string& job, int task) {
+  auto it = pids_.find({job, task});
+  if (it == pids_.end()) return;
+  kill(it->second, SIGKILL);
+  waitpid(it->second, nullptr, 0);
+  pids_.erase(it);
+}
+
+absl::Status LocalCluster::Restart(const std::string& job, int task) {
+  Kill(job, task);
+  TW_RETURN_IF_ERROR(Launch(job, task));
+  return WaitServing(*spec_.address(job, task));
+}
+
+LocalCluster::~LocalCluster() {
+  for (auto& [key, pid] : pids_) kill(pid, SIGTERM);
+  for (auto& [key, pid] : pids_) {
+    // Give each 5 s to stop cleanly, then kill it.
+    for (int i = 0; i < 50; ++i) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) {
+        pid = 0;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (pid != 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
+}  // namespace tw::testing
