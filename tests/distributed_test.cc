@@ -171,3 +171,66 @@ TEST(DistributedTest, InProcessLocalServer) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+std::string RunCommand(const std::string& cmd, int* exit_code) {
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  *exit_code = WEXITSTATUS(pclose(pipe));
+  return out;
+}
+
+TEST(DistributedTest, ExamplesRunOnAClusterOfTwServers) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  int code;
+  std::string out = RunCommand(std::string(TW_BINARY_DIR) + "/examples/distributed_238 '--cluster_spec=" +
+                                   cluster->spec().ToString() + "'",
+                               &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "238\n");
+}
+
+TEST(DistributedTest, TwRunOnAGrpcTarget) {
+  auto cluster = StartCluster({{"local", 1}});
+  ASSERT_NE(cluster, nullptr);
+  int code;
+  std::string out = RunCommand(kTw + " run --target " + cluster->target("local", 0) + " --graph " +
+                                   std::string(TW_SOURCE_DIR) + "/examples/graphs/mean.pbtxt --feed 'x=[2,4]' --fetch mean",
+                               &code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "mean = float32 [] 3\n");
+}
+
+TEST(DistributedTest, LargeTensorCrossesTasksIntact) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  constexpr int64_t kElements = 64 * 1024 * 1024;  // 256 MiB of float32.
+  Graph g;
+  Output big, checksum;
+  {
+    auto on = g.device("/job:local/task:1");
+    big = random_uniform(g, TensorShape({kElements}), 0, 1, DType::kFloat, /*seed=*/42);
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    checksum = reduce_sum(cast(big, DType::kDouble));
+  }
+  Output local_checksum;
+  {
+    auto on = g.device("/job:local/task:1");
+    local_checksum = reduce_sum(cast(big, DType::kDouble));
+  }
+  Session sess(g, cluster->target("local", 0));
+  auto values = sess.run(std::vector<Output>{checksum, local_checksum});
+  EXPECT_GT(values[1].scalar<double>(), kElements * 0.45);
+  EXPECT_DOUBLE_EQ(values[0].scalar<double>(), values[1].scalar<double>())
+      << "the sum of the tensor after crossing tasks differs from the sum where it was made";
+}
+
+}  // namespace
+}  // namespace tw

@@ -48,3 +48,26 @@ TEST(ExamplesTest, ClassifierReachesItsAccuracy) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ExamplesTest, Distributed238StartsItsOwnCluster) {
+  Result r = RunExample("distributed_238");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("started a local cluster: local|localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\n238\n"), std::string::npos) << r.output;
+}
+
+TEST(ExamplesTest, MapReduceMeanWithUnequalSlices) {
+  Result r = RunExample("map_reduce_mean");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mean over /job:local tasks 0 and 1"), std::string::npos) << r.output;
+}
+
+TEST(ExamplesTest, MapReduceMeanWithTheJobRenamed) {
+  Result r = RunExample("map_reduce_mean", "--job=mapreduce");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mean over /job:mapreduce tasks 0 and 1"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,53 @@
+// For the distributed examples: use the cluster given with --cluster_spec, or start one
+// of in-process servers (real gRPC, on free loopback ports) so the example runs on its own.
+#ifndef TENSORWEAVE_EXAMPLES_EXAMPLE_CLUSTER_H_
+#define TENSORWEAVE_EXAMPLES_EXAMPLE_CLUSTER_H_
+
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/net_util.h"
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/server.h"
+
+namespace tw::examples {
+
+struct ExampleCluster {
+  ClusterSpec spec;
+  std::vector<std::unique_ptr<Server>> servers;  // Empty when the cluster runs elsewhere.
+};
+
+// Reads --cluster_spec=SPEC and --job=NAME from argv. Without a spec, starts `tasks`
+// in-process tasks of job `job` (default `default_job`) on free ports.
+inline ExampleCluster ClusterFromArgs(int argc, char** argv, const std::string& default_job, int tasks,
+                                      std::string* job) {
+  std::string spec;
+  *job = default_job;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], "--cluster_spec=", 15)) spec = argv[i] + 15;
+    if (!std::strncmp(argv[i], "--job=", 6)) *job = argv[i] + 6;
+  }
+  ExampleCluster cluster;
+  if (!spec.empty()) {
+    cluster.spec = ValueOrThrow(ClusterSpec::Parse(spec));
+    return cluster;
+  }
+  std::vector<std::string> addresses;
+  for (int t = 0; t < tasks; ++t) {
+    addresses.push_back("localhost:" + std::to_string(ValueOrThrow(PickFreeLoopbackPort())));
+  }
+  cluster.spec = ValueOrThrow(ClusterSpec::FromJobs({{*job, addresses}}));
+  for (int t = 0; t < tasks; ++t) {
+    cluster.servers.push_back(ValueOrThrow(Server::Create(cluster.spec, *job, t)));
+    ThrowIfError(cluster.servers.back()->Start());
+  }
+  std::cout << "started a local cluster: " << cluster.spec.ToString() << "\n";
+  return cluster;
+}
+
+}  // namespace tw::examples
+
+#endif  // TENSORWEAVE_EXAMPLES_EXAMPLE_CLUSTER_H_
