@@ -2,7 +2,7 @@
 # The README's first command: installs what is missing, builds, and runs the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh tw hello_238 mean_of_random
+scripts/setup.sh tw hello_238 mean_of_random exp_mlp distributed_238 map_reduce_mean
 
 echo
 echo "== the seeds' first graph: x = 2; y = (x + 300) + (x - 66)"
@@ -13,3 +13,12 @@ build/examples/mean_of_random
 echo
 echo "== the same graph as a GraphDef file, run with 'tw run'"
 build/tools/tw run --graph examples/graphs/mean.pbtxt --feed 'x=[1,2,3,4]' --fetch mean
+echo
+echo "== seed 003's model trained in one process: a 1 -> 16 -> 1 MLP learning y = e^x"
+build/examples/exp_mlp | tail -n 4
+echo
+echo "== distributed: a cluster of 2 tasks, y2 = x - 66 on task 1, y = (x + 300) + y2 on task 0"
+build/examples/distributed_238
+echo
+echo "== distributed map/reduce: a mean over slices of 70 and 30 values on two tasks"
+build/examples/map_reduce_mean
