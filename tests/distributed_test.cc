@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tensorweave/tensorweave.h"
+#include "testing/command_util.h"
 #include "testing/local_cluster.h"
 #include "testing/test_util.h"
 
@@ -175,35 +176,22 @@ TEST(DistributedTest, InProcessLocalServer) {
 namespace tw {
 namespace {
 
-std::string RunCommand(const std::string& cmd, int* exit_code) {
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
-  *exit_code = WEXITSTATUS(pclose(pipe));
-  return out;
-}
-
 TEST(DistributedTest, ExamplesRunOnAClusterOfTwServers) {
   auto cluster = StartCluster({{"local", 2}});
   ASSERT_NE(cluster, nullptr);
-  int code;
-  std::string out = RunCommand(std::string(TW_BINARY_DIR) + "/examples/distributed_238 '--cluster_spec=" +
-                                   cluster->spec().ToString() + "'",
-                               &code);
-  EXPECT_EQ(code, 0) << out;
-  EXPECT_EQ(out, "238\n");
+  auto r = testing::RunCommand(std::string(TW_BINARY_DIR) + "/examples/distributed_238 '--cluster_spec=" +
+                               cluster->spec().ToString() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "238\n");
 }
 
 TEST(DistributedTest, TwRunOnAGrpcTarget) {
   auto cluster = StartCluster({{"local", 1}});
   ASSERT_NE(cluster, nullptr);
-  int code;
-  std::string out = RunCommand(kTw + " run --target " + cluster->target("local", 0) + " --graph " +
-                                   std::string(TW_SOURCE_DIR) + "/examples/graphs/mean.pbtxt --feed 'x=[2,4]' --fetch mean",
-                               &code);
-  EXPECT_EQ(code, 0) << out;
-  EXPECT_EQ(out, "mean = float32 [] 3\n");
+  auto r = testing::RunCommand(kTw + " run --target " + cluster->target("local", 0) + " --graph " +
+                               std::string(TW_SOURCE_DIR) + "/examples/graphs/mean.pbtxt --feed 'x=[2,4]' --fetch mean");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "mean = float32 [] 3\n");
 }
 
 TEST(DistributedTest, LargeTensorCrossesTasksIntact) {

@@ -1,25 +1,16 @@
 // Runs the example programs as a user would and checks what they print.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
+
+#include "testing/command_util.h"
 
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
+using Result = tw::testing::CommandResult;
 
 Result RunExample(const std::string& name, const std::string& args = "") {
-  std::string cmd = std::string(TW_BINARY_DIR) + "/examples/" + name + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
+  return tw::testing::RunCommand(std::string(TW_BINARY_DIR) + "/examples/" + name + " " + args);
 }
 
 TEST(ExamplesTest, Hello238) {

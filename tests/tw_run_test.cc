@@ -1,27 +1,16 @@
 // Runs the real `tw` binary on GraphDef files, as a user would.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <string>
 
+#include "testing/command_util.h"
+
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together.
-};
+using Result = tw::testing::CommandResult;
 
-Result RunTw(const std::string& args) {
-  std::string cmd = std::string(TW_BINARY_DIR) + "/tools/tw " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  int status = pclose(pipe);
-  return {WEXITSTATUS(status), out};
-}
+Result RunTw(const std::string& args) { return tw::testing::RunCommand(std::string(TW_BINARY_DIR) + "/tools/tw " + args); }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + "/" + name;

@@ -162,9 +162,12 @@ KernelFactory Factory() {
   };
 }
 
-// A factory for K<T> with T chosen by the type attr `attr` among numeric types
-// (float32, float64, int32, int64), or also bool when kWithBool.
-template <template <typename> class K, bool kWithBool = false>
+// Which dtypes a typed factory instantiates its kernel for.
+enum class KernelTypes { kNumeric, kNumericAndBool, kFloating };
+
+// A factory for K<T> with T chosen by the type attr `attr` among `kTypes` (numeric:
+// float32, float64, int32, int64).
+template <template <typename> class K, KernelTypes kTypes = KernelTypes::kNumeric>
 KernelFactory TypedFactory(const char* attr = "T") {
   return [attr](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
     DType t = DType::kInvalid;
@@ -173,8 +176,10 @@ KernelFactory TypedFactory(const char* attr = "T") {
     std::unique_ptr<OpKernel> k;
     auto make = [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); };
     bool known;
-    if constexpr (kWithBool) {
+    if constexpr (kTypes == KernelTypes::kNumericAndBool) {
       known = VisitPod(t, make);
+    } else if constexpr (kTypes == KernelTypes::kFloating) {
+      known = VisitFloating(t, make);
     } else {
       known = VisitNumeric(t, make);
     }

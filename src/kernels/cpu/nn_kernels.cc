@@ -246,28 +246,13 @@ const std::vector<DType> kFloatTypes = {DType::kFloat, DType::kDouble};
 const std::vector<DType> kNumericTypes = {DType::kFloat, DType::kDouble, DType::kInt32,
                                           DType::kInt64};
 
-// TypedFactory covers every numeric type; the softmaxes exist for floats only.
-template <template <typename> class K>
-KernelFactory FloatFactory() {
-  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DType t = DType::kInvalid;
-    c.GetAttr("T", &t);
-    if (!c.status().ok()) return c.status();
-    std::unique_ptr<OpKernel> k;
-    if (!VisitFloating(t, [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); })) {
-      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
-    }
-    if (!c.status().ok()) return c.status();
-    return k;
-  };
-}
 
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry& r) {
-  r.Register({"Softmax", kDeviceCpu, FloatFactory<SoftmaxKernel>(), "T", kFloatTypes});
-  r.Register({"LogSoftmax", kDeviceCpu, FloatFactory<LogSoftmaxKernel>(), "T", kFloatTypes});
-  r.Register({"SoftmaxCrossEntropyWithLogits", kDeviceCpu, FloatFactory<SoftmaxCrossEntropyOp>(),
+  r.Register({"Softmax", kDeviceCpu, TypedFactory<SoftmaxKernel, KernelTypes::kFloating>(), "T", kFloatTypes});
+  r.Register({"LogSoftmax", kDeviceCpu, TypedFactory<LogSoftmaxKernel, KernelTypes::kFloating>(), "T", kFloatTypes});
+  r.Register({"SoftmaxCrossEntropyWithLogits", kDeviceCpu, TypedFactory<SoftmaxCrossEntropyOp, KernelTypes::kFloating>(),
               "T", kFloatTypes});
   r.Register({"BiasAdd", kDeviceCpu, TypedFactory<BiasAddOp>(), "T", kNumericTypes});
   r.Register({"BiasAddV1", kDeviceCpu, TypedFactory<BiasAddOp>(), "T", kNumericTypes});

@@ -266,31 +266,16 @@ class ResourceApplyAdam : public OpKernel {
   bool use_nesterov_ = false;
 };
 
-// K<float> or K<double> by the "T" attr (the ops allow no other type).
-template <template <typename> class K>
-KernelFactory FloatingFactory() {
-  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DType t = DType::kInvalid;
-    c.GetAttr("T", &t);
-    if (!c.status().ok()) return c.status();
-    std::unique_ptr<OpKernel> k;
-    if (!VisitFloating(t, [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); })) {
-      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
-    }
-    if (!c.status().ok()) return c.status();
-    return k;
-  };
-}
 
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry& r) {
   r.Register("ResourceApplyGradientDescent", kDeviceCpu,
-             FloatingFactory<ResourceApplyGradientDescent>());
-  r.Register("ResourceApplyMomentum", kDeviceCpu, FloatingFactory<ResourceApplyMomentum>());
-  r.Register("ResourceApplyAdagrad", kDeviceCpu, FloatingFactory<ResourceApplyAdagrad>());
-  r.Register("ResourceApplyRMSProp", kDeviceCpu, FloatingFactory<ResourceApplyRMSProp>());
-  r.Register("ResourceApplyAdam", kDeviceCpu, FloatingFactory<ResourceApplyAdam>());
+             TypedFactory<ResourceApplyGradientDescent, KernelTypes::kFloating>());
+  r.Register("ResourceApplyMomentum", kDeviceCpu, TypedFactory<ResourceApplyMomentum, KernelTypes::kFloating>());
+  r.Register("ResourceApplyAdagrad", kDeviceCpu, TypedFactory<ResourceApplyAdagrad, KernelTypes::kFloating>());
+  r.Register("ResourceApplyRMSProp", kDeviceCpu, TypedFactory<ResourceApplyRMSProp, KernelTypes::kFloating>());
+  r.Register("ResourceApplyAdam", kDeviceCpu, TypedFactory<ResourceApplyAdam, KernelTypes::kFloating>());
 }
 
 }  // namespace tw
