@@ -1,6 +1,8 @@
 // The distributed runtime with real `tw server` processes on free loopback ports.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
@@ -218,6 +220,48 @@ TEST(DistributedTest, LargeTensorCrossesTasksIntact) {
   EXPECT_GT(values[1].scalar<double>(), kElements * 0.45);
   EXPECT_DOUBLE_EQ(values[0].scalar<double>(), values[1].scalar<double>())
       << "the sum of the tensor after crossing tasks differs from the sum where it was made";
+}
+
+}  // namespace
+}  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST(DistributedTest, WorkerKilledMidStepFailsTheStepInBoundedTime) {
+  auto cluster = StartCluster({{"local", 2}}, {"--rpc_timeout_ms=5000"});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  Output slow, quick;
+  {
+    // Seconds of work on task 1: a chain of 2048x2048 matrix products.
+    auto on = g.device("/job:local/task:1");
+    Output m = random_uniform(g, TensorShape({2048, 2048}), 0, 1e-3, DType::kFloat, 7);
+    Output x = m;
+    for (int i = 0; i < 40; ++i) x = matmul(x, m);
+    slow = reduce_sum(x);
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    quick = constant(g, 1.0f) + 1.0;
+  }
+  Session sess(g, cluster->target("local", 0));
+  absl::Status status;
+  absl::Time start = absl::Now();
+  std::thread step([&] {
+    try {
+      sess.run(slow + quick);
+    } catch (const StatusError& e) {
+      status = e.status();
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  cluster->Kill("local", 1);
+  step.join();
+  EXPECT_LT(absl::Now() - start, absl::Seconds(15)) << "the failed step did not end in bounded time";
+  EXPECT_TRUE(absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) << status;
+  EXPECT_NE(status.message().find("task:1"), std::string::npos) << status;
+  EXPECT_EQ(sess.run(quick).scalar<float>(), 2.0f) << "the surviving task runs the next step";
 }
 
 }  // namespace
