@@ -1,0 +1,76 @@
+// Step latency of a trivial 2-task graph (x on task 1, x + 1 on task 0, fetched by a
+// client through task 0) against a raw gRPC unary round trip to the same server in the
+// same run (WorkerService.GetStatus: a tiny request and reply). Servers run in this
+// process on loopback; medians over repeated runs.
+//   distributed_step [--steps N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "core/net_util.h"
+#include "distributed/rpc/grpc_util.h"
+#include "tensorweave/proto/worker.grpc.pb.h"
+#include "tensorweave/tensorweave.h"
+
+namespace {
+
+template <typename Fn>
+double MedianMicros(int n, Fn&& fn) {
+  for (int i = 0; i < 50; ++i) fn();  // Warm-up: connections, prepared partitions.
+  std::vector<double> us;
+  for (int i = 0; i < n; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 2000;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[i + 1]);
+  std::vector<std::string> addresses;
+  for (int t = 0; t < 2; ++t) addresses.push_back("localhost:" + std::to_string(*tw::PickFreeLoopbackPort()));
+  auto spec = *tw::ClusterSpec::FromJobs({{"local", addresses}});
+  std::vector<std::unique_ptr<tw::Server>> servers;
+  for (int t = 0; t < 2; ++t) {
+    servers.push_back(*tw::Server::Create(spec, "local", t));
+    tw::ThrowIfError(servers.back()->Start());
+  }
+
+  tw::Graph g;
+  tw::Output x, y;
+  {
+    auto on = g.device("/job:local/task:1");
+    x = tw::constant(g, 1.0f);
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    y = x + 1.0;
+  }
+  tw::Session sess(g, servers[0]->target());
+  double step_us = MedianMicros(steps, [&] { sess.run(y); });
+  tw::Graph g1;
+  auto z = tw::constant(g1, 1.0f) + 1.0;
+  tw::Session sess1(g1, servers[0]->target());
+  double one_task_us = MedianMicros(steps, [&] { sess1.run(z); });
+  std::printf("1-task step through the master:             %.1f us median of %d\n", one_task_us, steps);
+
+  auto stub = tw::WorkerService::NewStub(tw::MakeChannel(addresses[0]));
+  double rtt_us = MedianMicros(steps, [&] {
+    grpc::ClientContext ctx;
+    tw::GetStatusResponse resp;
+    stub->GetStatus(&ctx, tw::GetStatusRequest(), &resp);
+  });
+  std::printf("2-task step (x on task 1, x + 1 on task 0): %.1f us median of %d\n", step_us, steps);
+  std::printf("raw gRPC unary round trip to task 0:        %.1f us median of %d\n", rtt_us, steps);
+  std::printf("ratio step / round trip: %.2fx (target: at most 3x)\n", step_us / rtt_us);
+  for (auto& s : servers) s->Stop();
+  return 0;
+}
