@@ -11,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "core/threadpool.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.pb.h"
@@ -39,6 +40,7 @@ class Master {
   const std::string job_;
   const int task_;
   WorkerCache* workers_;
+  ThreadPool rpc_pool_{"master_rpc", 16};  // Runs the RunGraph calls of a step in parallel.
   absl::Mutex mu_;
   int64_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);

@@ -1,6 +1,5 @@
 #include "distributed/worker.h"
 
-#include <thread>
 
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
@@ -18,8 +17,8 @@ namespace tw {
 // (served to other tasks by RecvTensor); tensors sent by another task are pulled from it.
 class StepRendezvous : public Rendezvous {
  public:
-  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache)
-      : step_id_(step_id), task_prefix_(std::move(task_name) + "/"), cache_(cache) {}
+  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache, ThreadPool* recv_pool)
+      : step_id_(step_id), task_prefix_(std::move(task_name) + "/"), cache_(cache), recv_pool_(recv_pool) {}
 
   absl::Status Send(const std::string& key, const Tensor& value) override { return local_.Send(key, value); }
 
@@ -39,9 +38,9 @@ class StepRendezvous : public Rendezvous {
       done(worker.status(), Tensor());
       return;
     }
-    // Pulled on its own thread: the call blocks until the sender has the tensor (or the
+    // Pulled on a pool thread: the call blocks until the sender has the tensor (or the
     // deadline passes), and no executor thread should wait on the network.
-    std::thread([worker = *worker, key, step_id = step_id_, done = std::move(done)] {
+    recv_pool_->Schedule([worker = *worker, key, step_id = step_id_, done = std::move(done)] {
       RecvTensorRequest req;
       req.set_step_id(step_id);
       req.set_rendezvous_key(key);
@@ -53,7 +52,7 @@ class StepRendezvous : public Rendezvous {
       }
       auto tensor = TensorFromProto(resp.tensor());
       done(tensor.status(), tensor.ok() ? *tensor : Tensor());
-    }).detach();
+    });
   }
 
   void StartAbort(const absl::Status& status) override {
@@ -68,6 +67,7 @@ class StepRendezvous : public Rendezvous {
   const int64_t step_id_;
   const std::string task_prefix_;
   WorkerCache* cache_;
+  ThreadPool* recv_pool_;
   LocalRendezvous local_;
   CancellationManager cancellation_;
 };
@@ -145,7 +145,7 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
 std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id) {
   absl::MutexLock lock(&mu_);
   auto& step = steps_[step_id];
-  if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_);
+  if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_, &recv_pool_);
   return step;
 }
 

@@ -47,6 +47,9 @@ class Worker : public WorkerInterface {
   const absl::Duration recv_timeout_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
+  // Pulls tensors from other tasks; each pending pull holds one thread until its tensor
+  // arrives or the deadline passes.
+  ThreadPool recv_pool_{"worker_recv", 32};
 
   absl::Mutex mu_;
   int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;
