@@ -189,8 +189,6 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
 absl::Status Worker::RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) {
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
   absl::Notification done;
-  absl::Status status;
-  Tensor value;
   auto state = std::make_shared<std::pair<absl::Status, Tensor>>();
   step->local().RecvAsync(req.rendezvous_key(), nullptr,
                           [state, &done](const absl::Status& s, const Tensor& t) {
@@ -199,8 +197,8 @@ absl::Status Worker::RecvTensor(const RecvTensorRequest& req, RecvTensorResponse
                             done.Notify();
                           });
   if (!done.WaitForNotificationWithTimeout(recv_timeout_)) {
-    // The callback may still fire later; it only touches `done` after we aborted below, so
-    // abort the step first to make it fire now (with an error) before `done` goes away.
+    // Aborting the step makes the pending callback fire now (with an error), so it never
+    // touches `done` after this function returns.
     step->StartAbort(absl::DeadlineExceededError("receive timed out"));
     done.WaitForNotification();
     return absl::DeadlineExceededError(absl::StrCat("task ", task_name_, " did not produce '",
