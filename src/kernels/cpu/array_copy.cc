@@ -154,6 +154,20 @@ DimVector RowMajorStrides(absl::Span<const int64_t> dims) {
   return strides;
 }
 
+StridedWindow WindowOf(const array_util::StridedSliceResult& r, absl::Span<const int64_t> full_dims,
+                       bool empty) {
+  const DimVector full_strides = RowMajorStrides(full_dims);
+  StridedWindow w;
+  w.strides.assign(full_dims.size(), 0);
+  if (empty) return w;
+  for (size_t i = 0; i < full_dims.size(); ++i) {
+    w.offset += r.begin[i] * full_strides[i];
+    // A huge stride only ever takes one element; skip the product that could overflow.
+    if (r.processing_dims[i] > 1) w.strides[i] = r.strides[i] * full_strides[i];
+  }
+  return w;
+}
+
 void StridedCopy(const OpKernelContext& ctx, size_t elem_size, absl::Span<const int64_t> dims,
                  absl::Span<const int64_t> strides, const void* src, void* dst) {
   DimVector d, s;

@@ -10,6 +10,7 @@
 #include "absl/types/span.h"
 #include "kernels/kernel_registry.h"
 #include "kernels/op_kernel.h"
+#include "ops/array_ops_util.h"
 
 namespace tw {
 
@@ -35,6 +36,16 @@ absl::Status CheckScalar(const Tensor& t, const char* what);
 
 // Row-major strides, in elements, of `dims`.
 DimVector RowMajorStrides(absl::Span<const int64_t> dims);
+
+// Where a strided slice sits inside the dense tensor of `full_dims`: the element offset of
+// its first element and the element stride of each dim (StridedSlice reads this window,
+// StridedSliceGrad writes it). Empty slices get offset 0 and strides 0.
+struct StridedWindow {
+  DimVector strides;
+  int64_t offset = 0;
+};
+StridedWindow WindowOf(const array_util::StridedSliceResult& r, absl::Span<const int64_t> full_dims,
+                       bool empty);
 
 // Writes the dense row-major `dims` view of `src` into `dst`: element (i0, .., ik) comes
 // from src + sum(i_j * strides[j]) elements. Strides may be 0 (broadcast) or negative.

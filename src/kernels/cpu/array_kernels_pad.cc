@@ -12,6 +12,8 @@ namespace {
 using array_kernels::CheckVector;
 using array_kernels::IntValues;
 using array_kernels::RowMajorStrides;
+using array_kernels::StridedWindow;
+using array_kernels::WindowOf;
 
 // Writes the dense row-major `dims` block `src` into `dst`: element (i0, .., ik) goes to
 // dst + offset + sum(i_j * strides[j]) elements. Distinct elements land apart, so rows
@@ -118,17 +120,8 @@ class StridedSliceGradOp : public OpKernel {
       ctx.set_output(0, std::move(out));
       return absl::OkStatus();
     }
-    const DimVector out_strides = RowMajorStrides(shape.dims());
-    DimVector strides(shape.rank(), 0);
-    int64_t offset = 0;
-    if (dy.NumElements() > 0) {
-      for (int i = 0; i < shape.rank(); ++i) {
-        offset += r.begin[i] * out_strides[i];
-        // A huge stride only ever takes one element; skip the product that could overflow.
-        if (r.processing_dims[i] > 1) strides[i] = r.strides[i] * out_strides[i];
-      }
-    }
-    return ZerosWithWindow(ctx, dy, shape, r.processing_dims, strides, offset);
+    const StridedWindow w = WindowOf(r, shape.dims(), dy.NumElements() == 0);
+    return ZerosWithWindow(ctx, dy, shape, r.processing_dims, w.strides, w.offset);
   }
 
  private:

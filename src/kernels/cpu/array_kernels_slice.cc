@@ -10,6 +10,8 @@ namespace {
 using array_kernels::CheckVector;
 using array_kernels::IntValues;
 using array_kernels::RowMajorStrides;
+using array_kernels::StridedWindow;
+using array_kernels::WindowOf;
 
 // Writes the view of `in` (dims/strides in elements, starting `offset` elements in) into
 // a new output 0 of `shape`, which has the view's element count.
@@ -82,17 +84,8 @@ class StridedSliceOp : public OpKernel {
       ctx.set_output(0, std::move(out));
       return absl::OkStatus();
     }
-    const DimVector in_strides = RowMajorStrides(in.shape().dims());
-    DimVector strides(in.rank(), 0);
-    int64_t offset = 0;
-    if (shape.num_elements() > 0) {
-      for (int i = 0; i < in.rank(); ++i) {
-        offset += r.begin[i] * in_strides[i];
-        // A huge stride only ever takes one element; skip the product that could overflow.
-        if (r.processing_dims[i] > 1) strides[i] = r.strides[i] * in_strides[i];
-      }
-    }
-    return CopyView(ctx, in, shape, r.processing_dims, strides, offset);
+    const StridedWindow w = WindowOf(r, in.shape().dims(), shape.num_elements() == 0);
+    return CopyView(ctx, in, shape, r.processing_dims, w.strides, w.offset);
   }
 
  private:
