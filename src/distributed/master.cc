@@ -179,7 +179,21 @@ class MasterSession {
       }
     }
     others.Wait();
-    cleanup_all();
+    if (aborted) {
+      cleanup_all();
+    } else {
+      // A finished step's state is released off the critical path.
+      auto parts = std::make_shared<std::vector<WorkerInterface*>>();
+      for (const Part& part : prepared.parts) parts->push_back(part.worker);
+      rpc_pool_->Schedule([parts, step_id] {
+        CleanupGraphRequest cleanup;
+        cleanup.set_step_id(step_id);
+        for (WorkerInterface* worker : *parts) {
+          CleanupGraphResponse ignored;
+          worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+        }
+      });
+    }
     absl::Status result;
     for (const absl::Status& s : statuses) {
       if (!s.ok() && (result.ok() || (absl::IsCancelled(result) && !absl::IsCancelled(s)))) result = s;

@@ -79,7 +79,9 @@ class GrpcServer : public Server {
         worker_(job, task, &cache_, absl::Milliseconds(options.rpc_timeout_ms)),
         master_(cluster, job, task, &cache_),
         worker_service_(&worker_),
-        master_service_(&master_) {}
+        master_service_(&master_) {
+    cache_.SetLocalWorker(job, task, &worker_);
+  }
 
   ~GrpcServer() override { Stop(); }
 

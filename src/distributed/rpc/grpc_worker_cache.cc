@@ -53,8 +53,15 @@ GrpcWorkerCache::GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout)
 
 GrpcWorkerCache::~GrpcWorkerCache() = default;
 
+void GrpcWorkerCache::SetLocalWorker(const std::string& job, int task, WorkerInterface* worker) {
+  absl::MutexLock lock(&mu_);
+  local_key_ = {job, task};
+  local_worker_ = worker;
+}
+
 absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(const std::string& job, int task) {
   absl::MutexLock lock(&mu_);
+  if (local_worker_ != nullptr && local_key_ == std::make_pair(job, task)) return local_worker_;
   auto& worker = workers_[{job, task}];
   if (worker == nullptr) {
     TW_ASSIGN_OR_RETURN(std::string address, cluster_.address(job, task));

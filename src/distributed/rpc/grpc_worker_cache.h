@@ -20,12 +20,17 @@ class GrpcWorkerCache : public WorkerCache {
   GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout);
   ~GrpcWorkerCache() override;
   absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) override;
+  // Calls to (job, task) go straight to `worker` in this process, skipping gRPC (the
+  // master's own task). Not owned.
+  void SetLocalWorker(const std::string& job, int task, WorkerInterface* worker);
 
  private:
   const ClusterSpec cluster_;
   const absl::Duration timeout_;
   absl::Mutex mu_;
   std::map<std::pair<std::string, int>, std::unique_ptr<WorkerInterface>> workers_ ABSL_GUARDED_BY(mu_);
+  std::pair<std::string, int> local_key_ ABSL_GUARDED_BY(mu_);
+  WorkerInterface* local_worker_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace tw
