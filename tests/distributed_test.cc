@@ -266,3 +266,30 @@ TEST(DistributedTest, WorkerKilledMidStepFailsTheStepInBoundedTime) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST(DistributedTest, VariablesSharedByTwoClientProcesses) {
+  auto cluster = StartCluster({{"ps", 1}, {"worker", 2}});
+  ASSERT_NE(cluster, nullptr);
+  const std::string graph = std::string(TW_SOURCE_DIR) + "/examples/graphs/shared_counter.pbtxt";
+  auto tw_run = [&](const std::string& target, const std::string& what) {
+    return testing::RunCommand(kTw + " run --target " + target + " --graph " + graph + " " + what);
+  };
+  auto init = tw_run(cluster->target("worker", 0), "--target_op init");
+  ASSERT_EQ(init.exit_code, 0) << init.output;
+  // Two client processes, each through its own worker task, update the same variable.
+  for (int i = 0; i < 3; ++i) {
+    auto a = tw_run(cluster->target("worker", 0), "--target_op increment");
+    auto b = tw_run(cluster->target("worker", 1), "--target_op increment");
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+  }
+  auto read = tw_run(cluster->target("ps", 0), "--fetch value");
+  EXPECT_EQ(read.exit_code, 0) << read.output;
+  EXPECT_EQ(read.output, "value = float32 [] 6\n");
+}
+
+}  // namespace
+}  // namespace tw
