@@ -144,6 +144,7 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
 
 std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id) {
   absl::MutexLock lock(&mu_);
+  if (finished_.contains(step_id)) return nullptr;
   auto& step = steps_[step_id];
   if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_, &recv_pool_);
   return step;
@@ -167,6 +168,7 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
     TW_ASSIGN_OR_RETURN(frame.args[index], TensorFromProto(feed.tensor()));
   }
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
+  if (step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
   Executor::Args args;
   args.step_id = req.step_id();
   args.call_frame = &frame;
@@ -188,6 +190,9 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
 
 absl::Status Worker::RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) {
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
+  if (step == nullptr) {
+    return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_));
+  }
   absl::Notification done;
   auto state = std::make_shared<std::pair<absl::Status, Tensor>>();
   step->local().RecvAsync(req.rendezvous_key(), nullptr,
@@ -213,6 +218,14 @@ absl::Status Worker::CleanupGraph(const CleanupGraphRequest& req, CleanupGraphRe
   std::shared_ptr<StepRendezvous> step;
   {
     absl::MutexLock lock(&mu_);
+    if (finished_.insert(req.step_id()).second) {
+      finished_order_.push_back(req.step_id());
+      constexpr size_t kRemembered = 4096;
+      if (finished_order_.size() > kRemembered) {
+        finished_.erase(finished_order_.front());
+        finished_order_.pop_front();
+      }
+    }
     auto it = steps_.find(req.step_id());
     if (it == steps_.end()) return absl::OkStatus();
     step = std::move(it->second);

@@ -8,7 +8,10 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include <deque>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "distributed/worker_interface.h"
@@ -37,6 +40,7 @@ class Worker : public WorkerInterface {
 
  private:
   struct Registered;
+  // The step's rendezvous (created on first use), or null if the step already finished.
   std::shared_ptr<StepRendezvous> StepFor(int64_t step_id);
 
   const std::string job_;
@@ -55,6 +59,10 @@ class Worker : public WorkerInterface {
   int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<Registered>> graphs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_ ABSL_GUARDED_BY(mu_);
+  // Recently finished steps: a late RecvTensor for one fails at once instead of waiting
+  // for a tensor that will never be sent.
+  absl::flat_hash_set<int64_t> finished_ ABSL_GUARDED_BY(mu_);
+  std::deque<int64_t> finished_order_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tw
