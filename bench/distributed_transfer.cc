@@ -1,7 +1,8 @@
 // Moving a 64 MiB tensor between two tasks (a variable read on task 1, consumed on task 0)
 // against, in the same run: a raw gRPC unary call returning the same 64 MiB payload (a
-// bare WorkerService.RecvTensor server with a prebuilt reply), and plain TCP on loopback
+// bare server with a prebuilt reply), and plain TCP on loopback
 // (1 MiB writes). Medians of GB/s over repeated transfers.
+// The raw gRPC peer is one unary message carrying 64 MiB of bytes.
 //   distributed_transfer [--repeats N]
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -39,21 +40,18 @@ double MedianGBps(int repeats, Fn&& fn) {
   return gbps[gbps.size() / 2];
 }
 
-// The raw peer: RecvTensor answers with the same prebuilt 64 MiB reply every time.
+// The raw peer: GetStatus answers with the same prebuilt 64 MiB reply (in the device
+// list) every time: one plain unary gRPC message.
 class RawService final : public tw::WorkerService::Service {
  public:
-  RawService() {
-    tw::Tensor t(tw::DType::kFloat, tw::TensorShape({kBytes / 4}));
-    std::memset(t.raw_data(), 1, kBytes);
-    *reply_.mutable_tensor() = tw::TensorToProto(t);
-  }
-  grpc::Status RecvTensor(grpc::ServerContext*, const tw::RecvTensorRequest*, tw::RecvTensorResponse* resp) override {
+  RawService() { reply_.add_device(std::string(kBytes, '\1')); }
+  grpc::Status GetStatus(grpc::ServerContext*, const tw::GetStatusRequest*, tw::GetStatusResponse* resp) override {
     *resp = reply_;
     return grpc::Status::OK;
   }
 
  private:
-  tw::RecvTensorResponse reply_;
+  tw::GetStatusResponse reply_;
 };
 
 double TcpGBps(int repeats) {
@@ -134,8 +132,8 @@ int main(int argc, char** argv) {
   auto stub = tw::WorkerService::NewStub(tw::MakeChannel("localhost:" + std::to_string(raw_port)));
   double grpc_raw = MedianGBps(repeats, [&] {
     grpc::ClientContext ctx;
-    tw::RecvTensorResponse resp;
-    stub->RecvTensor(&ctx, tw::RecvTensorRequest(), &resp);
+    tw::GetStatusResponse resp;
+    stub->GetStatus(&ctx, tw::GetStatusRequest(), &resp);
   });
   double tcp = TcpGBps(repeats);
 

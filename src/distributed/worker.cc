@@ -44,14 +44,9 @@ class StepRendezvous : public Rendezvous {
       RecvTensorRequest req;
       req.set_step_id(step_id);
       req.set_rendezvous_key(key);
-      RecvTensorResponse resp;
-      absl::Status s = worker->RecvTensor(req, &resp);
-      if (!s.ok()) {
-        done(s, Tensor());
-        return;
-      }
-      auto tensor = TensorFromProto(resp.tensor());
-      done(tensor.status(), tensor.ok() ? *tensor : Tensor());
+      Tensor tensor;
+      absl::Status s = worker->RecvTensor(req, &tensor);
+      done(s, tensor);
     });
   }
 
@@ -188,7 +183,7 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
   return absl::OkStatus();
 }
 
-absl::Status Worker::RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) {
+absl::Status Worker::RecvTensor(const RecvTensorRequest& req, Tensor* tensor) {
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
   if (step == nullptr) {
     return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_));
@@ -210,7 +205,7 @@ absl::Status Worker::RecvTensor(const RecvTensorRequest& req, RecvTensorResponse
                                                     req.rendezvous_key(), "' within the deadline"));
   }
   TW_RETURN_IF_ERROR(state->first);
-  *resp->mutable_tensor() = TensorToProto(state->second);
+  *tensor = state->second;
   return absl::OkStatus();
 }
 

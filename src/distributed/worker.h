@@ -31,7 +31,7 @@ class Worker : public WorkerInterface {
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override;
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override;
-  absl::Status RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) override;
+  absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp) override;
 

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "tensorweave/proto/worker.pb.h"
+#include "tensorweave/tensor.h"
 
 namespace tw {
 
@@ -15,7 +16,8 @@ class WorkerInterface {
   virtual absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) = 0;
   virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
   virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
-  virtual absl::Status RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) = 0;
+  // Waits for the tensor sent under req.rendezvous_key in step req.step_id.
+  virtual absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) = 0;
   virtual absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) = 0;
   virtual absl::Status Reset(const ResetRequest& req, ResetResponse* resp) = 0;
 };

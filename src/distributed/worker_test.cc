@@ -25,9 +25,9 @@ TEST(WorkerTest, RecvTensorOfAFinishedStepFailsAtOnce) {
   RecvTensorRequest req;
   req.set_step_id(7);
   req.set_rendezvous_key("/job:local/replica:0/task:0/device:CPU:0;1;/job:local/replica:0/task:1/device:CPU:0;x:0;0:0");
-  RecvTensorResponse resp;
+  Tensor received;
   absl::Time start = absl::Now();
-  EXPECT_STATUS(worker.RecvTensor(req, &resp), absl::StatusCode::kAborted, "step 7 already finished");
+  EXPECT_STATUS(worker.RecvTensor(req, &received), absl::StatusCode::kAborted, "step 7 already finished");
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 

@@ -6,6 +6,7 @@
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
+#include "distributed/rpc/tensor_stream.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
@@ -27,8 +28,12 @@ class WorkerServiceImpl final : public WorkerService::Service {
   grpc::Status RunGraph(grpc::ServerContext*, const RunGraphRequest* req, RunGraphResponse* resp) override {
     return ToGrpcStatus(worker_->RunGraph(*req, resp));
   }
-  grpc::Status RecvTensor(grpc::ServerContext*, const RecvTensorRequest* req, RecvTensorResponse* resp) override {
-    return ToGrpcStatus(worker_->RecvTensor(*req, resp));
+  grpc::Status RecvTensor(grpc::ServerContext*, const RecvTensorRequest* req,
+                          grpc::ServerWriter<RecvTensorChunk>* writer) override {
+    Tensor tensor;
+    absl::Status s = worker_->RecvTensor(*req, &tensor);
+    if (s.ok()) s = WriteTensorChunks(tensor, writer);
+    return ToGrpcStatus(s);
   }
   grpc::Status CleanupGraph(grpc::ServerContext*, const CleanupGraphRequest* req,
                             CleanupGraphResponse* resp) override {

@@ -1,6 +1,7 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 
 #include "distributed/rpc/grpc_util.h"
+#include "distributed/rpc/tensor_stream.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 
 namespace tw {
@@ -22,8 +23,20 @@ class GrpcWorker : public WorkerInterface {
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override {
     return Call(&WorkerService::Stub::RunGraph, req, resp);
   }
-  absl::Status RecvTensor(const RecvTensorRequest& req, RecvTensorResponse* resp) override {
-    return Call(&WorkerService::Stub::RecvTensor, req, resp);
+  absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) override {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+    auto reader = stub_->RecvTensor(&ctx, req);
+    bool ended = false;
+    absl::Status read = ReadTensorChunks(reader.get(), tensor, &ended);
+    if (!read.ok() && !ended) {
+      ctx.TryCancel();  // Bad data with the call still open: stop the sender.
+      (void)reader->Finish();
+      return read;
+    }
+    grpc::Status finish = reader->Finish();
+    if (!finish.ok()) return FromGrpcStatus(finish, who_);  // Why the stream ended early.
+    return read;
   }
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override {
     return Call(&WorkerService::Stub::CleanupGraph, req, resp);
