@@ -35,15 +35,7 @@ int main(int argc, char** argv) {
   int steps = 2000;
   for (int i = 1; i + 1 < argc; i += 2)
     if (!std::strcmp(argv[i], "--steps")) steps = std::atoi(argv[i + 1]);
-  std::vector<std::string> addresses;
-  for (int t = 0; t < 2; ++t) addresses.push_back("localhost:" + std::to_string(*tw::PickFreeLoopbackPort()));
-  auto spec = *tw::ClusterSpec::FromJobs({{"local", addresses}});
-  std::vector<std::unique_ptr<tw::Server>> servers;
-  for (int t = 0; t < 2; ++t) {
-    servers.push_back(*tw::Server::Create(spec, "local", t));
-    tw::ThrowIfError(servers.back()->Start());
-  }
-
+  tw::InProcessCluster cluster = tw::ValueOrThrow(tw::StartInProcessCluster("local", 2));
   tw::Graph g;
   tw::Output x, y;
   {
@@ -54,15 +46,15 @@ int main(int argc, char** argv) {
     auto on = g.device("/job:local/task:0");
     y = x + 1.0;
   }
-  tw::Session sess(g, servers[0]->target());
+  tw::Session sess(g, cluster.target(0));
   double step_us = MedianMicros(steps, [&] { sess.run(y); });
   tw::Graph g1;
   auto z = tw::constant(g1, 1.0f) + 1.0;
-  tw::Session sess1(g1, servers[0]->target());
+  tw::Session sess1(g1, cluster.target(0));
   double one_task_us = MedianMicros(steps, [&] { sess1.run(z); });
   std::printf("1-task step through the master:             %.1f us median of %d\n", one_task_us, steps);
 
-  auto stub = tw::WorkerService::NewStub(tw::MakeChannel(addresses[0]));
+  auto stub = tw::WorkerService::NewStub(tw::MakeChannel(*cluster.spec.address("local", 0)));
   double rtt_us = MedianMicros(steps, [&] {
     grpc::ClientContext ctx;
     tw::GetStatusResponse resp;
@@ -71,6 +63,5 @@ int main(int argc, char** argv) {
   std::printf("2-task step (x on task 1, x + 1 on task 0): %.1f us median of %d\n", step_us, steps);
   std::printf("raw gRPC unary round trip to task 0:        %.1f us median of %d\n", rtt_us, steps);
   std::printf("ratio step / round trip: %.2fx (target: at most 3x)\n", step_us / rtt_us);
-  for (auto& s : servers) s->Stop();
   return 0;
 }

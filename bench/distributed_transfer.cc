@@ -98,14 +98,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2)
     if (!std::strcmp(argv[i], "--repeats")) repeats = std::atoi(argv[i + 1]);
 
-  std::vector<std::string> addresses;
-  for (int t = 0; t < 2; ++t) addresses.push_back("localhost:" + std::to_string(*tw::PickFreeLoopbackPort()));
-  auto spec = *tw::ClusterSpec::FromJobs({{"local", addresses}});
-  std::vector<std::unique_ptr<tw::Server>> servers;
-  for (int t = 0; t < 2; ++t) {
-    servers.push_back(*tw::Server::Create(spec, "local", t));
-    tw::ThrowIfError(servers.back()->Start());
-  }
+  tw::InProcessCluster cluster = tw::ValueOrThrow(tw::StartInProcessCluster("local", 2));
   tw::Graph g;
   tw::Variable big;
   {
@@ -117,7 +110,7 @@ int main(int argc, char** argv) {
     auto on = g.device("/job:local/task:0");
     consumed = tw::size(tw::identity(big.value()));  // Needs the bytes on task 0, returns 4 bytes.
   }
-  tw::Session sess(g, servers[0]->target());
+  tw::Session sess(g, cluster.target(0));
   sess.run(tw::global_variables_initializer(g));
   double ours = MedianGBps(repeats, [&] { sess.run(consumed); });
 
@@ -143,6 +136,5 @@ int main(int argc, char** argv) {
   std::printf("tensorweave / raw gRPC = %.0f%% (target >= 80%%), / TCP = %.0f%% (target >= 50%%)\n",
               100 * ours / grpc_raw, 100 * ours / tcp);
   raw_server->Shutdown();
-  for (auto& s : servers) s->Stop();
   return 0;
 }

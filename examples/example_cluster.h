@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/net_util.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/server.h"
 
@@ -35,15 +34,9 @@ inline ExampleCluster ClusterFromArgs(int argc, char** argv, const std::string& 
     cluster.spec = ValueOrThrow(ClusterSpec::Parse(spec));
     return cluster;
   }
-  std::vector<std::string> addresses;
-  for (int t = 0; t < tasks; ++t) {
-    addresses.push_back("localhost:" + std::to_string(ValueOrThrow(PickFreeLoopbackPort())));
-  }
-  cluster.spec = ValueOrThrow(ClusterSpec::FromJobs({{*job, addresses}}));
-  for (int t = 0; t < tasks; ++t) {
-    cluster.servers.push_back(ValueOrThrow(Server::Create(cluster.spec, *job, t)));
-    ThrowIfError(cluster.servers.back()->Start());
-  }
+  InProcessCluster local = ValueOrThrow(StartInProcessCluster(*job, tasks));
+  cluster.spec = local.spec;
+  cluster.servers = std::move(local.servers);
   std::cout << "started a local cluster: " << cluster.spec.ToString() << "\n";
   return cluster;
 }

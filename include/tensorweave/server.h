@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/status.h"
@@ -41,6 +42,16 @@ class Server {
   // "grpc://host:port" of this task.
   virtual std::string target() const = 0;
 };
+
+// A whole cluster of in-process servers (real gRPC on free loopback ports): one job of
+// `tasks` tasks, all started. For examples, benchmarks and tests.
+struct InProcessCluster {
+  ClusterSpec spec;
+  std::vector<std::unique_ptr<Server>> servers;  // servers[i] is task i.
+  std::string target(int task) const { return servers[task]->target(); }
+};
+StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks,
+                                                 const ServerOptions& options = {});
 
 }  // namespace tw
 

@@ -141,12 +141,25 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterSpec& cluster, con
   return std::unique_ptr<Server>(new GrpcServer(cluster, job, task, address, options));
 }
 
+StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks, const ServerOptions& options) {
+  std::vector<std::string> addresses;
+  for (int t = 0; t < tasks; ++t) {
+    TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
+    addresses.push_back(absl::StrCat("localhost:", port));
+  }
+  InProcessCluster cluster;
+  TW_ASSIGN_OR_RETURN(cluster.spec, ClusterSpec::FromJobs({{job, addresses}}));
+  for (int t = 0; t < tasks; ++t) {
+    TW_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(cluster.spec, job, t, options));
+    TW_RETURN_IF_ERROR(server->Start());
+    cluster.servers.push_back(std::move(server));
+  }
+  return cluster;
+}
+
 StatusOr<std::unique_ptr<Server>> Server::CreateLocal(const ServerOptions& options) {
-  TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
-  TW_ASSIGN_OR_RETURN(ClusterSpec cluster, ClusterSpec::FromJobs({{"localhost", {absl::StrCat("localhost:", port)}}}));
-  TW_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Create(cluster, "localhost", 0, options));
-  TW_RETURN_IF_ERROR(server->Start());
-  return server;
+  TW_ASSIGN_OR_RETURN(InProcessCluster cluster, StartInProcessCluster("localhost", 1, options));
+  return std::move(cluster.servers[0]);
 }
 
 }  // namespace tw

@@ -154,6 +154,16 @@ DimVector RowMajorStrides(absl::Span<const int64_t> dims) {
   return strides;
 }
 
+array_util::StridedSliceMasks ReadStridedSliceMasks(OpKernelConstruction& c) {
+  array_util::StridedSliceMasks masks;
+  c.GetAttr("begin_mask", &masks.begin_mask);
+  c.GetAttr("end_mask", &masks.end_mask);
+  c.GetAttr("ellipsis_mask", &masks.ellipsis_mask);
+  c.GetAttr("new_axis_mask", &masks.new_axis_mask);
+  c.GetAttr("shrink_axis_mask", &masks.shrink_axis_mask);
+  return masks;
+}
+
 StridedWindow WindowOf(const array_util::StridedSliceResult& r, absl::Span<const int64_t> full_dims,
                        bool empty) {
   const DimVector full_strides = RowMajorStrides(full_dims);

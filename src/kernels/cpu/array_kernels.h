@@ -34,6 +34,9 @@ absl::Status CheckVector(const Tensor& t, const char* what);
 // Errors unless t holds exactly one value.
 absl::Status CheckScalar(const Tensor& t, const char* what);
 
+// The five StridedSlice mask attrs of a StridedSlice or StridedSliceGrad node.
+array_util::StridedSliceMasks ReadStridedSliceMasks(OpKernelConstruction& c);
+
 // Row-major strides, in elements, of `dims`.
 DimVector RowMajorStrides(absl::Span<const int64_t> dims);
 

@@ -13,6 +13,7 @@ using array_kernels::CheckVector;
 using array_kernels::IntValues;
 using array_kernels::RowMajorStrides;
 using array_kernels::StridedWindow;
+using array_kernels::ReadStridedSliceMasks;
 using array_kernels::WindowOf;
 
 // Writes the dense row-major `dims` block `src` into `dst`: element (i0, .., ik) goes to
@@ -98,13 +99,7 @@ class PadOp : public OpKernel {
 
 class StridedSliceGradOp : public OpKernel {
  public:
-  explicit StridedSliceGradOp(OpKernelConstruction& c) : OpKernel(c) {
-    c.GetAttr("begin_mask", &masks_.begin_mask);
-    c.GetAttr("end_mask", &masks_.end_mask);
-    c.GetAttr("ellipsis_mask", &masks_.ellipsis_mask);
-    c.GetAttr("new_axis_mask", &masks_.new_axis_mask);
-    c.GetAttr("shrink_axis_mask", &masks_.shrink_axis_mask);
-  }
+  explicit StridedSliceGradOp(OpKernelConstruction& c) : OpKernel(c), masks_(ReadStridedSliceMasks(c)) {}
   absl::Status Compute(OpKernelContext& ctx) override {
     const char* names[] = {"shape", "begin", "end", "strides"};
     for (int i = 0; i <= 3; ++i) TW_RETURN_IF_ERROR(CheckVector(ctx.input(i), names[i]));

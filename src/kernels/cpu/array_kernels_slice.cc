@@ -11,6 +11,7 @@ using array_kernels::CheckVector;
 using array_kernels::IntValues;
 using array_kernels::RowMajorStrides;
 using array_kernels::StridedWindow;
+using array_kernels::ReadStridedSliceMasks;
 using array_kernels::WindowOf;
 
 // Writes the view of `in` (dims/strides in elements, starting `offset` elements in) into
@@ -58,13 +59,7 @@ class SliceOp : public OpKernel {
 
 class StridedSliceOp : public OpKernel {
  public:
-  explicit StridedSliceOp(OpKernelConstruction& c) : OpKernel(c) {
-    c.GetAttr("begin_mask", &masks_.begin_mask);
-    c.GetAttr("end_mask", &masks_.end_mask);
-    c.GetAttr("ellipsis_mask", &masks_.ellipsis_mask);
-    c.GetAttr("new_axis_mask", &masks_.new_axis_mask);
-    c.GetAttr("shrink_axis_mask", &masks_.shrink_axis_mask);
-  }
+  explicit StridedSliceOp(OpKernelConstruction& c) : OpKernel(c), masks_(ReadStridedSliceMasks(c)) {}
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
     const Tensor &b = ctx.input(1), &e = ctx.input(2), &s = ctx.input(3);
