@@ -5,7 +5,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
 #include "runtime/local_rendezvous.h"
@@ -17,8 +16,8 @@ namespace tw {
 // (served to other tasks by RecvTensor); tensors sent by another task are pulled from it.
 class StepRendezvous : public Rendezvous {
  public:
-  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache, ThreadPool* recv_pool)
-      : step_id_(step_id), task_prefix_(std::move(task_name) + "/"), cache_(cache), recv_pool_(recv_pool) {}
+  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache)
+      : step_id_(step_id), task_prefix_(std::move(task_name) + "/"), cache_(cache) {}
 
   absl::Status Send(const std::string& key, const Tensor& value) override { return local_.Send(key, value); }
 
@@ -38,16 +37,10 @@ class StepRendezvous : public Rendezvous {
       done(worker.status(), Tensor());
       return;
     }
-    // Pulled on a pool thread: the call blocks until the sender has the tensor (or the
-    // deadline passes), and no executor thread should wait on the network.
-    recv_pool_->Schedule([worker = *worker, key, step_id = step_id_, done = std::move(done)] {
-      RecvTensorRequest req;
-      req.set_step_id(step_id);
-      req.set_rendezvous_key(key);
-      Tensor tensor;
-      absl::Status s = worker->RecvTensor(req, &tensor);
-      done(s, tensor);
-    });
+    RecvTensorRequest req;
+    req.set_step_id(step_id_);
+    req.set_rendezvous_key(key);
+    (*worker)->RecvTensorAsync(req, cancellation, std::move(done));
   }
 
   void StartAbort(const absl::Status& status) override {
@@ -62,7 +55,6 @@ class StepRendezvous : public Rendezvous {
   const int64_t step_id_;
   const std::string task_prefix_;
   WorkerCache* cache_;
-  ThreadPool* recv_pool_;
   LocalRendezvous local_;
   CancellationManager cancellation_;
 };
@@ -87,13 +79,12 @@ absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, i
 
 }  // namespace
 
-Worker::Worker(const std::string& job, int task, WorkerCache* cache, absl::Duration recv_timeout)
+Worker::Worker(const std::string& job, int task, WorkerCache* cache)
     : job_(job),
       task_(task),
       task_name_(absl::StrCat("/job:", job, "/replica:0/task:", task)),
       incarnation_(absl::Uniform<uint64_t>(absl::BitGen(), 1, UINT64_MAX)),
       cache_(cache),
-      recv_timeout_(recv_timeout),
       devices_(DeviceMgr::CreateLocal(job, task)),
       inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", 0)) {}
 
@@ -141,7 +132,7 @@ std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id) {
   absl::MutexLock lock(&mu_);
   if (finished_.contains(step_id)) return nullptr;
   auto& step = steps_[step_id];
-  if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_, &recv_pool_);
+  if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_);
   return step;
 }
 
@@ -183,30 +174,17 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
   return absl::OkStatus();
 }
 
-absl::Status Worker::RecvTensor(const RecvTensorRequest& req, Tensor* tensor) {
+void Worker::RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
+                             RecvTensorDone done) {
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
   if (step == nullptr) {
-    return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_));
+    done(absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_)),
+         Tensor());
+    return;
   }
-  absl::Notification done;
-  auto state = std::make_shared<std::pair<absl::Status, Tensor>>();
-  step->local().RecvAsync(req.rendezvous_key(), nullptr,
-                          [state, &done](const absl::Status& s, const Tensor& t) {
-                            state->first = s;
-                            state->second = t;
-                            done.Notify();
-                          });
-  if (!done.WaitForNotificationWithTimeout(recv_timeout_)) {
-    // Aborting the step makes the pending callback fire now (with an error), so it never
-    // touches `done` after this function returns.
-    step->StartAbort(absl::DeadlineExceededError("receive timed out"));
-    done.WaitForNotification();
-    return absl::DeadlineExceededError(absl::StrCat("task ", task_name_, " did not produce '",
-                                                    req.rendezvous_key(), "' within the deadline"));
-  }
-  TW_RETURN_IF_ERROR(state->first);
-  *tensor = state->second;
-  return absl::OkStatus();
+  // Waits in the step's table until the tensor is sent, the step ends (CleanupGraph aborts
+  // it) or the caller cancels (e.g. its deadline passed).
+  step->local().RecvAsync(req.rendezvous_key(), cancellation, std::move(done));
 }
 
 absl::Status Worker::CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse*) {

@@ -7,13 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "absl/base/thread_annotations.h"
 #include <deque>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
 #include "distributed/worker_interface.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -25,13 +24,14 @@ class StepRendezvous;
 class Worker : public WorkerInterface {
  public:
   // `cache` reaches the other tasks (for tensors this task receives from them).
-  Worker(const std::string& job, int task, WorkerCache* cache, absl::Duration recv_timeout);
+  Worker(const std::string& job, int task, WorkerCache* cache);
   ~Worker() override;
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override;
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override;
-  absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) override;
+  void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
+                       RecvTensorDone done) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp) override;
 
@@ -48,12 +48,8 @@ class Worker : public WorkerInterface {
   const std::string task_name_;
   const uint64_t incarnation_;
   WorkerCache* cache_;
-  const absl::Duration recv_timeout_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
-  // Pulls tensors from other tasks; each pending pull holds one thread until its tensor
-  // arrives or the deadline passes.
-  ThreadPool recv_pool_{"worker_recv", 32};
 
   absl::Mutex mu_;
   int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;

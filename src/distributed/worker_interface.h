@@ -1,14 +1,20 @@
 // What a master (or another worker) can ask of a task, independent of the transport.
-// Calls block until done or until the deadline given to the implementation passes.
+// Calls block until done or until the deadline given to the implementation passes,
+// except RecvTensorAsync, which never blocks.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
 
+#include <functional>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/cancellation.h"
 #include "tensorweave/proto/worker.pb.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
+
+using RecvTensorDone = std::function<void(const absl::Status&, const Tensor&)>;
 
 class WorkerInterface {
  public:
@@ -16,8 +22,11 @@ class WorkerInterface {
   virtual absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) = 0;
   virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
   virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
-  // Waits for the tensor sent under req.rendezvous_key in step req.step_id.
-  virtual absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) = 0;
+  // Calls `done` once with the tensor sent under req.rendezvous_key in step req.step_id
+  // (when it is sent, possibly on this thread), or with an error: the step finished or
+  // failed, the deadline passed, or `cancellation` (may be null) fired.
+  virtual void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
+                               RecvTensorDone done) = 0;
   virtual absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) = 0;
   virtual absl::Status Reset(const ResetRequest& req, ResetResponse* resp) = 0;
 };

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "tensor/block_cache.h"
 
 namespace tw {
 namespace {
@@ -14,7 +15,7 @@ constexpr size_t kHeaderBytes = RoundUp(sizeof(Buffer), kTensorAlignment);
 }  // namespace
 
 Buffer* Buffer::Allocate(size_t bytes) {
-  void* block = std::aligned_alloc(kTensorAlignment, RoundUp(kHeaderBytes + bytes, kTensorAlignment));
+  void* block = block_cache::Allocate(kTensorAlignment, kHeaderBytes + bytes);
   if (block == nullptr) throw std::bad_alloc();
   return new (block) Buffer(static_cast<char*>(block) + kHeaderBytes, bytes, /*inline_block=*/true);
 }
@@ -29,8 +30,9 @@ void Buffer::Unref() const {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   Buffer* self = const_cast<Buffer*>(this);
   if (self->inline_block_) {
+    const size_t bytes = kHeaderBytes + self->size_;
     self->~Buffer();
-    std::free(self);
+    block_cache::Free(self, bytes);
   } else {
     if (self->release_) self->release_();
     delete self;

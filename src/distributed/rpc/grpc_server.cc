@@ -2,11 +2,12 @@
 #include <memory>
 
 #include "absl/synchronization/notification.h"
+#include "core/malloc_tuning.h"
 #include "core/net_util.h"
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
-#include "distributed/rpc/tensor_stream.h"
+#include "distributed/rpc/recv_tensor_rpc.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
@@ -15,7 +16,9 @@
 namespace tw {
 namespace {
 
-class WorkerServiceImpl final : public WorkerService::Service {
+// RecvTensor is served raw through the callback API (recv_tensor_rpc.h); the rest are
+// plain synchronous methods.
+class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_RecvTensor<WorkerService::Service> {
  public:
   explicit WorkerServiceImpl(Worker* worker) : worker_(worker) {}
   grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest* req, GetStatusResponse* resp) override {
@@ -28,12 +31,9 @@ class WorkerServiceImpl final : public WorkerService::Service {
   grpc::Status RunGraph(grpc::ServerContext*, const RunGraphRequest* req, RunGraphResponse* resp) override {
     return ToGrpcStatus(worker_->RunGraph(*req, resp));
   }
-  grpc::Status RecvTensor(grpc::ServerContext*, const RecvTensorRequest* req,
-                          grpc::ServerWriter<RecvTensorChunk>* writer) override {
-    Tensor tensor;
-    absl::Status s = worker_->RecvTensor(*req, &tensor);
-    if (s.ok()) s = WriteTensorChunks(tensor, writer);
-    return ToGrpcStatus(s);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext*,
+                                                         const grpc::ByteBuffer* request) override {
+    return NewRecvTensorReactor(worker_, *request);
   }
   grpc::Status CleanupGraph(grpc::ServerContext*, const CleanupGraphRequest* req,
                             CleanupGraphResponse* resp) override {
@@ -81,7 +81,7 @@ class GrpcServer : public Server {
   GrpcServer(ClusterSpec cluster, std::string job, int task, std::string address, const ServerOptions& options)
       : address_(std::move(address)),
         cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms)),
-        worker_(job, task, &cache_, absl::Milliseconds(options.rpc_timeout_ms)),
+        worker_(job, task, &cache_),
         master_(cluster, job, task, &cache_),
         worker_service_(&worker_),
         master_service_(&master_) {
@@ -92,6 +92,7 @@ class GrpcServer : public Server {
 
   Status Start() override {
     if (server_ != nullptr) return absl::OkStatus();
+    TuneMallocForLargeTensors();
     grpc::ServerBuilder builder;
     int bound_port = 0;
     builder.AddListeningPort(address_, grpc::InsecureServerCredentials(), &bound_port);

@@ -1,7 +1,7 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 
 #include "distributed/rpc/grpc_util.h"
-#include "distributed/rpc/tensor_stream.h"
+#include "distributed/rpc/recv_tensor_rpc.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 
 namespace tw {
@@ -11,7 +11,9 @@ class GrpcWorker : public WorkerInterface {
  public:
   GrpcWorker(const std::string& task, const std::string& address, absl::Duration timeout)
       : who_(absl::StrCat("task ", task, " at ", address)),
-        stub_(WorkerService::NewStub(MakeChannel(address))),
+        channel_(MakeChannel(address)),
+        stub_(WorkerService::NewStub(channel_)),
+        generic_stub_(channel_),
         timeout_(timeout) {}
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override {
@@ -23,20 +25,9 @@ class GrpcWorker : public WorkerInterface {
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override {
     return Call(&WorkerService::Stub::RunGraph, req, resp);
   }
-  absl::Status RecvTensor(const RecvTensorRequest& req, Tensor* tensor) override {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
-    auto reader = stub_->RecvTensor(&ctx, req);
-    bool ended = false;
-    absl::Status read = ReadTensorChunks(reader.get(), tensor, &ended);
-    if (!read.ok() && !ended) {
-      ctx.TryCancel();  // Bad data with the call still open: stop the sender.
-      (void)reader->Finish();
-      return read;
-    }
-    grpc::Status finish = reader->Finish();
-    if (!finish.ok()) return FromGrpcStatus(finish, who_);  // Why the stream ended early.
-    return read;
+  void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
+                       RecvTensorDone done) override {
+    StartRecvTensorCall(&generic_stub_, req, timeout_, cancellation, who_, std::move(done));
   }
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override {
     return Call(&WorkerService::Stub::CleanupGraph, req, resp);
@@ -55,7 +46,9 @@ class GrpcWorker : public WorkerInterface {
   }
 
   const std::string who_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<WorkerService::Stub> stub_;
+  grpc::GenericStub generic_stub_;  // For RecvTensor's raw messages.
   const absl::Duration timeout_;
 };
 

@@ -1,0 +1,170 @@
+#include "distributed/rpc/tensor_wire.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "tensor/tensor_proto.h"
+#include "tensorweave/proto/tensor.pb.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+namespace {
+
+using google::protobuf::io::CodedOutputStream;
+
+// Protobuf tags of RecvTensorChunk's fields (both length-delimited).
+constexpr uint8_t kMetaTag = (1 << 3) | 2;
+constexpr uint8_t kDataTag = (2 << 3) | 2;
+
+// A length-delimited field's tag and length, as protobuf encodes them.
+std::string FieldHeader(uint8_t tag, size_t length) {
+  uint8_t bytes[1 + 10];  // A varint takes at most 10 bytes.
+  bytes[0] = tag;
+  uint8_t* end = CodedOutputStream::WriteVarint64ToArray(length, bytes + 1);
+  return std::string(reinterpret_cast<char*>(bytes), end - bytes);
+}
+
+// Reads bytes in order across the pieces of one message (gRPC may split a message
+// anywhere, even inside a varint).
+class PieceCursor {
+ public:
+  explicit PieceCursor(const std::vector<absl::string_view>& pieces) : pieces_(pieces) {
+    for (absl::string_view p : pieces) remaining_ += p.size();
+  }
+  size_t remaining() const { return remaining_; }
+
+  bool ReadVarint(uint64_t* value) {
+    *value = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      char byte;
+      if (!CopyTo(&byte, 1)) return false;
+      *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;  // Longer than any varint.
+  }
+
+  bool CopyTo(char* dst, size_t n) {
+    if (n > remaining_) return false;
+    remaining_ -= n;
+    while (n > 0) {
+      absl::string_view piece = pieces_[piece_].substr(offset_);
+      const size_t take = std::min(n, piece.size());
+      std::memcpy(dst, piece.data(), take);
+      dst += take;
+      n -= take;
+      offset_ += take;
+      if (offset_ == pieces_[piece_].size()) ++piece_, offset_ = 0;
+    }
+    return true;
+  }
+
+ private:
+  const std::vector<absl::string_view>& pieces_;
+  size_t piece_ = 0, offset_ = 0, remaining_ = 0;
+};
+
+void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
+
+}  // namespace
+
+TensorChunkWriter::TensorChunkWriter(Tensor tensor) : tensor_(std::move(tensor)) {
+  // Resource handles travel whole in the header.
+  total_ = tensor_.dtype() == DType::kResource ? 0 : tensor_.TotalBytes();
+}
+
+bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
+  if (done()) return false;
+  std::string head;
+  if (!started_) {
+    TensorProto meta;
+    if (tensor_.dtype() == DType::kResource) {
+      meta = TensorToProto(tensor_);
+    } else {
+      meta.set_dtype(DTypeToProto(tensor_.dtype()));
+      *meta.mutable_tensor_shape() = ShapeToProto(tensor_.shape());
+    }
+    head = FieldHeader(kMetaTag, meta.ByteSizeLong()) + meta.SerializeAsString();
+    started_ = true;
+  }
+  const size_t n = std::min(kTensorChunkBytes, total_ - offset_);
+  grpc::Slice slices[2];
+  size_t count = 0;
+  if (n > 0) head += FieldHeader(kDataTag, n);
+  slices[count++] = grpc::Slice(head);
+  if (n > 0) {
+    char* data = static_cast<char*>(tensor_.raw_data()) + offset_;
+    slices[count++] = grpc::Slice(data, n, &ReleaseTensorRef, new Tensor(tensor_));
+  }
+  offset_ += n;
+  *out = grpc::ByteBuffer(slices, count);
+  return true;
+}
+
+absl::Status TensorChunkReader::Add(const grpc::ByteBuffer& message) {
+  std::vector<grpc::Slice> slices;
+  if (!message.Dump(&slices).ok()) return absl::DataLossError("unreadable tensor stream message");
+  std::vector<absl::string_view> pieces;
+  pieces.reserve(slices.size());
+  for (const grpc::Slice& s : slices) pieces.emplace_back(reinterpret_cast<const char*>(s.begin()), s.size());
+  return Add(pieces);
+}
+
+absl::Status TensorChunkReader::Add(const std::vector<absl::string_view>& message_pieces) {
+  PieceCursor in(message_pieces);
+  while (in.remaining() > 0) {
+    uint64_t tag, length;
+    if (!in.ReadVarint(&tag) || !in.ReadVarint(&length) || length > in.remaining()) {
+      return absl::DataLossError("truncated field in a tensor stream message");
+    }
+    if (tag == kMetaTag) {
+      if (has_meta_) return absl::DataLossError("tensor stream carries a second header");
+      std::string meta(length, '\0');
+      in.CopyTo(meta.data(), length);
+      TW_RETURN_IF_ERROR(StartTensor(meta));
+    } else if (tag == kDataTag) {
+      if (!has_meta_) return absl::DataLossError("tensor stream does not start with a header");
+      if (length > total_ - filled_) {
+        return absl::DataLossError(absl::StrCat("tensor stream sent more than the ", total_, " bytes of ",
+                                                DTypeName(tensor_.dtype()), " ", tensor_.shape().DebugString()));
+      }
+      in.CopyTo(static_cast<char*>(tensor_.raw_data()) + filled_, length);
+      filled_ += length;
+    } else {
+      return absl::DataLossError(absl::StrCat("unknown field (tag ", tag, ") in a tensor stream message"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TensorChunkReader::StartTensor(const std::string& meta_bytes) {
+  TensorProto meta;
+  if (!meta.ParseFromString(meta_bytes)) return absl::DataLossError("tensor stream header does not parse");
+  TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(meta.dtype()));
+  if (dtype == DType::kResource) {
+    TW_ASSIGN_OR_RETURN(tensor_, TensorFromProto(meta));
+    total_ = 0;
+  } else {
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShapeFromProto(meta.tensor_shape()));
+    TW_ASSIGN_OR_RETURN(tensor_, Tensor::Allocate(dtype, shape));
+    total_ = tensor_.TotalBytes();
+  }
+  has_meta_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Tensor> TensorChunkReader::Finish() {
+  if (!has_meta_) return absl::DataLossError("tensor stream ended before its header");
+  if (filled_ != total_) {
+    return absl::DataLossError(absl::StrCat("tensor stream ended after ", filled_, " of ", total_, " bytes"));
+  }
+  if (tensor_.dtype() == DType::kBool) {  // Any nonzero byte is true; never a bad bool.
+    for (bool& b : tensor_.flat<bool>()) b = reinterpret_cast<const unsigned char&>(b) != 0;
+  }
+  return tensor_;
+}
+
+}  // namespace tw

@@ -1,0 +1,122 @@
+#include "distributed/rpc/tensor_wire.h"
+
+#include <gtest/gtest.h>
+
+#include "tensorweave/proto/worker.pb.h"
+#include "testing/test_util.h"
+
+namespace tw {
+namespace {
+
+// Every message the writer produces, flattened.
+std::vector<std::string> Encode(const Tensor& t) {
+  std::vector<std::string> messages;
+  TensorChunkWriter writer(t);
+  grpc::ByteBuffer buffer;
+  while (writer.Next(&buffer)) {
+    grpc::Slice flat;
+    EXPECT_TRUE(buffer.DumpToSingleSlice(&flat).ok());
+    messages.emplace_back(reinterpret_cast<const char*>(flat.begin()), flat.size());
+  }
+  EXPECT_TRUE(writer.done());
+  return messages;
+}
+
+// Reads messages, each split into pieces of `piece` bytes (gRPC may split anywhere).
+absl::StatusOr<Tensor> Decode(const std::vector<std::string>& messages, size_t piece = SIZE_MAX) {
+  TensorChunkReader reader;
+  for (const std::string& m : messages) {
+    std::vector<absl::string_view> pieces;
+    for (size_t at = 0; at < m.size(); at += std::min(piece, m.size() - at)) {
+      pieces.push_back(absl::string_view(m).substr(at, piece));
+    }
+    TW_RETURN_IF_ERROR(reader.Add(pieces));
+  }
+  return reader.Finish();
+}
+
+absl::Status DecodeError(const std::vector<std::string>& messages) { return Decode(messages).status(); }
+
+TEST(TensorWireTest, LargeTensorsCrossInOneMiBMessagesWithoutCopiesOnTheWay) {
+  Tensor t(DType::kFloat, TensorShape({3 << 18}));  // 3 MiB.
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<float>()[i] = static_cast<float>(i);
+  std::vector<std::string> messages = Encode(t);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_LT(messages[1].size(), kTensorChunkBytes + 8);
+  auto out = Decode(messages);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(out->Equals(t));
+
+  // The data slice of a message references the tensor's own buffer.
+  TensorChunkWriter writer(t);
+  grpc::ByteBuffer buffer;
+  ASSERT_TRUE(writer.Next(&buffer));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(buffer.Dump(&slices).ok());
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(static_cast<const void*>(slices[1].begin()), t.raw_data());
+}
+
+TEST(TensorWireTest, MessagesSplitAnywhereStillDecode) {
+  Tensor t = testing::F64({3, 2}, {1, -2, 3.5, 4, 5, 6e300});
+  for (size_t piece : {1, 2, 3, 7, 50}) {
+    auto out = Decode(Encode(t), piece);
+    ASSERT_TRUE(out.ok()) << piece << ": " << out.status();
+    EXPECT_TRUE(out->Equals(t));
+  }
+}
+
+TEST(TensorWireTest, SmallEmptyBoolAndResourceTensorsAreOneMessage) {
+  for (const Tensor& t : {testing::I64({2}, {7, -7}), testing::F32({0, 3}, {}), testing::Bool({3}, {true, false, true}),
+                          Tensor::Resource(ResourceHandle{"/cpu:0", "c", "w"})}) {
+    std::vector<std::string> messages = Encode(t);
+    EXPECT_EQ(messages.size(), 1u) << t.DebugString();
+    auto out = Decode(messages);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(out->Equals(t)) << t.DebugString();
+  }
+}
+
+TEST(TensorWireTest, ReadsWhatProtobufItselfSerializes) {
+  RecvTensorChunk first, second;
+  first.mutable_meta()->set_dtype(DT_INT32);
+  first.mutable_meta()->mutable_tensor_shape()->add_dim()->set_size(3);
+  const int32_t values[3] = {10, 20, 30};
+  first.set_data(reinterpret_cast<const char*>(values), 4);
+  second.set_data(reinterpret_cast<const char*>(values) + 4, 8);
+  auto out = Decode({first.SerializeAsString(), second.SerializeAsString()});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TENSOR_EQ(*out, testing::I32({3}, {10, 20, 30}));
+}
+
+TEST(TensorWireTest, NonzeroBoolBytesReadAsTrue) {
+  RecvTensorChunk chunk;
+  chunk.mutable_meta()->set_dtype(DT_BOOL);
+  chunk.mutable_meta()->mutable_tensor_shape()->add_dim()->set_size(2);
+  chunk.set_data(std::string("\x00\x07", 2));
+  auto out = Decode({chunk.SerializeAsString()});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TENSOR_EQ(*out, testing::Bool({2}, {false, true}));
+}
+
+TEST(TensorWireTest, MalformedStreamsAreDataLoss) {
+  std::vector<std::string> two = Encode(Tensor(DType::kDouble, TensorShape({1 << 18})));  // 2 MiB.
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_STATUS(DecodeError({two[0]}), absl::StatusCode::kDataLoss, "ended after 1048576 of 2097152 bytes");
+  EXPECT_STATUS(DecodeError({}), absl::StatusCode::kDataLoss, "ended before its header");
+  EXPECT_STATUS(DecodeError({two[1]}), absl::StatusCode::kDataLoss, "does not start with a header");
+  EXPECT_STATUS(DecodeError({two[0], two[0]}), absl::StatusCode::kDataLoss, "second header");
+  EXPECT_STATUS(DecodeError({two[0], two[1], two[1]}), absl::StatusCode::kDataLoss, "more than the 2097152 bytes");
+  EXPECT_STATUS(DecodeError({two[0].substr(0, 5)}), absl::StatusCode::kDataLoss, "truncated field");
+  EXPECT_STATUS(DecodeError({std::string("\x1a\x01x", 3)}), absl::StatusCode::kDataLoss, "unknown field (tag 26)");
+  EXPECT_STATUS(DecodeError({std::string("\x0a\x03xyz", 5)}), absl::StatusCode::kDataLoss, "header does not parse");
+  EXPECT_STATUS(DecodeError({std::string(12, '\xff')}), absl::StatusCode::kDataLoss, "truncated field");
+
+  RecvTensorChunk huge;
+  huge.mutable_meta()->set_dtype(DT_FLOAT);
+  huge.mutable_meta()->mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 50);
+  EXPECT_STATUS(DecodeError({huge.SerializeAsString()}), absl::StatusCode::kResourceExhausted, "more than");
+}
+
+}  // namespace
+}  // namespace tw
