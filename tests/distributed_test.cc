@@ -1,8 +1,11 @@
 // The distributed runtime with real `tw server` processes on free loopback ports.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <thread>
 
+#include "distributed/rpc/grpc_util.h"
+#include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
@@ -194,6 +197,78 @@ TEST(DistributedTest, TwRunOnAGrpcTarget) {
                                std::string(TW_SOURCE_DIR) + "/examples/graphs/mean.pbtxt --feed 'x=[2,4]' --fetch mean");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output, "mean = float32 [] 3\n");
+}
+
+GetStatusResponse TaskStatus(const testing::LocalCluster& cluster, const std::string& job, int task) {
+  auto stub = WorkerService::NewStub(MakeChannel(*cluster.spec().address(job, task)));
+  grpc::ClientContext ctx;
+  GetStatusResponse status;
+  EXPECT_TRUE(stub->GetStatus(&ctx, GetStatusRequest(), &status).ok());
+  return status;
+}
+
+TEST(DistributedTest, ClientKilledMidStepLeavesNoStepState) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  // A step of ~1000 chained 1000x1000 products on task 1 (many seconds), fetched on task 0.
+  Graph g;
+  Output y;
+  {
+    auto on = g.device("/job:local/task:1");
+    Output x = random_uniform(g, TensorShape({1000, 1000}), -1e-3, 1e-3);
+    y = x;
+    for (int i = 0; i < 1000; ++i) y = matmul(y, x);
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    y = reduce_sum(y, {}, false, "total");
+  }
+  const std::string graph_file = ::testing::TempDir() + "/long_step.pb";
+  {
+    std::ofstream out(graph_file, std::ios::binary);
+    ASSERT_TRUE(g.ToGraphDef().SerializeToOstream(&out));
+  }
+  // The client process dies 1 s into the step.
+  auto r = testing::RunCommand("timeout -s KILL 1 " + kTw + " run --target " + cluster->target("local", 0) +
+                               " --graph " + graph_file + " --fetch total");
+  EXPECT_EQ(r.exit_code, 137) << r.output;
+  // The master notices and aborts the step on both tasks long before it could finish.
+  absl::Time deadline = absl::Now() + absl::Seconds(5);
+  while ((TaskStatus(*cluster, "local", 0).active_steps() > 0 || TaskStatus(*cluster, "local", 1).active_steps() > 0) &&
+         absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(TaskStatus(*cluster, "local", 0).active_steps(), 0);
+  EXPECT_EQ(TaskStatus(*cluster, "local", 1).active_steps(), 0);
+  // And the cluster still serves steps.
+  Graph small;
+  Output z;
+  {
+    auto on = small.device("/job:local/task:1");
+    z = constant(small, 2.0f) * 3.0f;
+  }
+  Session sess(small, cluster->target("local", 0));
+  EXPECT_EQ(sess.run(z).scalar<float>(), 6.0f);
+}
+
+TEST(DistributedTest, ClosingASessionDeregistersItsGraphs) {
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  Graph g;
+  Output x;
+  {
+    auto on = g.device("/job:local/task:1");
+    x = constant(g, 1.0f) + 1.0f;
+  }
+  {
+    Session sess(g, cluster->target("local", 0));
+    EXPECT_EQ(sess.run(x).scalar<float>(), 2.0f);
+    EXPECT_EQ(TaskStatus(*cluster, "local", 1).registered_graphs(), 1);
+    EXPECT_EQ(sess.run(x * 2.0f).scalar<float>(), 4.0f);
+    EXPECT_EQ(TaskStatus(*cluster, "local", 1).registered_graphs(), 2);
+  }  // Closed here.
+  EXPECT_EQ(TaskStatus(*cluster, "local", 1).registered_graphs(), 0);
+  EXPECT_EQ(TaskStatus(*cluster, "local", 0).registered_graphs(), 0);
 }
 
 TEST(DistributedTest, LargeTensorCrossesTasksIntact) {

@@ -36,8 +36,13 @@ std::vector<int> SlotIndexes(const GraphDef& def, const std::string& op) {
 class MasterSession {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
-                WorkerCache* workers, ThreadPool* rpc_pool, SessionConfigProto config)
-      : handle_(std::move(handle)), workers_(workers), rpc_pool_(rpc_pool), config_(std::move(config)), default_device_(CpuOf(job, task)) {
+                WorkerCache* workers, ThreadPool* rpc_pool, StepWatcher* watcher, SessionConfigProto config)
+      : handle_(std::move(handle)),
+        workers_(workers),
+        rpc_pool_(rpc_pool),
+        watcher_(watcher),
+        config_(std::move(config)),
+        default_device_(CpuOf(job, task)) {
     for (const auto& [j, tasks] : cluster.job_tasks())
       for (const auto& [t, address] : tasks) devices_.push_back(CpuOf(j, t));
   }
@@ -47,7 +52,7 @@ class MasterSession {
     return ImportGraphDef(def, &graph_);
   }
 
-  absl::Status Run(const RunStepRequest& req, RunStepResponse* resp) {
+  absl::Status Run(const RunStepRequest& req, RunStepResponse* resp, const std::function<bool()>& client_gone) {
     FeedList feeds;
     for (const NamedTensor& f : req.feed()) {
       auto t = TensorFromProto(f.tensor());
@@ -62,7 +67,22 @@ class MasterSession {
     TW_ASSIGN_OR_RETURN(RunSignature sig, CanonicalizeRun(feeds, fetches, targets));
     TW_ASSIGN_OR_RETURN(Prepared * prepared, GetOrPrepare(sig));
     TW_RETURN_IF_ERROR(ValidateFeeds(sig, prepared->pruned));
-    return RunParts(*prepared, sig, resp);
+    return RunParts(*prepared, sig, resp, client_gone);
+  }
+
+  // Deregisters every partition this session registered (tasks that are down are skipped).
+  void Close() {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, prepared] : prepared_) {
+      for (const Part& part : prepared->parts) {
+        DeregisterGraphRequest req;
+        req.set_session_handle(handle_);
+        req.set_graph_handle(part.graph_handle);
+        DeregisterGraphResponse ignored;
+        part.worker->DeregisterGraph(req, &ignored).IgnoreError();
+      }
+    }
+    prepared_.clear();
   }
 
  private:
@@ -126,7 +146,8 @@ class MasterSession {
     return (prepared_[sig.Key()] = std::move(prepared)).get();
   }
 
-  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp) {
+  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp,
+                        const std::function<bool()>& client_gone) {
     const int64_t step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
     const size_t n = prepared.parts.size();
     std::vector<RunGraphResponse> responses(n);
@@ -141,6 +162,17 @@ class MasterSession {
         part.worker->CleanupGraph(cleanup, &ignored).IgnoreError();
       }
     };
+    // Releases the other tasks, which may wait for tensors a failed one will never send.
+    auto abort_step = [&] {
+      bool first;
+      {
+        absl::MutexLock lock(&mu);
+        first = !aborted;
+        aborted = true;
+      }
+      if (first) cleanup_all();
+    };
+    const StepWatcher::Id watch = client_gone ? watcher_->Watch(client_gone, abort_step) : 0;
     absl::BlockingCounter others(static_cast<int>(n) - 1);
     for (size_t i = 0; i < n; ++i) {
       auto run_part = [&, i] {
@@ -156,16 +188,7 @@ class MasterSession {
         }
         for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
         statuses[i] = part.worker->RunGraph(req, &responses[i]);
-        if (!statuses[i].ok()) {
-          // Release the other tasks, which may wait for tensors this one will never send.
-          bool first;
-          {
-            absl::MutexLock lock(&mu);
-            first = !aborted;
-            aborted = true;
-          }
-          if (first) cleanup_all();
-        }
+        if (!statuses[i].ok()) abort_step();
       };
       // The last part runs on this thread; the others on long-lived pool threads (a gRPC
       // call from a freshly started thread was measured to cost ~3.7 ms).
@@ -179,6 +202,8 @@ class MasterSession {
       }
     }
     others.Wait();
+    if (watch != 0) watcher_->Unwatch(watch);
+    if (client_gone && client_gone()) return absl::CancelledError("the client went away during the step");
     if (aborted) {
       cleanup_all();
     } else {
@@ -215,6 +240,7 @@ class MasterSession {
   const std::string handle_;
   WorkerCache* workers_;
   ThreadPool* rpc_pool_;
+  StepWatcher* watcher_;
   const SessionConfigProto config_;
   const DeviceName default_device_;
   std::vector<DeviceName> devices_;
@@ -245,7 +271,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, &rpc_pool_,
-                                                 req.config());
+                                                 &watcher_, req.config());
   TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
@@ -258,14 +284,22 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessio
   return session->Extend(req.graph_def());
 }
 
-absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp) {
+absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp,
+                             const std::function<bool()>& client_gone) {
   TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
-  return session->Run(req, resp);
+  return session->Run(req, resp, client_gone);
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionResponse*) {
-  absl::MutexLock lock(&mu_);
-  sessions_.erase(req.session_handle());
+  std::shared_ptr<MasterSession> session;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(req.session_handle());
+    if (it == sessions_.end()) return absl::OkStatus();
+    session = std::move(it->second);
+    sessions_.erase(it);
+  }
+  session->Close();
   return absl::OkStatus();
 }
 
@@ -279,8 +313,10 @@ absl::Status Master::Reset(const ResetRequest& req, ResetResponse*) {
   for (const auto& [j, tasks] : cluster_.job_tasks()) {
     for (const auto& [t, address] : tasks) {
       TW_ASSIGN_OR_RETURN(WorkerInterface * worker, workers_->GetWorker(j, t));
-      ResetResponse ignored;
-      TW_RETURN_IF_ERROR(worker->Reset(req, &ignored));
+      CleanupAllRequest cleanup;
+      *cleanup.mutable_container() = req.container();
+      CleanupAllResponse ignored;
+      TW_RETURN_IF_ERROR(worker->CleanupAll(cleanup, &ignored));
     }
   }
   return absl::OkStatus();

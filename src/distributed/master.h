@@ -5,6 +5,7 @@
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "core/threadpool.h"
+#include "distributed/step_watcher.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.pb.h"
@@ -28,7 +30,9 @@ class Master {
 
   absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
   absl::Status ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp);
-  absl::Status RunStep(const RunStepRequest& req, RunStepResponse* resp);
+  // `client_gone` (optional) tells whether the client went away; the step is then aborted.
+  absl::Status RunStep(const RunStepRequest& req, RunStepResponse* resp,
+                       const std::function<bool()>& client_gone = nullptr);
   absl::Status CloseSession(const CloseSessionRequest& req, CloseSessionResponse* resp);
   absl::Status ListDevices(const ListDevicesRequest& req, ListDevicesResponse* resp);
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp);
@@ -41,6 +45,7 @@ class Master {
   const int task_;
   WorkerCache* workers_;
   ThreadPool rpc_pool_{"master_rpc", 16};  // Runs the RunGraph calls of a step in parallel.
+  StepWatcher watcher_;
   absl::Mutex mu_;
   int64_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);

@@ -96,6 +96,9 @@ Worker::~Worker() {
 absl::Status Worker::GetStatus(const GetStatusRequest&, GetStatusResponse* resp) {
   for (const std::string& d : devices_->DeviceNames()) resp->add_device(d);
   resp->set_incarnation(static_cast<int64_t>(incarnation_));
+  absl::MutexLock lock(&mu_);
+  resp->set_active_steps(static_cast<int64_t>(steps_.size()));
+  resp->set_registered_graphs(static_cast<int64_t>(graphs_.size()));
   return absl::OkStatus();
 }
 
@@ -125,6 +128,15 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
   std::string handle = absl::StrCat(req.session_handle(), "/g", next_graph_++);
   graphs_[handle] = std::move(registered);
   resp->set_graph_handle(handle);
+  return absl::OkStatus();
+}
+
+absl::Status Worker::DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse*) {
+  absl::MutexLock lock(&mu_);
+  // Steps running it keep their own reference; it goes when they finish.
+  if (graphs_.erase(req.graph_handle()) == 0) {
+    return absl::NotFoundError(absl::StrCat("task ", task_name_, " has no graph '", req.graph_handle(), "'"));
+  }
   return absl::OkStatus();
 }
 
@@ -208,7 +220,7 @@ absl::Status Worker::CleanupGraph(const CleanupGraphRequest& req, CleanupGraphRe
   return absl::OkStatus();
 }
 
-absl::Status Worker::Reset(const ResetRequest& req, ResetResponse*) {
+absl::Status Worker::CleanupAll(const CleanupAllRequest& req, CleanupAllResponse*) {
   std::vector<std::string> containers(req.container().begin(), req.container().end());
   for (const auto& d : devices_->devices()) d->resource_mgr()->Clear(containers);
   return absl::OkStatus();

@@ -29,11 +29,12 @@ class Worker : public WorkerInterface {
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override;
+  absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override;
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override;
   void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                        RecvTensorDone done) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
-  absl::Status Reset(const ResetRequest& req, ResetResponse* resp) override;
+  absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) override;
 
   const std::string& task_name() const { return task_name_; }  // "/job:x/replica:0/task:n"
   uint64_t incarnation() const { return incarnation_; }

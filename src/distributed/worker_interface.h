@@ -21,6 +21,7 @@ class WorkerInterface {
   virtual ~WorkerInterface() = default;
   virtual absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) = 0;
   virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
+  virtual absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) = 0;
   virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
   // Calls `done` once with the tensor sent under req.rendezvous_key in step req.step_id
   // (when it is sent, possibly on this thread), or with an error: the step finished or
@@ -28,7 +29,7 @@ class WorkerInterface {
   virtual void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                                RecvTensorDone done) = 0;
   virtual absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) = 0;
-  virtual absl::Status Reset(const ResetRequest& req, ResetResponse* resp) = 0;
+  virtual absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) = 0;
 };
 
 // Gives the WorkerInterface of a task of the cluster ("/job:ps/replica:0/task:0"). Owned

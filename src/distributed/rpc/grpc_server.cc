@@ -28,6 +28,10 @@ class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_Recv
                              RegisterGraphResponse* resp) override {
     return ToGrpcStatus(worker_->RegisterGraph(*req, resp));
   }
+  grpc::Status DeregisterGraph(grpc::ServerContext*, const DeregisterGraphRequest* req,
+                               DeregisterGraphResponse* resp) override {
+    return ToGrpcStatus(worker_->DeregisterGraph(*req, resp));
+  }
   grpc::Status RunGraph(grpc::ServerContext*, const RunGraphRequest* req, RunGraphResponse* resp) override {
     return ToGrpcStatus(worker_->RunGraph(*req, resp));
   }
@@ -39,8 +43,8 @@ class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_Recv
                             CleanupGraphResponse* resp) override {
     return ToGrpcStatus(worker_->CleanupGraph(*req, resp));
   }
-  grpc::Status Reset(grpc::ServerContext*, const ResetRequest* req, ResetResponse* resp) override {
-    return ToGrpcStatus(worker_->Reset(*req, resp));
+  grpc::Status CleanupAll(grpc::ServerContext*, const CleanupAllRequest* req, CleanupAllResponse* resp) override {
+    return ToGrpcStatus(worker_->CleanupAll(*req, resp));
   }
 
  private:
@@ -58,8 +62,9 @@ class MasterServiceImpl final : public MasterService::Service {
                              ExtendSessionResponse* resp) override {
     return ToGrpcStatus(master_->ExtendSession(*req, resp));
   }
-  grpc::Status RunStep(grpc::ServerContext*, const RunStepRequest* req, RunStepResponse* resp) override {
-    return ToGrpcStatus(master_->RunStep(*req, resp));
+  grpc::Status RunStep(grpc::ServerContext* ctx, const RunStepRequest* req, RunStepResponse* resp) override {
+    // A client that goes away mid-step (its process died) gets its step aborted.
+    return ToGrpcStatus(master_->RunStep(*req, resp, [ctx] { return ctx->IsCancelled(); }));
   }
   grpc::Status CloseSession(grpc::ServerContext*, const CloseSessionRequest* req,
                             CloseSessionResponse* resp) override {

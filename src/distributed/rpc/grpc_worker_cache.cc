@@ -22,6 +22,9 @@ class GrpcWorker : public WorkerInterface {
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override {
     return Call(&WorkerService::Stub::RegisterGraph, req, resp);
   }
+  absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override {
+    return Call(&WorkerService::Stub::DeregisterGraph, req, resp);
+  }
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override {
     return Call(&WorkerService::Stub::RunGraph, req, resp);
   }
@@ -32,8 +35,8 @@ class GrpcWorker : public WorkerInterface {
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override {
     return Call(&WorkerService::Stub::CleanupGraph, req, resp);
   }
-  absl::Status Reset(const ResetRequest& req, ResetResponse* resp) override {
-    return Call(&WorkerService::Stub::Reset, req, resp);
+  absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) override {
+    return Call(&WorkerService::Stub::CleanupAll, req, resp);
   }
 
  private:
