@@ -1,6 +1,8 @@
 #include "distributed/master.h"
 
 
+#include <atomic>
+
 #include "absl/random/random.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/strings/str_cat.h"
@@ -89,6 +91,7 @@ class MasterSession {
   struct Part {
     std::string task;  // "/job:x/replica:0/task:n", for messages.
     WorkerInterface* worker;
+    bool in_process = false;  // This task's own worker, called directly.
     std::string graph_handle;
     std::vector<int> args, rets;
   };
@@ -133,6 +136,7 @@ class MasterSession {
       Part part;
       part.task = absl::StrCat("/job:", d.job, "/replica:0/task:", d.task);
       TW_ASSIGN_OR_RETURN(part.worker, workers_->GetWorker(d.job, d.task));
+      part.in_process = workers_->IsInProcess(d.job, d.task);
       RegisterGraphRequest reg;
       reg.set_session_handle(handle_);
       *reg.mutable_graph_def() = def;
@@ -146,78 +150,86 @@ class MasterSession {
     return (prepared_[sig.Key()] = std::move(prepared)).get();
   }
 
-  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp,
-                        const std::function<bool()>& client_gone) {
-    const int64_t step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
-    const size_t n = prepared.parts.size();
-    std::vector<RunGraphResponse> responses(n);
-    std::vector<absl::Status> statuses(n);
-    absl::Mutex mu;
-    bool aborted = false;
-    auto cleanup_all = [&] {
+  // The workers of a running step, shared with callbacks that may abort it after
+  // RunParts returned.
+  struct StepParts {
+    int64_t step_id = 0;
+    std::vector<WorkerInterface*> workers;
+    std::atomic<bool> aborted{false};
+
+    void Cleanup() const {
       CleanupGraphRequest cleanup;
       cleanup.set_step_id(step_id);
-      for (const Part& part : prepared.parts) {
+      for (WorkerInterface* worker : workers) {
         CleanupGraphResponse ignored;
-        part.worker->CleanupGraph(cleanup, &ignored).IgnoreError();
-      }
-    };
-    // Releases the other tasks, which may wait for tensors a failed one will never send.
-    auto abort_step = [&] {
-      bool first;
-      {
-        absl::MutexLock lock(&mu);
-        first = !aborted;
-        aborted = true;
-      }
-      if (first) cleanup_all();
-    };
-    const StepWatcher::Id watch = client_gone ? watcher_->Watch(client_gone, abort_step) : 0;
-    absl::BlockingCounter others(static_cast<int>(n) - 1);
-    for (size_t i = 0; i < n; ++i) {
-      auto run_part = [&, i] {
-        const Part& part = prepared.parts[i];
-        RunGraphRequest req;
-        req.set_session_handle(handle_);
-        req.set_graph_handle(part.graph_handle);
-        req.set_step_id(step_id);
-        for (int a : part.args) {
-          NamedTensor* t = req.add_send();
-          t->set_name(absl::StrCat("arg:", a));
-          *t->mutable_tensor() = TensorToProto(*sig.feed_values[a]);
-        }
-        for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
-        statuses[i] = part.worker->RunGraph(req, &responses[i]);
-        if (!statuses[i].ok()) abort_step();
-      };
-      // The last part runs on this thread; the others on long-lived pool threads (a gRPC
-      // call from a freshly started thread was measured to cost ~3.7 ms).
-      if (i + 1 == n) {
-        run_part();
-      } else {
-        rpc_pool_->Schedule([&others, run_part] {
-          run_part();
-          others.DecrementCount();
-        });
+        worker->CleanupGraph(cleanup, &ignored).IgnoreError();
       }
     }
-    others.Wait();
+    // Releases every task, some of which may wait for tensors a failed one will never send.
+    void Abort() {
+      if (!aborted.exchange(true)) Cleanup();
+    }
+  };
+
+  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp,
+                        const std::function<bool()>& client_gone) {
+    const size_t n = prepared.parts.size();
+    auto step = std::make_shared<StepParts>();
+    step->step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
+    for (const Part& part : prepared.parts) step->workers.push_back(part.worker);
+    std::vector<RunGraphRequest> requests(n);
+    std::vector<RunGraphResponse> responses(n);
+    std::vector<absl::Status> statuses(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Part& part = prepared.parts[i];
+      RunGraphRequest& req = requests[i];
+      req.set_session_handle(handle_);
+      req.set_graph_handle(part.graph_handle);
+      req.set_step_id(step->step_id);
+      for (int a : part.args) {
+        NamedTensor* t = req.add_send();
+        t->set_name(absl::StrCat("arg:", a));
+        *t->mutable_tensor() = TensorToProto(*sig.feed_values[a]);
+      }
+      for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
+    }
+    const StepWatcher::Id watch = client_gone ? watcher_->Watch(client_gone, [step] { step->Abort(); }) : 0;
+    absl::BlockingCounter pending(static_cast<int>(n));
+    ThreadPool* pool = rpc_pool_;
+    auto part_done = [&, step, pool](size_t i, const absl::Status& s) {
+      statuses[i] = s;
+      // Aborting makes blocking calls: not on a gRPC callback thread.
+      if (!s.ok()) pool->Schedule([step] { step->Abort(); });
+      pending.DecrementCount();
+    };
+    // Remote parts start without blocking; parts on this task's own worker run here (all
+    // but the last on pool threads, as they may exchange tensors).
+    std::vector<size_t> in_process;
+    for (size_t i = 0; i < n; ++i) {
+      if (prepared.parts[i].in_process) {
+        in_process.push_back(i);
+      } else {
+        prepared.parts[i].worker->RunGraphAsync(&requests[i], &responses[i],
+                                                [i, &part_done](const absl::Status& s) { part_done(i, s); });
+      }
+    }
+    for (size_t k = 0; k < in_process.size(); ++k) {
+      const size_t i = in_process[k];
+      auto run = [&, i] { part_done(i, prepared.parts[i].worker->RunGraph(requests[i], &responses[i])); };
+      if (k + 1 == in_process.size()) {
+        run();
+      } else {
+        rpc_pool_->Schedule(run);
+      }
+    }
+    pending.Wait();
     if (watch != 0) watcher_->Unwatch(watch);
     if (client_gone && client_gone()) return absl::CancelledError("the client went away during the step");
-    if (aborted) {
-      cleanup_all();
+    // A finished step's state is released off the critical path; a failed one's at once.
+    if (step->aborted) {
+      step->Cleanup();
     } else {
-      // A finished step's state is released off the critical path.
-      auto parts = std::make_shared<std::vector<WorkerInterface*>>();
-      for (const Part& part : prepared.parts) parts->push_back(part.worker);
-      rpc_pool_->Schedule([parts, step_id] {
-        CleanupGraphRequest cleanup;
-        cleanup.set_step_id(step_id);
-        for (WorkerInterface* worker : *parts) {
-          CleanupGraphResponse ignored;
-          worker->CleanupGraph(cleanup, &ignored).IgnoreError();
-        }
-      });
+      rpc_pool_->Schedule([step] { step->Cleanup(); });
     }
     absl::Status result;
     for (const absl::Status& s : statuses) {

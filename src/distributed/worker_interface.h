@@ -23,6 +23,12 @@ class WorkerInterface {
   virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
   virtual absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) = 0;
   virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
+  // RunGraph without blocking the caller where the transport allows (`done` then runs on
+  // the transport's thread); req and resp must live until `done`. By default: inline.
+  virtual void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
+                             std::function<void(const absl::Status&)> done) {
+    done(RunGraph(*req, resp));
+  }
   // Calls `done` once with the tensor sent under req.rendezvous_key in step req.step_id
   // (when it is sent, possibly on this thread), or with an error: the step finished or
   // failed, the deadline passed, or `cancellation` (may be null) fired.
@@ -38,6 +44,8 @@ class WorkerCache {
  public:
   virtual ~WorkerCache() = default;
   virtual absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) = 0;
+  // Whether GetWorker(job, task) is this process's own worker (its calls block the caller).
+  virtual bool IsInProcess(const std::string& job, int task) { return false; }
 };
 
 }  // namespace tw

@@ -22,6 +22,14 @@ class GrpcWorker : public WorkerInterface {
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override {
     return Call(&WorkerService::Stub::RegisterGraph, req, resp);
   }
+  void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
+                     std::function<void(const absl::Status&)> done) override {
+    auto ctx = std::make_shared<grpc::ClientContext>();
+    ctx->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
+    stub_->async()->RunGraph(ctx.get(), req, resp, [this, ctx, done = std::move(done)](grpc::Status s) {
+      done(FromGrpcStatus(s, who_));
+    });
+  }
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override {
     return Call(&WorkerService::Stub::DeregisterGraph, req, resp);
   }
@@ -66,6 +74,11 @@ void GrpcWorkerCache::SetLocalWorker(const std::string& job, int task, WorkerInt
   absl::MutexLock lock(&mu_);
   local_key_ = {job, task};
   local_worker_ = worker;
+}
+
+bool GrpcWorkerCache::IsInProcess(const std::string& job, int task) {
+  absl::MutexLock lock(&mu_);
+  return local_worker_ != nullptr && local_key_ == std::make_pair(job, task);
 }
 
 absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(const std::string& job, int task) {
