@@ -169,6 +169,21 @@ class MasterSession {
     void Abort() {
       if (!aborted.exchange(true)) Cleanup();
     }
+    // Keeps the error that explains the step's failure: the first one, unless it only
+    // followed from the abort (Cancelled, or Aborted for a part that started late).
+    void RecordError(const absl::Status& s) {
+      auto follows_abort = [](const absl::Status& e) { return absl::IsCancelled(e) || absl::IsAborted(e); };
+      absl::MutexLock lock(&mu);
+      if (first_error.ok() || (follows_abort(first_error) && !follows_abort(s))) first_error = s;
+    }
+
+    absl::Status error() {
+      absl::MutexLock lock(&mu);
+      return first_error;
+    }
+
+    absl::Mutex mu;
+    absl::Status first_error ABSL_GUARDED_BY(mu);
   };
 
   absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp,
@@ -179,7 +194,6 @@ class MasterSession {
     for (const Part& part : prepared.parts) step->workers.push_back(part.worker);
     std::vector<RunGraphRequest> requests(n);
     std::vector<RunGraphResponse> responses(n);
-    std::vector<absl::Status> statuses(n);
     for (size_t i = 0; i < n; ++i) {
       const Part& part = prepared.parts[i];
       RunGraphRequest& req = requests[i];
@@ -196,10 +210,12 @@ class MasterSession {
     const StepWatcher::Id watch = client_gone ? watcher_->Watch(client_gone, [step] { step->Abort(); }) : 0;
     absl::BlockingCounter pending(static_cast<int>(n));
     ThreadPool* pool = rpc_pool_;
-    auto part_done = [&, step, pool](size_t i, const absl::Status& s) {
-      statuses[i] = s;
-      // Aborting makes blocking calls: not on a gRPC callback thread.
-      if (!s.ok()) pool->Schedule([step] { step->Abort(); });
+    auto part_done = [&pending, step, pool](const absl::Status& s) {
+      if (!s.ok()) {
+        step->RecordError(s);
+        // Aborting makes blocking calls: not on a gRPC callback thread.
+        pool->Schedule([step] { step->Abort(); });
+      }
       pending.DecrementCount();
     };
     // Remote parts start without blocking; parts on this task's own worker run here (all
@@ -210,12 +226,12 @@ class MasterSession {
         in_process.push_back(i);
       } else {
         prepared.parts[i].worker->RunGraphAsync(&requests[i], &responses[i],
-                                                [i, &part_done](const absl::Status& s) { part_done(i, s); });
+                                                [&part_done](const absl::Status& s) { part_done(s); });
       }
     }
     for (size_t k = 0; k < in_process.size(); ++k) {
       const size_t i = in_process[k];
-      auto run = [&, i] { part_done(i, prepared.parts[i].worker->RunGraph(requests[i], &responses[i])); };
+      auto run = [&, i] { part_done(prepared.parts[i].worker->RunGraph(requests[i], &responses[i])); };
       if (k + 1 == in_process.size()) {
         run();
       } else {
@@ -231,11 +247,7 @@ class MasterSession {
     } else {
       rpc_pool_->Schedule([step] { step->Cleanup(); });
     }
-    absl::Status result;
-    for (const absl::Status& s : statuses) {
-      if (!s.ok() && (result.ok() || (absl::IsCancelled(result) && !absl::IsCancelled(s)))) result = s;
-    }
-    TW_RETURN_IF_ERROR(result);
+    TW_RETURN_IF_ERROR(step->error());
     std::vector<const TensorProto*> fetched(sig.fetches.size(), nullptr);
     for (const RunGraphResponse& r : responses) {
       for (const NamedTensor& t : r.recv()) fetched[std::stoi(t.name().substr(4))] = &t.tensor();

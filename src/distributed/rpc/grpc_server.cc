@@ -103,6 +103,12 @@ class GrpcServer : public Server {
     builder.AddListeningPort(address_, grpc::InsecureServerCredentials(), &bound_port);
     // Without this gRPC sets SO_REUSEPORT and a second server "binds" a port in use.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // gRPC's sync server ends a handler thread whenever more than MAX_POLLERS wait, and
+    // starts one whenever fewer than MIN_POLLERS do: with the defaults (1, 2) a master's
+    // few concurrent calls per step churned threads (hundreds of thread starts a second,
+    // each first call on a new thread slow). Keep enough threads waiting.
+    builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 2);
+    builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 64);
     builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
     builder.RegisterService(&worker_service_);
