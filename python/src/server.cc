@@ -1,0 +1,52 @@
+// ClusterSpec and Server (one task of a cluster); blocking calls release the GIL.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/server.h"
+
+namespace tw::python {
+
+void BindServer(py::module_& m) {
+  py::class_<ClusterSpec>(m, "ClusterSpec")
+      .def_static("from_jobs", [](const std::map<std::string, std::vector<std::string>>& jobs) {
+        return ValueOrThrow(ClusterSpec::FromJobs(jobs));
+      })
+      .def_static("from_sparse_jobs", [](const std::map<std::string, std::map<int, std::string>>& jobs) {
+        return ValueOrThrow(ClusterSpec::FromSparseJobs(jobs));
+      })
+      .def_static("parse", [](const std::string& flag) { return ValueOrThrow(ClusterSpec::Parse(flag)); })
+      // (cluster, job, task) from a TF_CONFIG JSON string.
+      .def_static("from_tf_config", [](const std::string& json) {
+        ClusterSpec::TfConfig config = ValueOrThrow(ClusterSpec::FromTfConfigJson(json));
+        return py::make_tuple(config.cluster, config.job, config.task);
+      })
+      .def_property_readonly("jobs", &ClusterSpec::jobs)
+      .def("task_indices", &ClusterSpec::task_indices)
+      .def("num_tasks", &ClusterSpec::num_tasks)
+      .def("address", [](const ClusterSpec& c, const std::string& job, int task) {
+        return ValueOrThrow(c.address(job, task));
+      })
+      .def_property_readonly("job_tasks", &ClusterSpec::job_tasks)
+      .def("to_string", &ClusterSpec::ToString)
+      .def("__eq__", &ClusterSpec::operator==);
+
+  py::class_<Server>(m, "Server")
+      .def_static("create",
+                  [](const ClusterSpec& cluster, const std::string& job, int task, int64_t rpc_timeout_ms) {
+                    ServerOptions options;
+                    if (rpc_timeout_ms > 0) options.rpc_timeout_ms = rpc_timeout_ms;
+                    return ValueOrThrow(Server::Create(cluster, job, task, options));
+                  },
+                  py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0)
+      .def_static("create_local", [] { return ValueOrThrow(Server::CreateLocal()); })
+      .def("start", [](Server& s) { ThrowIfError(s.Start()); }, py::call_guard<py::gil_scoped_release>())
+      .def("join", &Server::Join, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("target", &Server::target);
+}
+
+}  // namespace tw::python
