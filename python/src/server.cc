@@ -47,6 +47,14 @@ void BindServer(py::module_& m) {
       .def("join", &Server::Join, py::call_guard<py::gil_scoped_release>())
       .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("target", &Server::target);
+
+  // (cluster, [servers]): one job of `tasks` in-process servers on free loopback ports.
+  m.def("start_in_process_cluster", [](const std::string& job, int tasks) {
+    InProcessCluster cluster = ValueOrThrow(StartInProcessCluster(job, tasks));
+    py::list servers;
+    for (auto& server : cluster.servers) servers.append(py::cast(std::move(server)));
+    return py::make_tuple(cluster.spec, servers);
+  });
 }
 
 }  // namespace tw::python
