@@ -7,10 +7,4 @@ def start_local_cluster(job_name="local", num_tasks=2):
     """Starts `num_tasks` servers of job `job_name` in this process; returns
     (tf.train.ClusterSpec, [tf.train.Server]). Keep the servers referenced while in use."""
     core_cluster, core_servers = _core.start_in_process_cluster(job_name, num_tasks)
-    servers = []
-    for core in core_servers:
-        server = train.Server.__new__(train.Server)
-        server._core = core
-        server._cluster = None
-        servers.append(server)
-    return train.ClusterSpec(core_cluster), servers
+    return train.ClusterSpec(core_cluster), [train.Server._from_core(core) for core in core_servers]

@@ -1,6 +1,7 @@
 """tf.train: optimizers, the global step, Saver, ClusterSpec and Server. Each wraps the C++
 class of the same name."""
-import threading
+import atexit
+import weakref
 
 from tensorweave import _core
 from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
@@ -203,11 +204,19 @@ class ClusterSpec:
         return "ClusterSpec(%r)" % self.as_dict()
 
 
-class Server:
-    """One task of a cluster (tf.train.Server), serving sessions at target.
+# Servers still alive when the interpreter exits, stopped and released first: a gRPC server
+# left to the C++ static destructors at exit() would abort the process.
+_live_servers = weakref.WeakSet()
 
-    join() blocks until the server stops; Ctrl-C (KeyboardInterrupt) stops the server and
-    returns control to Python."""
+
+@atexit.register
+def _release_live_servers():
+    for server in list(_live_servers):
+        server._release()
+
+
+class Server:
+    """One task of a cluster (tf.train.Server), serving sessions at target."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
                  start=True, rpc_timeout_ms=0):
@@ -225,16 +234,27 @@ class Server:
             task_index = indices[0]
         self._core = _core.Server.create(cluster._core, job_name, int(task_index), int(rpc_timeout_ms))
         self._cluster = cluster
+        _live_servers.add(self)
         if start:
             self.start()
 
     @staticmethod
     def create_local_server(config=None, start=True):
         """A one-task cluster on a free loopback port, started."""
-        server = Server.__new__(Server)
-        server._core = _core.Server.create_local()
+        return Server._from_core(_core.Server.create_local())
+
+    @classmethod
+    def _from_core(cls, core):
+        server = cls.__new__(cls)
+        server._core = core
         server._cluster = None
+        _live_servers.add(server)
         return server
+
+    def _release(self):
+        core, self._core = self._core, None
+        if core is not None:
+            core.stop()
 
     @property
     def target(self):
@@ -248,16 +268,8 @@ class Server:
         self._core.start()
 
     def join(self):
-        # The C++ Join blocks with the GIL released; waiting for it in a thread keeps this
-        # thread able to take Ctrl-C.
-        waiter = threading.Thread(target=self._core.join, daemon=True)
-        waiter.start()
-        try:
-            while waiter.is_alive():
-                waiter.join(0.2)
-        except KeyboardInterrupt:
-            self.stop()
-            raise
+        """Blocks until the server stops; Ctrl-C stops it and raises KeyboardInterrupt."""
+        self._core.join()
 
     def stop(self):
         """Stops serving (not in TensorFlow 1.x, where servers live until the process ends)."""
