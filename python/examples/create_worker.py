@@ -15,10 +15,10 @@ else:
     cluster = tf.train.ClusterSpec({"local": ["localhost:2222", "localhost:2223"]})
 server = tf.train.Server(cluster, job_name="local", task_index=task_number)
 
-print("Starting server #{}".format(task_number), flush=True)
-
-server.start()
 try:
+    print("Starting server #{}".format(task_number), flush=True)
+    server.start()
     server.join()
-except KeyboardInterrupt:
+except KeyboardInterrupt:  # Ctrl-C stops the server.
+    server.stop()
     print("Stopped server #{}".format(task_number), flush=True)

@@ -39,12 +39,13 @@ def main(argv=None):
     except (ValueError, errors.OpError) as e:
         print("tensorweave.server: %s" % e, file=sys.stderr)
         return 2
-    print("Started server /job:%s/task:%d at %s" % (job, task, server.target), flush=True)
     # SIGTERM stops like Ctrl-C does.
     signal.signal(signal.SIGTERM, lambda signum, frame: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
+        print("Started server /job:%s/task:%d at %s" % (job, task, server.target), flush=True)
         server.join()
     except KeyboardInterrupt:
+        server.stop()  # Already stopped when join was interrupted; not when the print was.
         print("Server /job:%s/task:%d stopped" % (job, task), flush=True)
     return 0
 

@@ -34,11 +34,11 @@ class ServerProcesses:
             line = proc.stdout.readline()  # Printed once the task serves.
             assert line.startswith("Started server /job:%s/task:%d" % (job, task)), line + proc.stderr.read()
 
-    def stop(self):
+    def stop(self, signum=signal.SIGINT):
         outputs = []
         for proc in self.procs:
             if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
+                proc.send_signal(signum)
             out, err = proc.communicate(timeout=30)
             outputs.append((proc.returncode, out, err))
         return outputs
@@ -81,10 +81,11 @@ def test_variables_outlive_sessions_on_the_cluster(two_task_cluster):
         np.testing.assert_array_equal(other.run(w), [11, 12])
 
 
-def test_server_process_stops_cleanly_on_sigint():
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_server_process_stops_cleanly_on_a_signal(signum):
     port = _free_port()
     servers = ServerProcesses("worker|localhost:%d" % port, "worker", 1)
-    [(code, out, err)] = servers.stop()
+    [(code, out, err)] = servers.stop(signum)
     assert code == 0, err
     assert "Server /job:worker/task:0 stopped" in out
 
