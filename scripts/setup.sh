@@ -9,16 +9,17 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config ccache
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  python3-dev python3-numpy python3-pytest pybind11-dev
 )
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 if ((${#missing[@]})); then
   echo "== installing missing packages: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
@@ -31,3 +32,13 @@ echo "== configuring build/ (Release)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 echo "== building ${*:-everything} with $jobs jobs"
 cmake --build build -j "$jobs" ${1:+--target "$@"}
+
+# `import tensorweave` for Debian's python3: a .pth file in its site-packages naming
+# build/python (where the build assembles the package), written only when it changes.
+site_dir=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+pth="$site_dir/tensorweave.pth"
+if [ "$(cat "$pth" 2>/dev/null)" != "$PWD/build/python" ]; then
+  echo "== making tensorweave importable: $pth -> $PWD/build/python"
+  $SUDO mkdir -p "$site_dir"
+  echo "$PWD/build/python" | $SUDO tee "$pth" >/dev/null
+fi

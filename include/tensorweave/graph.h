@@ -89,6 +89,8 @@ class Graph {
 
   // Names inside get "scope/"; scopes nest; as TF, "a/b/" re-enters a/b and "" the top.
   ScopeGuard name_scope(const std::string& name);
+  // The open name scopes joined with "/" ("" at the top), as TF's get_name_scope().
+  std::string current_name_scope() const;
   // Device for ops created inside, merged field by field with enclosing scopes
   // ("/job:ps" then "/task:1" gives "/job:ps/task:1"). Malformed names throw.
   ScopeGuard device(const std::string& device);

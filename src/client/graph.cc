@@ -47,6 +47,8 @@ ScopeGuard Graph::name_scope(const std::string& name) {
   return ScopeGuard([this] { name_scopes_.pop_back(); });
 }
 
+std::string Graph::current_name_scope() const { return absl::StrJoin(name_scopes_, "/"); }
+
 ScopeGuard Graph::device(const std::string& device) {
   std::string outer = device_scopes_.empty() ? "" : device_scopes_.back();
   device_scopes_.push_back(ValueOrThrow(MergeDeviceNames(outer, device)));

@@ -1,0 +1,165 @@
+// Graph, Operation, Output and the scopes. Operations are added through one generic call
+// (op type + inputs + attrs, as Graph::AddOperation); the TensorFlow names are thin
+// Python functions over it.
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bindings.h"
+#include "graph/attr_value.h"
+#include "graph/graph.h"
+#include "tensorweave/proto/graph.pb.h"
+
+namespace tw::python {
+
+namespace {
+
+bool IsIntList(const py::list& list) {
+  for (py::handle v : list) {
+    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v)) return false;
+  }
+  return true;
+}
+
+// A Python attr value as an AttrValue: bool, int, float, str, DType, a NumPy array
+// (tensor), a PartialShape, or a list of ints, strs or DTypes.
+AttrValue ToAttr(const std::string& name, const py::handle& v) {
+  if (py::isinstance<py::bool_>(v)) return MakeAttr(v.cast<bool>());
+  if (py::isinstance<py::int_>(v)) return MakeAttr(v.cast<int64_t>());
+  if (py::isinstance<py::float_>(v)) return MakeAttr(v.cast<float>());
+  if (py::isinstance<py::str>(v)) return MakeAttr(v.cast<std::string>());
+  if (py::isinstance<DType>(v)) return MakeAttr(v.cast<DType>());
+  if (py::isinstance<PartialShape>(v)) return MakeAttr(v.cast<PartialShape>());
+  if (py::isinstance<py::array>(v)) return MakeAttr(TensorFromArray(v.cast<py::array>()));
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    py::list list(py::reinterpret_borrow<py::object>(v));
+    if (IsIntList(list)) {
+      auto ints = list.cast<std::vector<int64_t>>();
+      return MakeAttr(absl::Span<const int64_t>(ints));
+    }
+    if (py::len(list) > 0 && py::isinstance<DType>(list[0])) {
+      auto types = list.cast<std::vector<DType>>();
+      return MakeAttr(absl::Span<const DType>(types));
+    }
+    if (py::len(list) > 0 && py::isinstance<py::str>(list[0])) {
+      auto strs = list.cast<std::vector<std::string>>();
+      return MakeAttr(absl::Span<const std::string>(strs));
+    }
+  }
+  throw py::type_error(absl::StrCat("attr '", name, "': unsupported value ",
+                                    py::repr(v).cast<std::string>()));
+}
+
+std::vector<Output> Inputs(const Operation& op) {
+  std::vector<Output> inputs;
+  for (int i = 0; i < op.node()->num_inputs(); ++i) {
+    const Edge* e = op.node()->input_edge(i);
+    inputs.emplace_back(Operation(op.graph(), e->src), e->src_output);
+  }
+  return inputs;
+}
+
+std::vector<Operation> ControlInputs(const Operation& op) {
+  std::vector<Operation> deps;
+  for (const Edge* e : op.node()->control_inputs()) deps.emplace_back(op.graph(), e->src);
+  return deps;
+}
+
+// What a Python device function sees of the op being placed (TF passes the Operation;
+// its type and name are what device functions read).
+struct PendingOp {
+  std::string type, name;
+};
+
+}  // namespace
+
+py::object OutputOrNone(const Output& output) {
+  if (!output.op().valid()) return py::none();
+  return py::cast(output);
+}
+
+void BindGraph(py::module_& m) {
+  py::class_<Scope>(m, "Scope").def("close", &Scope::close);
+
+  py::class_<PartialShape>(m, "PartialShape")
+      .def(py::init([](const py::object& dims) { return PartialShapeFromPython(dims); }),
+           py::arg("dims") = py::none())
+      .def_property_readonly("dims", [](const PartialShape& s) { return DimsFromShape(s); })
+      .def("__repr__", &PartialShape::DebugString);
+
+  py::class_<PendingOp>(m, "PendingOp")
+      .def_readonly("type", &PendingOp::type)
+      .def_readonly("name", &PendingOp::name);
+
+  py::class_<Operation>(m, "Operation")
+      .def_property_readonly("name", &Operation::name)
+      .def_property_readonly("type", &Operation::type)
+      .def_property_readonly("device", &Operation::device)
+      .def_property_readonly("num_outputs", &Operation::num_outputs)
+      .def("output", &Operation::output)
+      .def_property_readonly("inputs", &Inputs)
+      .def_property_readonly("control_inputs", &ControlInputs)
+      .def("__eq__", [](const Operation& a, const Operation& b) { return a.node() == b.node(); })
+      .def("__hash__", [](const Operation& a) { return std::hash<const void*>()(a.node()); });
+
+  py::class_<Output>(m, "Output")
+      .def_property_readonly("op", &Output::op)
+      .def_property_readonly("index", &Output::index)
+      .def_property_readonly("dtype", &Output::dtype)
+      .def_property_readonly("shape", [](const Output& o) { return DimsFromShape(o.shape()); })
+      .def_property_readonly("name", &Output::name)
+      .def("__eq__", [](const Output& a, const Output& b) {
+        return a.op().node() == b.op().node() && a.index() == b.index();
+      })
+      .def("__hash__", [](const Output& o) {
+        return std::hash<const void*>()(o.op().node()) ^ static_cast<size_t>(o.index());
+      });
+
+  py::class_<Graph>(m, "Graph")
+      .def(py::init<>())
+      .def("add_operation",
+           [](Graph& g, const std::string& op, const std::string& name, const std::vector<Output>& inputs,
+              const py::dict& attrs) {
+             std::map<std::string, AttrValue> attr_values;
+             for (auto [k, v] : attrs) {
+               const std::string key = k.cast<std::string>();
+               attr_values[key] = ToAttr(key, v);
+             }
+             return g.AddOperation(op, name, inputs, attr_values);
+           },
+           py::arg("op"), py::arg("name"), py::arg("inputs"), py::arg("attrs"))
+      .def("name_scope", [](Graph& g, const std::string& name) { return Open(g.name_scope(name)); })
+      .def("current_name_scope", &Graph::current_name_scope)
+      .def("device", [](Graph& g, const std::string& device) { return Open(g.device(device)); })
+      .def("device_function",
+           [](Graph& g, py::function fn) {
+             // Called while ops are added, which Python does holding the GIL.
+             return Open(g.device([fn](const std::string& type, const std::string& name) {
+               py::object chosen = fn(PendingOp{type, name});
+               return chosen.is_none() ? std::string() : chosen.cast<std::string>();
+             }));
+           })
+      .def("colocate_with", [](Graph& g, const Operation& op) { return Open(g.colocate_with(op)); })
+      .def("control_dependencies",
+           [](Graph& g, const std::vector<Operation>& deps) { return Open(g.control_dependencies(deps)); })
+      .def("operation", &Graph::operation)
+      .def("tensor", &Graph::tensor)
+      .def("operations", &Graph::operations)
+      .def_property_readonly("num_operations", &Graph::num_operations)
+      .def("unique_name", [](Graph& g, const std::string& name) { return g.flow_graph().UniqueName(name); })
+      .def("add_to_collection", &Graph::add_to_collection)
+      .def("get_collection", &Graph::get_collection)
+      .def_property("seed", &Graph::seed, &Graph::set_seed)
+      .def("next_seeds", &Graph::NextSeeds)
+      .def("as_graph_def", [](const Graph& g) { return py::bytes(g.ToGraphDef().SerializeAsString()); })
+      .def("as_graph_def_text", [](const Graph& g) { return g.ToGraphDef().DebugString(); })
+      .def("import_graph_def", [](Graph& g, const py::bytes& data) {
+        GraphDef def;
+        if (!def.ParseFromString(std::string(data))) {
+          throw StatusError(absl::InvalidArgumentError("import_graph_def: not a serialized GraphDef"));
+        }
+        g.Import(def);
+      });
+}
+
+}  // namespace tw::python

@@ -1,0 +1,13 @@
+// tensorweave._core: the thin pybind11 layer over the C++ client API. The TensorFlow
+// names (tf.constant, tf.Session, ...) are built on it in python/tensorweave/.
+#include "bindings.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "tensorweave's C++ client API (use `import tensorweave as tf`)";
+  tw::python::BindErrors(m);
+  tw::python::BindTensor(m);
+  tw::python::BindGraph(m);
+  tw::python::BindSession(m);
+  tw::python::BindTrain(m);
+  tw::python::BindServer(m);
+}

@@ -1,0 +1,99 @@
+// ClusterSpec and Server (one task of a cluster); blocking calls release the GIL.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "bindings.h"
+#include "tensorweave/cluster_spec.h"
+#include "tensorweave/server.h"
+
+namespace tw::python {
+
+namespace {
+
+// Server::Join, interruptible: the join runs on a C++ thread while this one wakes every
+// 100 ms to let Python's signal handlers run; Ctrl-C (KeyboardInterrupt) stops the server
+// and is raised once the join has returned. No Python thread is involved, so nothing is
+// left inside the server when the interpreter exits.
+void InterruptibleJoin(Server& server) {
+  absl::Notification joined;
+  std::thread waiter([&] {
+    server.Join();
+    joined.Notify();
+  });
+  bool interrupted = false;
+  while (true) {
+    bool done;
+    {
+      py::gil_scoped_release no_gil;
+      done = joined.WaitForNotificationWithTimeout(absl::Milliseconds(100));
+    }
+    if (done) break;
+    if (PyErr_CheckSignals() != 0) {  // Only the main thread runs handlers; others get 0.
+      interrupted = true;
+      break;
+    }
+  }
+  {
+    py::gil_scoped_release no_gil;
+    if (interrupted) server.Stop();
+    waiter.join();
+  }
+  if (interrupted) throw py::error_already_set();
+}
+
+}  // namespace
+
+void BindServer(py::module_& m) {
+  py::class_<ClusterSpec>(m, "ClusterSpec")
+      .def_static("from_jobs", [](const std::map<std::string, std::vector<std::string>>& jobs) {
+        return ValueOrThrow(ClusterSpec::FromJobs(jobs));
+      })
+      .def_static("from_sparse_jobs", [](const std::map<std::string, std::map<int, std::string>>& jobs) {
+        return ValueOrThrow(ClusterSpec::FromSparseJobs(jobs));
+      })
+      .def_static("parse", [](const std::string& flag) { return ValueOrThrow(ClusterSpec::Parse(flag)); })
+      // (cluster, job, task) from a TF_CONFIG JSON string.
+      .def_static("from_tf_config", [](const std::string& json) {
+        ClusterSpec::TfConfig config = ValueOrThrow(ClusterSpec::FromTfConfigJson(json));
+        return py::make_tuple(config.cluster, config.job, config.task);
+      })
+      .def_property_readonly("jobs", &ClusterSpec::jobs)
+      .def("task_indices", &ClusterSpec::task_indices)
+      .def("num_tasks", &ClusterSpec::num_tasks)
+      .def("address", [](const ClusterSpec& c, const std::string& job, int task) {
+        return ValueOrThrow(c.address(job, task));
+      })
+      .def_property_readonly("job_tasks", &ClusterSpec::job_tasks)
+      .def("to_string", &ClusterSpec::ToString)
+      .def("__eq__", &ClusterSpec::operator==);
+
+  py::class_<Server>(m, "Server")
+      .def_static("create",
+                  [](const ClusterSpec& cluster, const std::string& job, int task, int64_t rpc_timeout_ms) {
+                    ServerOptions options;
+                    if (rpc_timeout_ms > 0) options.rpc_timeout_ms = rpc_timeout_ms;
+                    return ValueOrThrow(Server::Create(cluster, job, task, options));
+                  },
+                  py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0)
+      .def_static("create_local", [] { return ValueOrThrow(Server::CreateLocal()); })
+      .def("start", [](Server& s) { ThrowIfError(s.Start()); }, py::call_guard<py::gil_scoped_release>())
+      .def("join", &InterruptibleJoin)
+      .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("target", &Server::target);
+
+  // (cluster, [servers]): one job of `tasks` in-process servers on free loopback ports.
+  m.def("start_in_process_cluster", [](const std::string& job, int tasks) {
+    InProcessCluster cluster = ValueOrThrow(StartInProcessCluster(job, tasks));
+    py::list servers;
+    for (auto& server : cluster.servers) servers.append(py::cast(std::move(server)));
+    return py::make_tuple(cluster.spec, servers);
+  });
+}
+
+}  // namespace tw::python

@@ -1,0 +1,57 @@
+// Session: runs with the GIL released, feeds and fetches as NumPy arrays.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bindings.h"
+#include "tensorweave/session.h"
+
+namespace tw::python {
+
+namespace {
+
+// Runs one step. Feeds arrive as (tensor name, array of the tensor's dtype) pairs.
+py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  std::vector<std::pair<std::string, Tensor>> feed_tensors;
+  feed_tensors.reserve(feeds.size());
+  for (const auto& [name, array] : feeds) feed_tensors.emplace_back(name, TensorFromArray(array));
+  std::vector<Tensor> outputs;
+  Status status;
+  {
+    py::gil_scoped_release no_gil;
+    status = sess.Run(feed_tensors, fetches, targets, &outputs);
+    // While the step ran, each feed held a reference of its own, so no kernel wrote into
+    // a wrapped NumPy array; dropping them now lets the fetches own their buffers alone.
+    feed_tensors.clear();
+  }
+  ThrowIfError(status);
+  py::list results;
+  for (Tensor& t : outputs) results.append(ArrayFromTensor(std::move(t)));
+  return results;
+}
+
+}  // namespace
+
+void BindSession(py::module_& m) {
+  py::class_<SessionConfig>(m, "SessionConfig")
+      .def(py::init<>())
+      .def_readwrite("log_device_placement", &SessionConfig::log_device_placement)
+      .def_readwrite("allow_soft_placement", &SessionConfig::allow_soft_placement)
+      .def_readwrite("inter_op_threads", &SessionConfig::inter_op_threads)
+      .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
+      .def_readwrite("cpu_device_count", &SessionConfig::cpu_device_count);
+
+  py::class_<Session>(m, "Session")
+      .def(py::init([](Graph& g, const std::string& target, const SessionConfig& config) {
+             py::gil_scoped_release no_gil;  // Connecting to a cluster may wait.
+             return std::make_unique<Session>(g, target, config);
+           }),
+           py::arg("graph"), py::arg("target") = "", py::arg("config") = SessionConfig(),
+           py::keep_alive<1, 2>())
+      .def("run", &Run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"))
+      .def("list_devices", &Session::list_devices)
+      .def("close", &Session::close, py::call_guard<py::gil_scoped_release>());
+}
+
+}  // namespace tw::python

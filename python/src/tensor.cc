@@ -1,0 +1,133 @@
+// DTypes and the NumPy <-> tw::Tensor conversions (zero-copy where the layout allows).
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "bindings.h"
+#include "tensorweave/dtype.h"
+
+namespace tw::python {
+
+py::dtype NumpyDType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat: return py::dtype::of<float>();
+    case DType::kDouble: return py::dtype::of<double>();
+    case DType::kInt32: return py::dtype::of<int32_t>();
+    case DType::kInt64: return py::dtype::of<int64_t>();
+    case DType::kBool: return py::dtype::of<bool>();
+    default:
+      throw py::type_error("a " + DTypeName(dtype) + " tensor has no NumPy equivalent");
+  }
+}
+
+namespace {
+
+// The DType of a NumPy dtype, or kInvalid.
+DType DTypeOfNumpy(const py::dtype& dt) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'f' && size == 4) return DType::kFloat;
+  if (kind == 'f' && size == 8) return DType::kDouble;
+  if (kind == 'i' && size == 4) return DType::kInt32;
+  if (kind == 'i' && size == 8) return DType::kInt64;
+  if (kind == 'b' && size == 1) return DType::kBool;
+  return DType::kInvalid;
+}
+
+// Drops the reference a wrapped buffer holds on its NumPy array, from whichever thread
+// lets go of the buffer last.
+void ReleaseArray(PyObject* array) {
+  if (!Py_IsInitialized()) return;  // The interpreter is gone, and the array with it.
+  py::gil_scoped_acquire gil;
+  Py_DECREF(array);
+}
+
+}  // namespace
+
+Tensor TensorFromArray(const py::array& array) {
+  const DType dtype = DTypeOfNumpy(array.dtype());
+  if (dtype == DType::kInvalid) {
+    throw py::type_error(absl::StrCat("NumPy dtype ", py::str(array.dtype()).cast<std::string>(),
+                                      " has no tensorweave equivalent"));
+  }
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  const TensorShape shape = ShapeFromDims(dims);
+  const bool contiguous = (array.flags() & py::array::c_style) != 0;
+  const bool aligned = reinterpret_cast<uintptr_t>(array.data()) % kTensorAlignment == 0;
+  if (contiguous && aligned && array.dtype().byteorder() != '>' && shape.num_elements() > 0) {
+    PyObject* owner = array.ptr();
+    Py_INCREF(owner);
+    Buffer* buffer = Buffer::Wrap(const_cast<void*>(array.data()), array.nbytes(),
+                                  [owner] { ReleaseArray(owner); });
+    Tensor t(dtype, shape, buffer);
+    buffer->Unref();  // The tensor holds its own reference.
+    return t;
+  }
+  Tensor t = ValueOrThrow(Tensor::Allocate(dtype, shape));
+  py::array contiguous_copy = py::array::ensure(array, py::array::c_style | py::array::forcecast);
+  if (t.TotalBytes() > 0) std::memcpy(t.raw_data(), contiguous_copy.data(), t.TotalBytes());
+  return t;
+}
+
+py::object ArrayFromTensor(Tensor tensor) {
+  py::dtype dt = NumpyDType(tensor.dtype());
+  std::vector<py::ssize_t> dims(tensor.shape().dims().begin(), tensor.shape().dims().end());
+  if (tensor.rank() == 0) {
+    py::array a(dt, dims, {}, tensor.raw_data());  // Copies one element.
+    return a[py::tuple()];
+  }
+  if (tensor.NumElements() == 0) return py::array(dt, dims);
+  if (!tensor.RefCountIsOne()) {
+    // Shared with a variable, a constant or another fetch: the caller gets its own copy.
+    return py::array(dt, dims, {}, tensor.raw_data());
+  }
+  auto* owner = new Tensor(std::move(tensor));
+  py::capsule keep_alive(owner, [](void* p) { delete static_cast<Tensor*>(p); });
+  return py::array(dt, dims, {}, owner->raw_data(), keep_alive);
+}
+
+TensorShape ShapeFromDims(const std::vector<int64_t>& dims) {
+  return ValueOrThrow(TensorShape::Build(dims));
+}
+
+py::object DimsFromShape(const PartialShape& shape) {
+  if (!shape.known_rank()) return py::none();
+  py::list dims;
+  for (int64_t d : shape.dims()) {
+    if (d < 0) {
+      dims.append(py::none());
+    } else {
+      dims.append(d);
+    }
+  }
+  return dims;
+}
+
+PartialShape PartialShapeFromPython(const py::object& dims) {
+  if (dims.is_none()) return PartialShape::UnknownRank();
+  std::vector<int64_t> values;
+  for (py::handle d : dims) values.push_back(d.is_none() ? -1 : d.cast<int64_t>());
+  for (int64_t v : values) {
+    if (v < -1) throw StatusError(absl::InvalidArgumentError(absl::StrCat("invalid dimension ", v)));
+  }
+  if (values.size() > kMaxRank) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat("rank ", values.size(), " exceeds ", kMaxRank)));
+  }
+  return PartialShape(absl::Span<const int64_t>(values));
+}
+
+void BindTensor(py::module_& m) {
+  py::enum_<DType>(m, "DType")
+      .value("float32", DType::kFloat)
+      .value("float64", DType::kDouble)
+      .value("int32", DType::kInt32)
+      .value("int64", DType::kInt64)
+      .value("bool", DType::kBool)
+      .value("resource", DType::kResource);
+  m.def("dtype_name", &DTypeName);
+  m.def("numpy_dtype", &NumpyDType);
+  // For tests of the conversions: a NumPy array through a tw::Tensor and back.
+  m.def("_round_trip", [](const py::array& a) { return ArrayFromTensor(TensorFromArray(a)); });
+}
+
+}  // namespace tw::python

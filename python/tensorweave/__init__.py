@@ -1,0 +1,33 @@
+"""tensorweave's Python front end: TensorFlow 1.x's API, so that `import tensorweave as tf`
+runs TF 1.x graph programs on the tensorweave C++ engine."""
+__version__ = "0.1.0"
+
+from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
+from tensorweave import errors, nn, train  # noqa: F401
+from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, group, identity,  # noqa: F401
+                                   no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
+                                   range, rank, reshape, shape, size, slice, split, squeeze, stack,
+                                   strided_slice, tile, transpose, unstack, zeros, zeros_like)
+from tensorweave.dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64, resource  # noqa: F401
+from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
+                                   add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
+                                   device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
+                                   name_scope, reset_default_graph, set_random_seed)
+from tensorweave.gradients import gradients  # noqa: F401
+from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, div, divide, equal, exp, greater,  # noqa: F401
+                                  greater_equal, less, less_equal, log, logical_and, logical_not, logical_or,
+                                  matmul, maximum, minimum, multiply, negative, not_equal, pow, reciprocal,
+                                  reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid,
+                                  sign, sqrt, square, squared_difference, subtract, tanh, to_double, to_float,
+                                  to_int32, to_int64, truediv, where)
+from tensorweave.random_ops import random_normal, random_uniform, truncated_normal  # noqa: F401
+from tensorweave.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: F401
+from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables,  # noqa: F401
+                                   constant_initializer, get_variable, get_variable_scope, global_variables,
+                                   global_variables_initializer, glorot_uniform_initializer,
+                                   initialize_all_variables, local_variables_initializer, ones_initializer,
+                                   random_normal_initializer, random_uniform_initializer, trainable_variables,
+                                   truncated_normal_initializer, variable_scope, variables_initializer,
+                                   zeros_initializer)
+
+newaxis = None

@@ -1,0 +1,80 @@
+"""Element types, as tf.float32 & co.: each wraps the C++ DType and knows its NumPy type."""
+import numpy as np
+
+from tensorweave import _core
+
+
+class DType:
+    """A tensor element type (tf.DType): compares equal to itself, its name and its NumPy type."""
+
+    def __init__(self, core):
+        self._core = core
+
+    @property
+    def name(self):
+        return _core.dtype_name(self._core)
+
+    @property
+    def as_numpy_dtype(self):
+        return _core.numpy_dtype(self._core).type
+
+    @property
+    def base_dtype(self):
+        return self
+
+    @property
+    def is_floating(self):
+        return self._core in (_core.DType.float32, _core.DType.float64)
+
+    @property
+    def is_integer(self):
+        return self._core in (_core.DType.int32, _core.DType.int64)
+
+    @property
+    def is_bool(self):
+        return self._core == _core.DType.bool
+
+    def __eq__(self, other):
+        try:
+            return self._core == as_dtype(other)._core
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self._core)
+
+    def __repr__(self):
+        return "tf." + self.name
+
+
+float32 = DType(_core.DType.float32)
+float64 = DType(_core.DType.float64)
+double = float64
+int32 = DType(_core.DType.int32)
+int64 = DType(_core.DType.int64)
+bool = DType(_core.DType.bool)  # noqa: A001 - TensorFlow's name.
+resource = DType(_core.DType.resource)
+
+_BY_CORE = {d._core: d for d in (float32, float64, int32, int64, bool, resource)}
+_BY_NAME = {"float32": float32, "float": float32, "float64": float64, "double": float64,
+            "int32": int32, "int64": int64, "bool": bool, "resource": resource}
+
+
+def as_dtype(value):
+    """A DType from a DType, a C++ DType, a name ("float32") or a NumPy type; TypeError otherwise."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, _core.DType):
+        return _BY_CORE[value]
+    if isinstance(value, str):
+        if value in _BY_NAME:
+            return _BY_NAME[value]
+        raise TypeError("unknown dtype name %r" % value)
+    try:
+        np_type = np.dtype(value)
+    except TypeError:
+        raise TypeError("cannot convert %r to a tensorweave dtype" % (value,)) from None
+    for d in (float32, float64, int32, int64, bool):
+        if np.dtype(d.as_numpy_dtype) == np_type:
+            return d
+    raise TypeError("NumPy dtype %s has no tensorweave equivalent" % np_type)

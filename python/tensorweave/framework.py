@@ -1,0 +1,490 @@
+"""Graphs, operations and tensors (tf.Graph, tf.Operation, tf.Tensor), the default-graph
+stack and the graph scopes (name_scope, device, control_dependencies), collections, and
+the conversion of Python and NumPy values to tensors."""
+import contextlib
+import threading
+
+import numpy as np
+
+from tensorweave import _core
+from tensorweave import dtypes
+
+
+class GraphKeys:
+    """Standard collection names (tf.GraphKeys)."""
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = "variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    GLOBAL_STEP = "global_step"
+    TRAIN_OP = "train_op"
+    LOSSES = "losses"
+    SUMMARIES = "summaries"
+
+
+# Collections the C++ graph keeps (of variable handles): read back as Variables.
+_CORE_VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+                              GraphKeys.GLOBAL_STEP)
+
+
+class TensorShape:
+    """A static shape: dims is None for an unknown rank, else a list with None for unknown dims."""
+
+    def __init__(self, dims):
+        if dims is None:
+            self._dims = None
+        elif isinstance(dims, TensorShape):
+            self._dims = dims._dims
+        elif isinstance(dims, (int, np.integer)):
+            self._dims = [int(dims)]
+        else:
+            self._dims = [None if d is None or d == -1 else int(d) for d in dims]
+
+    @property
+    def dims(self):
+        return None if self._dims is None else list(self._dims)
+
+    @property
+    def ndims(self):
+        return None if self._dims is None else len(self._dims)
+
+    def as_list(self):
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def is_fully_defined(self):
+        return self._dims is not None and None not in self._dims
+
+    def num_elements(self):
+        if not self.is_fully_defined():
+            return None
+        return int(np.prod(self._dims, dtype=np.int64))
+
+    def _as_core(self):
+        return _core.PartialShape(self._dims)
+
+    def __len__(self):
+        if self._dims is None:
+            raise ValueError("Cannot take the length of a shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self):
+        return iter(self.as_list())
+
+    def __getitem__(self, key):
+        return self.as_list()[key]
+
+    def __eq__(self, other):
+        try:
+            other = other if isinstance(other, TensorShape) else TensorShape(other)
+        except TypeError:
+            return NotImplemented
+        return self._dims == other._dims
+
+    def __hash__(self):
+        return hash(None if self._dims is None else tuple(self._dims))
+
+    def __repr__(self):
+        return "TensorShape(%s)" % ("<unknown>" if self._dims is None else self._dims)
+
+
+def as_shape(shape):
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+class Operation:
+    """A node of a graph (tf.Operation)."""
+
+    def __init__(self, graph, core_op):
+        self._graph = graph
+        self._core = core_op
+
+    name = property(lambda self: self._core.name)
+    type = property(lambda self: self._core.type)
+    device = property(lambda self: self._core.device)
+    graph = property(lambda self: self._graph)
+
+    @property
+    def outputs(self):
+        return [Tensor(self._graph, self._core.output(i)) for i in range(self._core.num_outputs)]
+
+    def values(self):
+        return tuple(self.outputs)
+
+    @property
+    def inputs(self):
+        return [Tensor(self._graph, o) for o in self._core.inputs]
+
+    @property
+    def control_inputs(self):
+        return [Operation(self._graph, o) for o in self._core.control_inputs]
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this op in `session` (the default session when None)."""
+        from tensorweave import session as session_lib
+        session_lib._session_for(session, self._graph).run(self, feed_dict=feed_dict)
+
+    def __eq__(self, other):
+        return isinstance(other, Operation) and self._core == other._core
+
+    def __hash__(self):
+        return hash(self._core)
+
+    def __repr__(self):
+        return "<tf.Operation '%s' type=%s>" % (self.name, self.type)
+
+
+class Tensor:
+    """An output of an operation (tf.Tensor). Arithmetic operators build ops."""
+
+    def __init__(self, graph, core_output):
+        self._graph = graph
+        self._core = core_output
+
+    name = property(lambda self: self._core.name)
+    graph = property(lambda self: self._graph)
+    value_index = property(lambda self: self._core.index)
+    dtype = property(lambda self: dtypes.as_dtype(self._core.dtype))
+
+    @property
+    def op(self):
+        return Operation(self._graph, self._core.op)
+
+    @property
+    def device(self):
+        return self._core.op.device
+
+    @property
+    def shape(self):
+        return TensorShape(self._core.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    def eval(self, feed_dict=None, session=None):
+        """The value of this tensor in `session` (the default session when None)."""
+        from tensorweave import session as session_lib
+        return session_lib._session_for(session, self._graph).run(self, feed_dict=feed_dict)
+
+    def __eq__(self, other):
+        return isinstance(other, Tensor) and self._core == other._core
+
+    def __hash__(self):
+        return hash(self._core)
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. "
+                        "Use `if t is not None:` or run the graph to get its value.")
+
+    def __iter__(self):
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled.")
+
+    def __repr__(self):
+        return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
+
+
+class Graph:
+    """A dataflow graph (tf.Graph) over the C++ tw::Graph."""
+
+    def __init__(self):
+        self._core = _core.Graph()
+        self._collections = {}
+
+    def as_default(self):
+        """A context manager making this the default graph of the current thread."""
+        return _default_graph_context(self)
+
+    # ---- scopes
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        scope = self._core.name_scope("" if name is None else name)
+        try:
+            current = self._core.current_name_scope()
+            yield current + "/" if current else ""
+        finally:
+            scope.close()
+
+    def get_name_scope(self):
+        return self._core.current_name_scope()
+
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Device scope: a device string, a DeviceSpec-like string, or a function of the op
+        (which sees .type and .name) returning a device string or None."""
+        spec = device_name_or_function
+        if spec is None:
+            yield
+            return
+        if callable(spec):
+            scope = self._core.device_function(spec)
+        else:
+            scope = self._core.device(str(spec))
+        try:
+            yield
+        finally:
+            scope.close()
+
+    @contextlib.contextmanager
+    def colocate_with(self, op):
+        scope = self._core.colocate_with(_as_operation(op)._core)
+        try:
+            yield
+        finally:
+            scope.close()
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        if control_inputs is None:
+            control_inputs = []
+        scope = self._core.control_dependencies([_as_operation(c)._core for c in control_inputs])
+        try:
+            yield
+        finally:
+            scope.close()
+
+    # ---- ops
+    def create_op(self, op_type, inputs, attrs=None, name=None):
+        """Adds one operation: `inputs` are tensors (or values converted to tensors), `attrs`
+        a dict of Python values (type attrs are inferred from the inputs)."""
+        core_inputs = [convert_to_tensor(i)._core for i in inputs]
+        core_attrs = {}
+        for key, value in (attrs or {}).items():
+            if isinstance(value, dtypes.DType):
+                value = value._core
+            elif isinstance(value, TensorShape):
+                value = value._as_core()
+            core_attrs[key] = value
+        return Operation(self, self._core.add_operation(op_type, name or op_type, core_inputs, core_attrs))
+
+    def get_operation_by_name(self, name):
+        return Operation(self, self._core.operation(name))
+
+    def get_tensor_by_name(self, name):
+        return Tensor(self, self._core.tensor(name))
+
+    def get_operations(self):
+        return [Operation(self, op) for op in self._core.operations()]
+
+    def as_graph_element(self, obj):
+        """A Tensor or Operation for `obj`: a name ("op" or "op:k"), tensor, op or variable."""
+        if isinstance(obj, str):
+            if ":" in obj:
+                return self.get_tensor_by_name(obj)
+            return self.get_operation_by_name(obj)
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError("%s is not an element of this graph." % (obj,))
+            return obj
+        if hasattr(obj, "_as_graph_element"):
+            return obj._as_graph_element()
+        raise TypeError("Can not convert a %s into a Tensor or Operation." % type(obj).__name__)
+
+    def unique_name(self, name):
+        return self._core.unique_name(name)
+
+    # ---- collections
+    def add_to_collection(self, name, value):
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        for name in ([names] if isinstance(names, str) else names):
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name, scope=None):
+        items = []
+        if name in _CORE_VARIABLE_COLLECTIONS:
+            from tensorweave import variables
+            items = [variables.Variable._from_core(self, _core.Variable.from_handle(h))
+                     for h in self._core.get_collection(name)]
+        items += self._collections.get(name, [])
+        if scope is not None:
+            items = [i for i in items if getattr(i, "name", "").startswith(scope)]
+        return items
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self):
+        return sorted(set(self._collections) | set(_CORE_VARIABLE_COLLECTIONS))
+
+    # ---- seeds and serialization
+    @property
+    def seed(self):
+        return self._core.seed or None
+
+    @seed.setter
+    def seed(self, value):
+        self._core.seed = int(value)
+
+    def as_graph_def(self):
+        """The GraphDef, serialized (TensorFlow's field numbers)."""
+        return self._core.as_graph_def()
+
+    def import_graph_def(self, serialized):
+        self._core.import_graph_def(serialized)
+
+    def _next_seeds(self, op_seed):
+        return self._core.next_seeds(0 if op_seed is None else int(op_seed))
+
+    def finalize(self):
+        pass  # Graphs are not frozen; kept for programs that call it.
+
+
+# ---- the default graph: one per process, replaced per thread by as_default()
+_default_graph = Graph()
+_thread_state = threading.local()
+
+
+def _graph_stack():
+    if not hasattr(_thread_state, "graphs"):
+        _thread_state.graphs = []
+    return _thread_state.graphs
+
+
+@contextlib.contextmanager
+def _default_graph_context(graph):
+    stack = _graph_stack()
+    stack.append(graph)
+    try:
+        yield graph
+    finally:
+        stack.remove(graph) if stack and stack[-1] is not graph else stack.pop()
+
+
+def get_default_graph():
+    stack = _graph_stack()
+    return stack[-1] if stack else _default_graph
+
+
+def reset_default_graph():
+    """Replaces the global default graph (not allowed inside a `with g.as_default()`)."""
+    global _default_graph
+    if _graph_stack():
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs.")
+    _default_graph = Graph()
+
+
+def _find_operation(name):
+    """The Operation `name` in the default graph, or None."""
+    try:
+        return get_default_graph().get_operation_by_name(name)
+    except Exception:  # pylint: disable=broad-except - the name may be from another graph.
+        return None
+
+
+def name_scope(name, default_name=None, values=None):
+    return get_default_graph().name_scope(name if name is not None else default_name)
+
+
+def get_name_scope():
+    return get_default_graph().get_name_scope()
+
+
+def device(device_name_or_function):
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op)
+
+
+def control_dependencies(control_inputs):
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+def set_random_seed(seed):
+    get_default_graph().seed = seed
+
+
+# ---- conversion of values to tensors
+
+def _as_operation(x):
+    if isinstance(x, Operation):
+        return x
+    if isinstance(x, Tensor):
+        return x.op
+    if hasattr(x, "_as_graph_element"):
+        return _as_operation(x._as_graph_element())
+    raise TypeError("Can not convert a %s into an Operation." % type(x).__name__)
+
+
+def _python_value_dtype(array):
+    """TensorFlow's dtypes for Python values: floats -> float32, ints -> int32 (int64 when
+    they do not fit)."""
+    if array.dtype.kind == "f":
+        return dtypes.float32
+    if array.dtype.kind in "iu":
+        if array.size == 0 or (array.min() >= np.iinfo(np.int32).min and array.max() <= np.iinfo(np.int32).max):
+            return dtypes.int32
+        return dtypes.int64
+    if array.dtype.kind == "b":
+        return dtypes.bool
+    raise TypeError("cannot convert %r (NumPy dtype %s) to a tensor" % (array, array.dtype))
+
+
+def to_numpy(value, dtype=None):
+    """`value` (NumPy array or scalar, Python scalar, nested lists) as a NumPy array of
+    `dtype` (inferred as TensorFlow does when None). A conversion that would change the kind
+    of the values (float to int, number to bool) raises TypeError."""
+    is_numpy = isinstance(value, (np.ndarray, np.generic))
+    try:
+        array = np.asarray(value)
+    except ValueError as e:
+        raise ValueError("cannot convert %r to a tensor: %s" % (value, e)) from None
+    if array.dtype == object:
+        raise TypeError("cannot convert %r to a tensor (ragged or non-numeric values)" % (value,))
+    if dtype is None:
+        dtype = dtypes.as_dtype(array.dtype) if is_numpy and array.dtype.kind != "u" else _python_value_dtype(array)
+    dtype = dtypes.as_dtype(dtype)
+    target = np.dtype(dtype.as_numpy_dtype)
+    if array.dtype != target:
+        if array.size and not np.can_cast(array.dtype, target, casting="same_kind"):
+            raise TypeError("Expected %s, got %s of type '%s' instead."
+                            % (dtype.name, value if array.size <= 8 else "an array", array.dtype.name))
+        array = array.astype(target)
+    return array
+
+
+def convert_to_tensor(value, dtype=None, name=None):
+    """A Tensor for `value`: a tensor or variable as it is (its dtype must match `dtype`),
+    anything else as a Const."""
+    if isinstance(value, Tensor):
+        tensor = value
+    elif hasattr(value, "_as_graph_element"):
+        tensor = value._as_graph_element()
+        if not isinstance(tensor, Tensor):
+            raise TypeError("Can not convert %r to a Tensor" % (value,))
+    else:
+        from tensorweave import array_ops
+        return array_ops.constant(value, dtype=dtype, name=name or "Const")
+    if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype:
+        raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"
+                         % (dtypes.as_dtype(dtype).name, tensor.dtype.name, tensor))
+    return tensor
+
+
+def _op(op_type, inputs, attrs=None, name=None, graph=None):
+    """Adds an op to the inputs' graph (the default graph when no input is a tensor)."""
+    if graph is None:
+        graph = next((i.graph for i in inputs if isinstance(i, Tensor)), None) or get_default_graph()
+    return graph.create_op(op_type, inputs, attrs, name)
+
+
+def _op_output(op_type, inputs, attrs=None, name=None, graph=None):
+    return _op(op_type, inputs, attrs, name, graph).outputs[0]

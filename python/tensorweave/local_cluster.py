@@ -1,0 +1,10 @@
+"""A cluster of in-process servers on free loopback ports, for examples and tests that are
+given no addresses (not a TensorFlow API)."""
+from tensorweave import _core, train
+
+
+def start_local_cluster(job_name="local", num_tasks=2):
+    """Starts `num_tasks` servers of job `job_name` in this process; returns
+    (tf.train.ClusterSpec, [tf.train.Server]). Keep the servers referenced while in use."""
+    core_cluster, core_servers = _core.start_in_process_cluster(job_name, num_tasks)
+    return train.ClusterSpec(core_cluster), [train.Server._from_core(core) for core in core_servers]

@@ -1,0 +1,276 @@
+"""tf.train: optimizers, the global step, Saver, ClusterSpec and Server. Each wraps the C++
+class of the same name."""
+import atexit
+import weakref
+
+from tensorweave import _core
+from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.variables import Variable
+
+
+# ---- global step
+
+def get_or_create_global_step(graph=None):
+    graph = graph or get_default_graph()
+    return Variable._from_core(graph, _core.get_or_create_global_step(graph._core))
+
+
+create_global_step = get_or_create_global_step
+
+
+def get_global_step(graph=None):
+    graph = graph or get_default_graph()
+    core = _core.get_global_step(graph._core)
+    return None if core is None else Variable._from_core(graph, core)
+
+
+# ---- optimizers
+
+def _hyper(value):
+    """A number or a scalar tensor (e.g. a decaying learning rate)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    return convert_to_tensor(value)._core
+
+
+def _core_var_list(var_list):
+    return [] if var_list is None else [v._core for v in var_list]
+
+
+class Optimizer:
+    """The TensorFlow 1.x optimizer interface over a C++ tw::Optimizer."""
+
+    def __init__(self, core):
+        self._opt = core
+
+    def get_name(self):
+        return self._opt.name
+
+    def compute_gradients(self, loss, var_list=None, **kwargs):
+        """[(gradient or None, variable)] for var_list (the trainable variables when None)."""
+        loss = convert_to_tensor(loss)
+        graph = loss.graph
+        return [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
+                for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """One op applying every (gradient, variable) pair; increments global_step after."""
+        pairs = []
+        graph = None
+        for g, v in grads_and_vars:
+            if not isinstance(v, Variable):
+                raise TypeError("apply_gradients: %r is not a tf.Variable" % (v,))
+            graph = v.graph
+            pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
+        op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
+        return Operation(graph or get_default_graph(), op)
+
+    def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
+        loss = convert_to_tensor(loss)
+        op = self._opt.minimize(loss._core, None if global_step is None else global_step._core,
+                                _core_var_list(var_list), name or "")
+        return Operation(loss.graph, op)
+
+    def get_slot(self, var, name):
+        return Variable._from_core(var.graph, self._opt.get_slot(var._core, name))
+
+    def get_slot_names(self):
+        return self._opt.get_slot_names()
+
+
+class GradientDescentOptimizer(Optimizer):
+    def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
+        super().__init__(_core.GradientDescentOptimizer(_hyper(learning_rate), use_locking, name))
+
+
+class MomentumOptimizer(Optimizer):
+    def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
+        super().__init__(_core.MomentumOptimizer(_hyper(learning_rate), _hyper(momentum), use_nesterov,
+                                                 use_locking, name))
+
+
+class AdagradOptimizer(Optimizer):
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
+        super().__init__(_core.AdagradOptimizer(_hyper(learning_rate), float(initial_accumulator_value),
+                                                use_locking, name))
+
+
+class RMSPropOptimizer(Optimizer):
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
+                 centered=False, name="RMSProp"):
+        if centered:
+            raise ValueError("RMSPropOptimizer(centered=True) is not supported")
+        super().__init__(_core.RMSPropOptimizer(_hyper(learning_rate), _hyper(decay), _hyper(momentum),
+                                                _hyper(epsilon), use_locking, name))
+
+
+class AdamOptimizer(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False, name="Adam"):
+        super().__init__(_core.AdamOptimizer(_hyper(learning_rate), _hyper(beta1), _hyper(beta2), _hyper(epsilon),
+                                             use_locking, name))
+
+
+# ---- checkpoints
+
+class Saver:
+    """Saves and restores variables (all global variables that exist now, or var_list)."""
+
+    def __init__(self, var_list=None, max_to_keep=5, **kwargs):
+        if isinstance(var_list, dict):
+            raise TypeError("Saver(var_list=dict) is not supported: pass a list of variables "
+                            "(each is saved under its own name)")
+        self._graph = get_default_graph()
+        core_list = None if var_list is None else [v._core for v in var_list]
+        self._core = _core.Saver(self._graph._core, core_list, int(max_to_keep))
+
+    def save(self, sess, save_path, global_step=None, **kwargs):
+        """Writes "<save_path>-<global_step>" (or save_path) and returns that path."""
+        if global_step is None:
+            step = -1
+        elif isinstance(global_step, (int,)):
+            step = global_step
+        else:
+            step = int(sess.run(global_step))
+        return self._core.save(sess._core, save_path, step)
+
+    def restore(self, sess, save_path):
+        if not save_path:
+            raise ValueError("Can't load save_path when it is None.")
+        self._core.restore(sess._core, save_path)
+
+    @property
+    def last_checkpoints(self):
+        return list(self._core.last_checkpoints)
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The newest checkpoint recorded in checkpoint_dir, or None."""
+    return _core.latest_checkpoint(checkpoint_dir) or None
+
+
+# ---- clusters
+
+class ClusterSpec:
+    """The jobs of a cluster: {"job": ["host:port", ...]} or {"job": {index: "host:port"}}."""
+
+    def __init__(self, cluster):
+        if isinstance(cluster, ClusterSpec):
+            self._core = cluster._core
+        elif isinstance(cluster, _core.ClusterSpec):
+            self._core = cluster
+        elif isinstance(cluster, dict):
+            if any(isinstance(tasks, dict) for tasks in cluster.values()):
+                sparse = {job: (dict(tasks) if isinstance(tasks, dict) else dict(enumerate(tasks)))
+                          for job, tasks in cluster.items()}
+                self._core = _core.ClusterSpec.from_sparse_jobs(sparse)
+            else:
+                self._core = _core.ClusterSpec.from_jobs({job: list(tasks) for job, tasks in cluster.items()})
+        elif isinstance(cluster, str):
+            self._core = _core.ClusterSpec.parse(cluster)
+        else:
+            raise TypeError("`cluster` must be a dictionary mapping one or more job names to lists "
+                            "of network addresses, or a ClusterSpec")
+
+    @property
+    def jobs(self):
+        return list(self._core.jobs)
+
+    def num_tasks(self, job_name):
+        return self._core.num_tasks(job_name)
+
+    def task_indices(self, job_name):
+        return list(self._core.task_indices(job_name))
+
+    def task_address(self, job_name, task_index):
+        return self._core.address(job_name, task_index)
+
+    def job_tasks(self, job_name):
+        tasks = self._core.job_tasks.get(job_name)
+        if tasks is None:
+            raise ValueError("No such job in cluster: %r" % job_name)
+        return [tasks.get(i) for i in range(max(tasks) + 1)] if tasks else []
+
+    def as_dict(self):
+        result = {}
+        for job, tasks in self._core.job_tasks.items():
+            dense = sorted(tasks) == list(range(len(tasks)))
+            result[job] = [tasks[i] for i in sorted(tasks)] if dense else dict(tasks)
+        return result
+
+    def __eq__(self, other):
+        return isinstance(other, ClusterSpec) and self._core == other._core
+
+    def __repr__(self):
+        return "ClusterSpec(%r)" % self.as_dict()
+
+
+# Servers still alive when the interpreter exits, stopped and released first: a gRPC server
+# left to the C++ static destructors at exit() would abort the process.
+_live_servers = weakref.WeakSet()
+
+
+@atexit.register
+def _release_live_servers():
+    for server in list(_live_servers):
+        server._release()
+
+
+class Server:
+    """One task of a cluster (tf.train.Server), serving sessions at target."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
+                 start=True, rpc_timeout_ms=0):
+        if protocol not in (None, "grpc"):
+            raise ValueError("Unsupported protocol %r (only grpc)" % protocol)
+        cluster = ClusterSpec(server_or_cluster_def)
+        if job_name is None:
+            if len(cluster.jobs) != 1:
+                raise ValueError("Must specify an explicit `job_name` for a cluster of several jobs.")
+            job_name = cluster.jobs[0]
+        if task_index is None:
+            indices = cluster.task_indices(job_name)
+            if len(indices) != 1:
+                raise ValueError("Must specify an explicit `task_index` for a job of several tasks.")
+            task_index = indices[0]
+        self._core = _core.Server.create(cluster._core, job_name, int(task_index), int(rpc_timeout_ms))
+        self._cluster = cluster
+        _live_servers.add(self)
+        if start:
+            self.start()
+
+    @staticmethod
+    def create_local_server(config=None, start=True):
+        """A one-task cluster on a free loopback port, started."""
+        return Server._from_core(_core.Server.create_local())
+
+    @classmethod
+    def _from_core(cls, core):
+        server = cls.__new__(cls)
+        server._core = core
+        server._cluster = None
+        _live_servers.add(server)
+        return server
+
+    def _release(self):
+        core, self._core = self._core, None
+        if core is not None:
+            core.stop()
+
+    @property
+    def target(self):
+        return self._core.target
+
+    @property
+    def server_def(self):
+        return self._cluster
+
+    def start(self):
+        self._core.start()
+
+    def join(self):
+        """Blocks until the server stops; Ctrl-C stops it and raises KeyboardInterrupt."""
+        self._core.join()
+
+    def stop(self):
+        """Stops serving (not in TensorFlow 1.x, where servers live until the process ends)."""
+        self._core.stop()

@@ -1,0 +1,159 @@
+"""Clusters driven from Python: servers as separate processes (python3 -m tensorweave.server),
+in-process servers beside a session in another thread, and a task that is down."""
+import re
+import signal
+import socket
+import subprocess
+import threading
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+
+from conftest import PYTHON, python_env
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcesses:
+    """`python3 -m tensorweave.server` for each task of `spec`; stopped with SIGINT."""
+
+    def __init__(self, spec, job, tasks):
+        self.procs = []
+        for task in range(tasks):
+            proc = subprocess.Popen(
+                [PYTHON, "-m", "tensorweave.server", "--cluster_spec=" + spec, "--job_name=" + job,
+                 "--task_index=%d" % task], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=python_env())
+            self.procs.append(proc)
+            line = proc.stdout.readline()  # Printed once the task serves.
+            assert line.startswith("Started server /job:%s/task:%d" % (job, task)), line + proc.stderr.read()
+
+    def stop(self, signum=signal.SIGINT):
+        outputs = []
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+            out, err = proc.communicate(timeout=30)
+            outputs.append((proc.returncode, out, err))
+        return outputs
+
+
+@pytest.fixture
+def two_task_cluster():
+    addresses = ["localhost:%d" % _free_port(), "localhost:%d" % _free_port()]
+    spec = "local|" + ";".join(addresses)
+    servers = ServerProcesses(spec, "local", 2)
+    yield spec, addresses
+    servers.stop()
+
+
+def test_multi_process_cluster_runs_placed_graphs(two_task_cluster):
+    spec, addresses = two_task_cluster
+    cluster = tf.train.ClusterSpec(spec)
+    assert cluster.as_dict() == {"local": addresses}
+    x = tf.placeholder(tf.float32, [100])
+    with tf.device("/job:local/task:1"):
+        mean1 = tf.reduce_mean(tf.slice(x, [0], [40]))
+        size1 = tf.size(tf.slice(x, [0], [40]))
+    with tf.device("/job:local/task:0"):
+        second = tf.slice(x, [40], [-1])
+        mean = (tf.cast(size1, tf.float32) * mean1 + tf.cast(tf.size(second), tf.float32) * tf.reduce_mean(second)) / 100
+    values = np.random.random(100)
+    with tf.Session("grpc://" + addresses[0]) as sess:
+        np.testing.assert_allclose(sess.run(mean, {x: values}), values.mean(), rtol=1e-5)
+        assert any("/job:local/replica:0/task:1" in d for d in sess.list_devices())
+
+
+def test_variables_outlive_sessions_on_the_cluster(two_task_cluster):
+    _, addresses = two_task_cluster
+    with tf.device("/job:local/task:1"):
+        w = tf.Variable([1.0, 2.0], name="shared_w")
+    with tf.Session("grpc://" + addresses[0]) as sess:
+        sess.run(w.initializer)
+        sess.run(w.assign_add([10.0, 10.0]))
+    with tf.Session("grpc://" + addresses[1]) as other:
+        np.testing.assert_array_equal(other.run(w), [11, 12])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_server_process_stops_cleanly_on_a_signal(signum):
+    port = _free_port()
+    servers = ServerProcesses("worker|localhost:%d" % port, "worker", 1)
+    [(code, out, err)] = servers.stop(signum)
+    assert code == 0, err
+    assert "Server /job:worker/task:0 stopped" in out
+
+
+def test_server_module_rejects_bad_flags():
+    result = subprocess.run([PYTHON, "-m", "tensorweave.server", "--cluster_spec=local|nohost", "--job_name=local"],
+                            capture_output=True, text=True, env=python_env(), timeout=60)
+    assert result.returncode == 2
+    assert "nohost" in result.stderr
+    result = subprocess.run([PYTHON, "-m", "tensorweave.server", "--cluster_spec=local|localhost:2",
+                             "--job_name=other"], capture_output=True, text=True, env=python_env(), timeout=60)
+    assert result.returncode == 2 and "other" in result.stderr
+
+
+def test_server_in_a_thread_and_a_session_in_another():
+    port = _free_port()
+    cluster = tf.train.ClusterSpec({"local": ["localhost:%d" % port]})
+    server = tf.train.Server(cluster, job_name="local", task_index=0)
+    assert server.target == "grpc://localhost:%d" % port
+    joiner = threading.Thread(target=server.join)
+    joiner.start()
+    results = []
+
+    def client():
+        g = tf.Graph()
+        with g.as_default():
+            y = tf.constant(2) + 236
+            with tf.Session(server.target) as sess:
+                results.append(sess.run(y))
+
+    worker = threading.Thread(target=client)
+    worker.start()
+    worker.join(60)
+    server.stop()
+    joiner.join(60)
+    assert results == [238]
+    assert not joiner.is_alive()
+
+
+def test_create_local_server():
+    server = tf.train.Server.create_local_server()
+    assert re.match(r"grpc://localhost:\d+", server.target)
+    with tf.Session(server.target) as sess:
+        assert sess.run(tf.constant(3) * 2) == 6
+
+
+def test_a_task_that_is_down_is_unavailable():
+    dead = "localhost:%d" % _free_port()
+    spec = tf.train.ClusterSpec({"local": ["localhost:%d" % _free_port(), dead]})
+    server = tf.train.Server(spec, job_name="local", task_index=0, rpc_timeout_ms=3000)
+    with tf.device("/job:local/task:1"):
+        y = tf.constant(1) + 1
+    with tf.Session(server.target) as sess:
+        with pytest.raises((tf.errors.UnavailableError, tf.errors.DeadlineExceededError)) as info:
+            sess.run(y)
+    assert "task:1" in info.value.message or dead in info.value.message
+
+
+def test_cluster_spec_forms_and_validation():
+    sparse = tf.train.ClusterSpec({"ps": ["h:1"], "worker": {1: "h:3"}})
+    assert sparse.task_indices("worker") == [1]
+    assert sparse.task_address("worker", 1) == "h:3"
+    assert sparse.as_dict() == {"ps": ["h:1"], "worker": {1: "h:3"}}
+    assert tf.train.ClusterSpec(sparse) == sparse
+    assert tf.train.ClusterSpec("ps|h:1,worker|h:2;h:3").num_tasks("worker") == 2
+    with pytest.raises(tf.errors.InvalidArgumentError, match="port"):
+        tf.train.ClusterSpec({"local": ["localhost:0"]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no_job"):
+        tf.train.ClusterSpec({"local": ["h:1"]}).task_address("no_job", 0)
+    with pytest.raises(ValueError, match="job_name"):
+        tf.train.Server({"a": ["localhost:1"], "b": ["localhost:2"]})
