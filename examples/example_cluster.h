@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,23 @@ inline ExampleCluster ClusterFromArgs(int argc, char** argv, const std::string& 
     return cluster;
   }
   InProcessCluster local = ValueOrThrow(StartInProcessCluster(*job, tasks));
+  cluster.spec = local.spec;
+  cluster.servers = std::move(local.servers);
+  std::cout << "started a local cluster: " << cluster.spec.ToString() << "\n";
+  return cluster;
+}
+
+// Reads --cluster_spec=SPEC from argv; without it, starts in-process tasks for `jobs`
+// (job name -> task count) on free ports.
+inline ExampleCluster ClusterFromArgs(int argc, char** argv, const std::map<std::string, int>& jobs) {
+  ExampleCluster cluster;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strncmp(argv[i], "--cluster_spec=", 15)) {
+      cluster.spec = ValueOrThrow(ClusterSpec::Parse(argv[i] + 15));
+      return cluster;
+    }
+  }
+  InProcessCluster local = ValueOrThrow(StartInProcessCluster(jobs));
   cluster.spec = local.spec;
   cluster.servers = std::move(local.servers);
   std::cout << "started a local cluster: " << cluster.spec.ToString() << "\n";

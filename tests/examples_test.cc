@@ -62,3 +62,23 @@ TEST(ExamplesTest, MapReduceMeanWithTheJobRenamed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ExamplesTest, DataParallelExpStartsItsOwnClusterOfTheSeedsJobs) {
+  Result r = RunExample("data_parallel_exp", "--steps 200 --print_every 100");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("started a local cluster: master|localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(",worker|localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(",worker_|localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 100  loss "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("final loss after 200 steps: data-parallel "), std::string::npos) << r.output;
+}
+
+TEST(ExamplesTest, DataParallelExpRefusesABadSplit) {
+  Result r = RunExample("data_parallel_exp", "--split 100");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("need 0 < --split < 100"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -61,9 +61,19 @@ class Output {
   int index_ = 0;
 };
 
-// Chooses the device for a new operation, given its op type and name (e.g. variables
-// to ps tasks). Returns "" to leave the device unset.
-using DeviceFunction = std::function<std::string(const std::string& op_type, const std::string& name)>;
+// What a device function sees of a new operation (TensorFlow passes the op itself).
+struct DeviceFunctionInput {
+  const std::string& op_type;  // e.g. "VarHandleOp"
+  const std::string& name;     // The unique, scoped node name.
+  // The device chosen so far by the device scopes inside this function's scope
+  // (canonical, possibly partial; "" when none).
+  const std::string& device;
+  const std::map<std::string, AttrValue>& attrs;  // As given, with inferred type attrs.
+};
+// Chooses the device for a new operation (e.g. variables to ps tasks). As in TensorFlow,
+// its result replaces `device` (merge it yourself to keep inner scopes' fields); return
+// `input.device` to change nothing. An invalid device name fails the new op.
+using DeviceFunction = std::function<std::string(const DeviceFunctionInput& input)>;
 
 // Undoes one scope push when it goes out of scope.
 class [[nodiscard]] ScopeGuard {
@@ -93,6 +103,10 @@ class Graph {
   std::string current_name_scope() const;
   // Device for ops created inside, merged field by field with enclosing scopes
   // ("/job:ps" then "/task:1" gives "/job:ps/task:1"). Malformed names throw.
+  // As TensorFlow, scopes apply innermost first: a device string fills only the fields
+  // still unset, a device function replaces the device with its result (and sees the
+  // op's attrs). Device functions run even for ops under colocate_with (as in TF), whose
+  // device the colocation then overrides.
   ScopeGuard device(const std::string& device);
   ScopeGuard device(DeviceFunction fn);
   // Ops created inside are placed with `op` (its device, ignoring device scopes), as
@@ -137,8 +151,14 @@ class Graph {
  private:
   std::unique_ptr<FlowGraph> graph_;
   std::vector<std::string> name_scopes_;
-  std::vector<std::string> device_scopes_;  // Each entry is the merged device.
-  std::vector<DeviceFunction> device_functions_;
+  // One device scope: a canonical device string, or a function when `function` is set.
+  struct DeviceScope {
+    std::string device;
+    DeviceFunction function;
+  };
+  // The device of a new op from the device scopes, innermost first.
+  StatusOr<std::string> ScopedDevice(const DeviceFunctionInput& op) const;
+  std::vector<DeviceScope> device_scopes_;  // Outermost first.
   std::vector<std::vector<Operation>> control_scopes_;
   std::vector<Operation> colocation_scopes_;
   std::map<std::string, std::vector<Output>> collections_;

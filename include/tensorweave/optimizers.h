@@ -120,6 +120,18 @@ class Optimizer {
   std::map<std::pair<std::string, DType>, Output> hyper_cache_;
 };
 
+// In-graph data parallelism (TF's multi-tower average_gradients): tower_grads[k] is what
+// compute_gradients gave for tower k, every tower listing the same variables in the same
+// order. Returns one (mean gradient, variable) per variable, built under the current
+// device scope (e.g. the parameter task) in the name scope "average_gradients". With
+// `weights` (one scalar per tower, e.g. its slice size) the mean is weighted:
+// sum_k w_k * g_k / sum_k w_k, which for per-tower mean losses over slices of one batch
+// is the gradient of the mean loss over the whole batch. A variable without a gradient
+// in every tower keeps an empty Output. Throws InvalidArgument for no towers, towers
+// that disagree, a gradient missing in some towers only, or a weight count mismatch.
+GradsAndVars average_gradients(const std::vector<GradsAndVars>& tower_grads,
+                               const std::vector<Output>& weights = {});
+
 // var -= lr * grad
 class GradientDescentOptimizer : public Optimizer {
  public:

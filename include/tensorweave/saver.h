@@ -6,13 +6,16 @@
 //   ...
 //   saver.restore(sess, tw::latest_checkpoint("/ckpt"));
 //
-// The variables are read and written by a SaveVariables / RestoreVariables op that takes
-// their handles, so it runs on the device holding them (a parameter server, later). The
-// path is an attr of those ops, so each distinct path adds two small ops to the graph
-// (reused when the same path is saved or restored again). They are added outside any
-// name, device or control-dependency scope active at the call. The file paths are those
-// of the device's machine; the "checkpoint" state file and the deletion of old
-// checkpoints happen in this process, so on a cluster they assume a shared file system.
+// Variables may live on several devices or tasks (e.g. placed by replica_device_setter):
+// each is read where it lives and the values are written by one SaveTensors op; one
+// RestoreTensors op reads and checks the whole file, and each value is assigned where its
+// variable lives. Those two ops run on the session's default device (the CPU of the task
+// the session talks to). The path is an attr of those ops, so each distinct path adds a
+// few ops to the graph (one save op, or one restore op and an assign per variable; reused
+// when the same path is saved or restored again). They are added outside any name,
+// device or control-dependency scope active at the call. The file paths are those of the
+// session's task; the "checkpoint" state file and the deletion of old checkpoints happen
+// in this process, so on a cluster they assume a shared file system.
 #ifndef TENSORWEAVE_SAVER_H_
 #define TENSORWEAVE_SAVER_H_
 
@@ -26,6 +29,8 @@
 #include "tensorweave/variables.h"
 
 namespace tw {
+
+struct NodeInput;
 
 // The name of the state file a Saver keeps beside its checkpoints.
 inline constexpr char kCheckpointStateFile[] = "checkpoint";
@@ -57,14 +62,19 @@ class Saver {
   const std::vector<Variable>& var_list() const { return var_list_; }
 
  private:
-  Operation OpFor(const std::string& op, const std::string& path,
-                  std::map<std::string, Operation>& cache);
+  Operation SaveOp(const std::string& path);
+  Operation RestoreOp(const std::string& path);  // The op grouping the assignments.
+  Node* AddNode(const std::string& name, const std::string& op, const std::vector<NodeInput>& inputs,
+                std::map<std::string, AttrValue> attrs);
+  // path, names and dtypes of the variables, for SaveTensors and RestoreTensors.
+  std::map<std::string, AttrValue> TensorListAttrs(const std::string& path) const;
   void RecordCheckpoint(const std::string& path);
 
   Graph* graph_;
   std::vector<Variable> var_list_;
   int max_to_keep_;
   std::map<std::string, Operation> save_ops_, restore_ops_;
+  std::vector<Output> reads_;  // One read per variable, shared by the save ops.
   std::vector<std::string> last_checkpoints_;
 };
 

@@ -8,6 +8,7 @@
 #ifndef TENSORWEAVE_SERVER_H_
 #define TENSORWEAVE_SERVER_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,13 +45,22 @@ class Server {
 };
 
 // A whole cluster of in-process servers (real gRPC on free loopback ports): one job of
-// `tasks` tasks, all started. For examples, benchmarks and tests.
+// `tasks` tasks, or several jobs (name -> task count), all started. For examples,
+// benchmarks and tests.
 struct InProcessCluster {
   ClusterSpec spec;
-  std::vector<std::unique_ptr<Server>> servers;  // servers[i] is task i.
+  // servers[i] is task i of a one-job cluster; with several jobs, the jobs' tasks in
+  // job name order.
+  std::vector<std::unique_ptr<Server>> servers;
   std::string target(int task) const { return servers[task]->target(); }
+  // "grpc://host:port" of (job, task); throws StatusError when the cluster has no such task.
+  std::string target(const std::string& job, int task) const {
+    return "grpc://" + ValueOrThrow(spec.address(job, task));
+  }
 };
 StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks,
+                                                 const ServerOptions& options = {});
+StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,
                                                  const ServerOptions& options = {});
 
 }  // namespace tw

@@ -50,14 +50,38 @@ ScopeGuard Graph::name_scope(const std::string& name) {
 std::string Graph::current_name_scope() const { return absl::StrJoin(name_scopes_, "/"); }
 
 ScopeGuard Graph::device(const std::string& device) {
-  std::string outer = device_scopes_.empty() ? "" : device_scopes_.back();
-  device_scopes_.push_back(ValueOrThrow(MergeDeviceNames(outer, device)));
+  device_scopes_.push_back(DeviceScope{ValueOrThrow(CanonicalDeviceName(device)), nullptr});
   return ScopeGuard([this] { device_scopes_.pop_back(); });
 }
 
 ScopeGuard Graph::device(DeviceFunction fn) {
-  device_functions_.push_back(std::move(fn));
-  return ScopeGuard([this] { device_functions_.pop_back(); });
+  if (!fn) throw StatusError(absl::InvalidArgumentError("Graph::device: empty device function"));
+  device_scopes_.push_back(DeviceScope{"", std::move(fn)});
+  return ScopeGuard([this] { device_scopes_.pop_back(); });
+}
+
+StatusOr<std::string> Graph::ScopedDevice(const DeviceFunctionInput& op) const {
+  std::string device;
+  for (auto scope = device_scopes_.rbegin(); scope != device_scopes_.rend(); ++scope) {
+    if (!scope->function) {
+      // What inner scopes set wins; the outer string fills the rest.
+      TW_ASSIGN_OR_RETURN(device, MergeDeviceNames(scope->device, device));
+      continue;
+    }
+    std::string chosen;
+    try {
+      chosen = scope->function(DeviceFunctionInput{op.op_type, op.name, device, op.attrs});
+    } catch (const StatusError& e) {
+      return e.status();
+    }
+    auto canonical = CanonicalDeviceName(chosen);
+    if (!canonical.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("device function chose an invalid device for '",
+                                                     op.name, "': ", canonical.status().message()));
+    }
+    device = *std::move(canonical);
+  }
+  return device;
 }
 
 ScopeGuard Graph::colocate_with(const Operation& op) {
@@ -87,15 +111,7 @@ StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::str
     for (const Output& in : inputs) types.push_back(in.op().valid() ? in.dtype() : DType::kInvalid);
     InferAttrsFromInputs(**def, types, spec.attrs);
   }
-  std::string device = device_scopes_.empty() ? "" : device_scopes_.back();
-  // Device functions (innermost last) refine the scoped device string.
-  for (const DeviceFunction& fn : device_functions_) {
-    std::string chosen = fn(op, spec.name);
-    if (!chosen.empty()) {
-      TW_ASSIGN_OR_RETURN(device, MergeDeviceNames(device, chosen));
-    }
-  }
-  spec.device = device;
+  TW_ASSIGN_OR_RETURN(spec.device, ScopedDevice(DeviceFunctionInput{op, spec.name, "", spec.attrs}));
   if (!colocation_scopes_.empty()) {
     const Operation& with = colocation_scopes_.back();
     spec.device = with.device();

@@ -57,6 +57,12 @@ AttrValue MakeAttr(absl::Span<const DType> v) {
   for (DType x : v) list->add_type(DTypeToProto(x));
   return a;
 }
+AttrValue MakeAttr(absl::Span<const PartialShape> v) {
+  AttrValue a;
+  auto* list = a.mutable_list();
+  for (const PartialShape& x : v) *list->add_shape() = ShapeToProto(x);
+  return a;
+}
 AttrValue MakeAttr(absl::Span<const std::string> v) {
   AttrValue a;
   auto* list = a.mutable_list();
@@ -173,6 +179,26 @@ absl::StatusOr<std::vector<std::string>> GetStringListAttr(const AttrMap& attrs,
                                                            const std::string& name) {
   TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(string)"));
   return std::vector<std::string>(v->list().s().begin(), v->list().s().end());
+}
+
+absl::StatusOr<std::vector<DType>> GetTypeListAttr(const AttrMap& attrs, const std::string& name) {
+  TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(type)"));
+  std::vector<DType> types;
+  for (int t : v->list().type()) {
+    TW_ASSIGN_OR_RETURN(DType d, DTypeFromProto(t));
+    types.push_back(d);
+  }
+  return types;
+}
+absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const AttrMap& attrs,
+                                                           const std::string& name) {
+  TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(shape)"));
+  std::vector<PartialShape> shapes;
+  for (const TensorShapeProto& proto : v->list().shape()) {
+    TW_ASSIGN_OR_RETURN(PartialShape shape, PartialShapeFromProto(proto));
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
 }
 
 }  // namespace tw

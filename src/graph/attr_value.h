@@ -29,6 +29,7 @@ AttrValue MakeAttr(const TensorShape& v);
 AttrValue MakeAttr(const Tensor& v);
 AttrValue MakeAttr(absl::Span<const int64_t> v);
 AttrValue MakeAttr(absl::Span<const DType> v);
+AttrValue MakeAttr(absl::Span<const PartialShape> v);
 AttrValue MakeAttr(absl::Span<const std::string> v);
 
 // The attr type name ("int", "list(int)", "type", ...) of a value, as used in OpDefs.
@@ -46,6 +47,9 @@ absl::StatusOr<PartialShape> GetShapeAttr(const AttrMap& attrs, const std::strin
 absl::StatusOr<Tensor> GetTensorAttr(const AttrMap& attrs, const std::string& name);
 absl::StatusOr<std::vector<int64_t>> GetIntListAttr(const AttrMap& attrs, const std::string& name);
 absl::StatusOr<std::vector<std::string>> GetStringListAttr(const AttrMap& attrs,
+                                                           const std::string& name);
+absl::StatusOr<std::vector<DType>> GetTypeListAttr(const AttrMap& attrs, const std::string& name);
+absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const AttrMap& attrs,
                                                            const std::string& name);
 
 }  // namespace tw

@@ -170,8 +170,16 @@ absl::StatusOr<OpDef> OpDefBuilder::Build() const {
     TW_ASSIGN_OR_RETURN(ArgDef a, ParseArg(s));
     def.outputs.push_back(std::move(a));
   }
-  for (const auto* args : {&def.inputs, &def.outputs}) {
-    for (const ArgDef& a : *args) {
+  for (auto* args : {&def.inputs, &def.outputs}) {
+    for (ArgDef& a : *args) {
+      if (const AttrDef* attr = def.FindAttr(a.type_attr); attr != nullptr && attr->type == "list(type)") {
+        if (!a.number_attr.empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(def.name, ": arg ", a.name, " has both a length and a type list"));
+        }
+        a.type_list_attr = std::move(a.type_attr);
+        a.type_attr.clear();
+      }
       if (!a.type_attr.empty() && def.FindAttr(a.type_attr) == nullptr) {
         return absl::InvalidArgumentError(
             absl::StrCat(def.name, ": arg ", a.name, " names undeclared attr ", a.type_attr));
@@ -295,6 +303,19 @@ void InferAttrsFromInputs(const OpDef& op, const std::vector<DType>& input_types
     if (!arg.type_attr.empty() && !attrs.contains(arg.type_attr) && k < input_types.size()) {
       attrs[arg.type_attr] = MakeAttr(input_types[k]);
     }
+    if (!arg.type_list_attr.empty()) {
+      auto it = attrs.find(arg.type_list_attr);
+      if (it != attrs.end()) {
+        n = it->second.list().type_size();
+      } else {
+        // As a list length: whatever the other args leave over has these types.
+        n = static_cast<int64_t>(input_types.size()) - static_cast<int64_t>(k) -
+            static_cast<int64_t>(op.inputs.size() - 1 - a);
+        const size_t begin = std::min(k, input_types.size());
+        const size_t count = std::clamp<int64_t>(n, 0, static_cast<int64_t>(input_types.size() - begin));
+        attrs[arg.type_list_attr] = MakeAttr(absl::Span<const DType>(input_types.data() + begin, count));
+      }
+    }
     k += std::max<int64_t>(n, 0);
   }
 }
@@ -306,6 +327,11 @@ absl::StatusOr<std::vector<DType>> ArgTypes(const OpDef& op, const std::vector<A
     DType t = arg.fixed_type;
     if (!arg.type_attr.empty()) {
       TW_ASSIGN_OR_RETURN(t, GetTypeAttr(attrs, arg.type_attr));
+    }
+    if (!arg.type_list_attr.empty()) {
+      TW_ASSIGN_OR_RETURN(std::vector<DType> list, GetTypeListAttr(attrs, arg.type_list_attr));
+      types.insert(types.end(), list.begin(), list.end());
+      continue;
     }
     int64_t n = 1;
     if (!arg.number_attr.empty()) {

@@ -24,6 +24,8 @@ struct ArgDef {
   DType fixed_type = DType::kInvalid;  // Set for "x: float32", "h: resource".
   std::string type_attr;               // Set for "x: T".
   std::string number_attr;             // Set for "values: N * T" (a list of N tensors).
+  // Set for "values: dtypes" with dtypes a list(type) attr: one tensor per listed type.
+  std::string type_list_attr;
 };
 
 struct AttrDef {

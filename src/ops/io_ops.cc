@@ -1,10 +1,11 @@
-// Checkpoint ops. TensorFlow's SaveV2/RestoreV2 take string tensors (prefix, names) and
-// a typed list of values; tensorweave has no string dtype and lists of one type only, so
-// these ops take the variables' handles and the path and names as attrs instead:
-//   SaveVariables(resources: N * resource) writes every variable's value to `path`;
-//   RestoreVariables(resources: N * resource) assigns every variable from `path`.
-// Taking the handles colocates them with the variables (the placer joins resource
-// consumers to their producer), so they run where the variables live.
+// Checkpoint ops, as TensorFlow's SaveV2/RestoreV2 but with the path and tensor names as
+// attrs (tensorweave has no string dtype):
+//   SaveTensors(tensors: dtypes) writes the tensors under `names` to `path`;
+//   RestoreTensors() -> tensors: dtypes reads them back, checked against dtypes and shapes.
+// They take and give values, not variable handles, so one op can save or restore
+// variables that live on several devices or tasks: the Saver reads each variable where
+// it lives and sends the values to one SaveTensors, and assigns each output of one
+// RestoreTensors where its variable lives (see src/train/saver.cc).
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ops/ops.h"
@@ -13,15 +14,15 @@
 namespace tw {
 namespace {
 
-// Handles are scalars; `names` has one non-empty, distinct entry per handle.
-absl::Status VariablesIoShape(InferenceContext& c) {
-  for (int i = 0; i < c.num_inputs(); ++i) TW_RETURN_IF_ERROR(c.WithRank(i, 0));
+// `path` is non-empty; `names` has one non-empty, distinct entry per tensor.
+absl::Status CheckPathAndNames(InferenceContext& c, int num_tensors) {
   TW_ASSIGN_OR_RETURN(std::string path, GetStringAttr(c.attrs(), "path"));
   if (path.empty()) return absl::InvalidArgumentError("attr 'path' is empty");
+  if (num_tensors < 1) return absl::InvalidArgumentError("attr 'dtypes' is empty: nothing to save or restore");
   TW_ASSIGN_OR_RETURN(std::vector<std::string> names, GetStringListAttr(c.attrs(), "names"));
-  if (static_cast<int>(names.size()) != c.num_inputs()) {
-    return absl::InvalidArgumentError(absl::StrCat("attr 'names' has ", names.size(),
-                                                   " entries for ", c.num_inputs(), " variables"));
+  if (static_cast<int>(names.size()) != num_tensors) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attr 'names' has ", names.size(), " entries for ", num_tensors, " tensors"));
   }
   absl::flat_hash_set<std::string> seen;
   for (const std::string& name : names) {
@@ -33,26 +34,42 @@ absl::Status VariablesIoShape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
-OpDefBuilder VariablesIoOp(const char* name) {
-  return OpDefBuilder(name)
-      .Input("resources: N * resource")
-      .Attr("N: int >= 1")
-      .Attr("path: string")
-      .Attr("names: list(string)")
-      .SetStateful()
-      .SetShapeFn(VariablesIoShape);
+absl::Status SaveTensorsShape(InferenceContext& c) { return CheckPathAndNames(c, c.num_inputs()); }
+
+// Each output has the shape the caller expects of it (`shapes`, one per tensor).
+absl::Status RestoreTensorsShape(InferenceContext& c) {
+  TW_RETURN_IF_ERROR(CheckPathAndNames(c, c.num_outputs()));
+  TW_ASSIGN_OR_RETURN(std::vector<PartialShape> shapes, GetShapeListAttr(c.attrs(), "shapes"));
+  if (static_cast<int>(shapes.size()) != c.num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat("attr 'shapes' has ", shapes.size(),
+                                                   " entries for ", c.num_outputs(), " tensors"));
+  }
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, shapes[i]);
+  return absl::OkStatus();
 }
 
 }  // namespace
 
 void RegisterIoOps(OpRegistry& r) {
-  // Reads every variable (FailedPrecondition if one is uninitialized) and writes them
-  // all, under `names`, to `path` atomically (temporary file, fsync, rename).
-  r.Register(VariablesIoOp("SaveVariables"));
-  // Reads `path` and checks every tensor (present, dtype, shape against the variable's
-  // declared shape and, when initialized, its current shape) before assigning any, so a
-  // bad file leaves every variable as it was.
-  r.Register(VariablesIoOp("RestoreVariables"));
+  // Writes every tensor, under `names`, to `path` atomically (temporary file, fsync,
+  // rename): a failed save leaves no file.
+  r.Register(OpDefBuilder("SaveTensors")
+                 .Input("tensors: dtypes")
+                 .Attr("dtypes: list(type)")
+                 .Attr("path: string")
+                 .Attr("names: list(string)")
+                 .SetStateful()
+                 .SetShapeFn(SaveTensorsShape));
+  // Reads `path` and checks every tensor (present, dtype, shape compatible with `shapes`)
+  // before producing any output, so a bad file fails the op and nothing downstream runs.
+  r.Register(OpDefBuilder("RestoreTensors")
+                 .Output("tensors: dtypes")
+                 .Attr("dtypes: list(type)")
+                 .Attr("shapes: list(shape)")
+                 .Attr("path: string")
+                 .Attr("names: list(string)")
+                 .SetStateful()
+                 .SetShapeFn(RestoreTensorsShape));
 }
 
 }  // namespace tw

@@ -20,11 +20,9 @@ namespace {
 namespace train {
 
 Colocation ColocateWith(Graph& g, const Variable& var) {
-  const std::string device = var.handle().op().device();
-  // The device function overrides what enclosing device functions would choose (e.g. a
-  // round-robin over ps tasks), so the new ops land with the variable.
-  return Colocation{g.device(device),
-                    g.device([device](const std::string&, const std::string&) { return device; })};
+  // As TF's colocate_with: overrides what device scopes and functions would choose (e.g.
+  // a round-robin over ps tasks), so the new ops land with the variable.
+  return Colocation{g.colocate_with(var.handle().op())};
 }
 
 }  // namespace train

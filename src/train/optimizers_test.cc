@@ -15,16 +15,6 @@ namespace {
 
 using testing::F64;
 
-template <typename Fn>
-Status ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const StatusError& e) {
-    return e.status();
-  }
-  return absl::OkStatus();
-}
-
 // loss = sum(c * w * w) with w = [1, -2] and c = [0.5, 0.25], so grad = 2 * c * w, which
 // starts at [1, -1] and follows w from step to step.
 struct Quadratic {
@@ -212,7 +202,7 @@ TEST(OptimizerTest, SlotsLiveOnTheVariablesDevice) {
   }
   // A device function that would send everything elsewhere does not move the slots.
   auto elsewhere = g.device(
-      [](const std::string&, const std::string&) { return std::string("/job:ps/task:0"); });
+      [](const DeviceFunctionInput&) { return std::string("/job:ps/task:0"); });
   AdamOptimizer opt;
   opt.minimize(w * w);
   EXPECT_EQ(w.handle().op().device(), "/job:ps/task:1");

@@ -102,31 +102,75 @@ Saver::Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep)
   }
 }
 
-Operation Saver::OpFor(const std::string& op, const std::string& path,
-                       std::map<std::string, Operation>& cache) {
-  if (auto it = cache.find(path); it != cache.end()) return it->second;
+// Why one SaveTensors/RestoreTensors op rather than one per device (TF's sharded
+// Saver): one file, written atomically, and a restore validated as a whole before any
+// variable changes, are the guarantees of this class. So, as TF's default (non-sharded)
+// Saver: each variable is read where it lives (ReadVariableOp takes its handle, so the
+// placer puts it with the variable) and the values go to one SaveTensors; one
+// RestoreTensors checks the whole file and gives every value, each assigned where its
+// variable lives by an AssignVariableOp. The save and restore ops have no device: they
+// run on the session's default device (its task's CPU).
+Node* Saver::AddNode(const std::string& name, const std::string& op,
+                     const std::vector<NodeInput>& inputs, AttrMap attrs) {
   FlowGraph& fg = graph_->flow_graph();
-  // Added to the FlowGraph directly: no name, device or control scope of the caller
-  // applies, so the op is colocated with the variables and nothing else.
-  NodeSpec spec{fg.UniqueName("save/" + op), op, {}, "", {}};
+  // Added to the FlowGraph directly: no name, device or control scope of the caller applies.
+  NodeSpec spec{fg.UniqueName("save/" + name), op, inputs, "", std::move(attrs)};
+  return ValueOrThrow(fg.AddNode(std::move(spec)));
+}
+
+AttrMap Saver::TensorListAttrs(const std::string& path) const {
   std::vector<std::string> names;
+  std::vector<DType> dtypes;
   for (const Variable& v : var_list_) {
-    spec.inputs.push_back(NodeInput{v.handle().op().node(), v.handle().index()});
     names.push_back(v.name());
+    dtypes.push_back(v.dtype());
   }
-  spec.attrs["N"] = MakeAttr(static_cast<int64_t>(var_list_.size()));
-  spec.attrs["path"] = MakeAttr(path);
-  spec.attrs["names"] = MakeAttr(absl::Span<const std::string>(names));
-  Node* node = ValueOrThrow(fg.AddNode(std::move(spec)));
-  Operation result(graph_, node);
-  cache.emplace(path, result);
-  return result;
+  return {{"path", MakeAttr(path)},
+          {"names", MakeAttr(absl::Span<const std::string>(names))},
+          {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))}};
+}
+
+Operation Saver::SaveOp(const std::string& path) {
+  if (auto it = save_ops_.find(path); it != save_ops_.end()) return it->second;
+  if (reads_.empty()) {
+    for (const Variable& v : var_list_) {
+      Node* read = AddNode("read", "ReadVariableOp", {{v.handle().op().node(), v.handle().index()}},
+                           {{"dtype", MakeAttr(v.dtype())}});
+      reads_.push_back(Operation(graph_, read).output(0));
+    }
+  }
+  std::vector<NodeInput> values;
+  for (const Output& read : reads_) values.push_back(NodeInput{read.op().node(), 0});
+  Operation save(graph_, AddNode("SaveTensors", "SaveTensors", values, TensorListAttrs(path)));
+  save_ops_.emplace(path, save);
+  return save;
+}
+
+Operation Saver::RestoreOp(const std::string& path) {
+  if (auto it = restore_ops_.find(path); it != restore_ops_.end()) return it->second;
+  AttrMap attrs = TensorListAttrs(path);
+  std::vector<PartialShape> shapes;
+  for (const Variable& v : var_list_) shapes.push_back(v.shape());
+  attrs["shapes"] = MakeAttr(absl::Span<const PartialShape>(shapes));
+  Node* restore = AddNode("RestoreTensors", "RestoreTensors", {}, std::move(attrs));
+  std::vector<NodeInput> assigns;
+  for (size_t i = 0; i < var_list_.size(); ++i) {
+    const Variable& v = var_list_[i];
+    Node* assign = AddNode("Assign", "AssignVariableOp",
+                           {{v.handle().op().node(), v.handle().index()},
+                            {restore, static_cast<int>(i)}},
+                           {{"dtype", MakeAttr(v.dtype())}});
+    assigns.push_back(NodeInput{assign, kControlSlot});
+  }
+  Operation restore_all(graph_, AddNode("restore_all", "NoOp", assigns, {}));
+  restore_ops_.emplace(path, restore_all);
+  return restore_all;
 }
 
 std::string Saver::save(Session& sess, const std::string& prefix, int64_t global_step) {
   if (prefix.empty()) throw StatusError(absl::InvalidArgumentError("Saver::save: empty prefix"));
   const std::string path = global_step >= 0 ? absl::StrCat(prefix, "-", global_step) : prefix;
-  sess.run(OpFor("SaveVariables", path, save_ops_));
+  sess.run(SaveOp(path));
   RecordCheckpoint(path);
   return path;
 }
@@ -136,7 +180,7 @@ void Saver::restore(Session& sess, const std::string& path) {
     throw StatusError(absl::InvalidArgumentError(
         "Saver::restore: empty path (latest_checkpoint returns \"\" when there is none)"));
   }
-  sess.run(OpFor("RestoreVariables", path, restore_ops_));
+  sess.run(RestoreOp(path));
 }
 
 void Saver::RecordCheckpoint(const std::string& path) {

@@ -271,12 +271,16 @@ TEST(SaverTest, OpsIgnoreTheCallersScopesAndAreReusedPerPath) {
     auto scope = g.name_scope("elsewhere");
     saver.save(sess, dir / "m", 1);
   }
-  EXPECT_TRUE(g.operation("save/SaveVariables").valid());
+  EXPECT_EQ(g.operation("save/SaveTensors").device(), "");
+  EXPECT_EQ(g.operation("save/read").device(), "");
   const int ops = g.num_operations();
   saver.save(sess, dir / "m", 1);
   saver.restore(sess, dir / "m-1");
   saver.restore(sess, dir / "m-1");
-  EXPECT_EQ(g.num_operations(), ops + 1);  // One RestoreVariables, no new SaveVariables.
+  // One RestoreTensors, an assign per variable and their group; no new save op.
+  EXPECT_EQ(g.num_operations(), ops + 1 + 5 + 1);
+  saver.save(sess, dir / "m", 2);  // A new path: one more save op, the reads are shared.
+  EXPECT_EQ(g.num_operations(), ops + 1 + 5 + 1 + 1);
 }
 
 TEST(SaverTest, NeedsVariablesFromItsGraph) {

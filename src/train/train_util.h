@@ -9,8 +9,7 @@ namespace tw::train {
 // Ops created while this lives get the device `var` asked for (as TF's colocate_with for
 // variables: slots and updates land with the variable, whatever device functions say).
 struct Colocation {
-  ScopeGuard device;
-  ScopeGuard device_function;
+  ScopeGuard colocation;
 };
 Colocation ColocateWith(Graph& g, const Variable& var);
 

@@ -10,17 +10,6 @@ namespace {
 
 using testing::F32;
 
-// The status of the StatusError `fn` throws (OK when it throws none).
-template <typename Fn>
-Status ErrorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const StatusError& e) {
-    return e.status();
-  }
-  return absl::OkStatus();
-}
-
 TEST(VariableScopeTest, NestedScopesPrefixVariablesAndOps) {
   Graph g;
   Variable w;

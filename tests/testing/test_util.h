@@ -59,11 +59,23 @@ Tensor RunOpOk(const std::string& op, const std::vector<Tensor>& inputs, AttrMap
 #define EXPECT_STATUS(expr, code, substring) \
   EXPECT_TRUE(::tw::testing::StatusIs((expr), (code), (substring)))
 
+// The status of the StatusError `fn` throws (OK when it throws none).
+template <typename Fn>
+absl::Status ErrorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const StatusError& e) {
+    return e.status();
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace tw::testing
 
 // Tests live in namespace tw and use these on nearly every line.
 namespace tw {
 using testing::Bool;
+using testing::ErrorOf;
 using testing::F32;
 using testing::F64;
 using testing::I32;

@@ -1,4 +1,5 @@
-// SaveVariables / RestoreVariables run through a real session on resource variables.
+// SaveTensors / RestoreTensors run through a real session: values of several dtypes in,
+// the same values out, and every check made before anything is given out.
 #include <gtest/gtest.h>
 
 #include "graph/attr_value.h"
@@ -25,13 +26,31 @@ absl::Status RunStatus(Session& sess, const Operation& op, const FeedDict& feeds
   }
 }
 
-Operation IoOp(Graph& g, const std::string& op, const std::vector<Variable>& vars,
-               const std::string& path, std::vector<std::string> names) {
-  std::vector<Output> handles;
-  for (const Variable& v : vars) handles.push_back(v.handle());
-  return g.AddOperation(op, op, handles,
-                        {{"path", MakeAttr(path)},
-                         {"names", MakeAttr(absl::Span<const std::string>(names))}});
+AttrValue Names(std::vector<std::string> names) { return MakeAttr(absl::Span<const std::string>(names)); }
+
+Operation Save(Graph& g, const std::vector<Output>& values, const std::string& path,
+               std::vector<std::string> names) {
+  return g.AddOperation("SaveTensors", "save", values, {{"path", MakeAttr(path)}, {"names", Names(names)}});
+}
+
+// RestoreTensors for `vars` (under their names) and one op assigning every output.
+Operation RestoreInto(Graph& g, const std::vector<Variable>& vars, const std::string& path) {
+  std::vector<std::string> names;
+  std::vector<DType> dtypes;
+  std::vector<PartialShape> shapes;
+  for (const Variable& v : vars) {
+    names.push_back(v.name());
+    dtypes.push_back(v.dtype());
+    shapes.push_back(v.shape());
+  }
+  Operation restore = g.AddOperation(
+      "RestoreTensors", "restore", {},
+      {{"path", MakeAttr(path)}, {"names", Names(names)},
+       {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))},
+       {"shapes", MakeAttr(absl::Span<const PartialShape>(shapes))}});
+  std::vector<Operation> assigns;
+  for (size_t i = 0; i < vars.size(); ++i) assigns.push_back(vars[i].assign(restore.output(i)).op());
+  return group(g, assigns, "restore_all");
 }
 
 class IoKernelsTest : public ::testing::Test {
@@ -45,9 +64,10 @@ class IoKernelsTest : public ::testing::Test {
   ScratchDir dir_;
 };
 
-TEST_F(IoKernelsTest, SaveWritesEveryVariableUnderItsName) {
+TEST_F(IoKernelsTest, SaveWritesEveryTensorUnderItsName) {
   const std::string path = dir_ / "ckpt";
-  Operation save = IoOp(g_, "SaveVariables", {a_, b_}, path, {"x", "y"});
+  // dtypes is inferred from the inputs: float32 then int64.
+  Operation save = Save(g_, {a_.value(), b_.value()}, path, {"x", "y"});
   Session sess(g_);
   sess.run(global_variables_initializer(g_));
   sess.run(save);
@@ -59,19 +79,21 @@ TEST_F(IoKernelsTest, SaveWritesEveryVariableUnderItsName) {
   EXPECT_EQ(dir_.List(), std::vector<std::string>{"ckpt"});
 }
 
-TEST_F(IoKernelsTest, SavingAnUninitializedVariableFailsAndWritesNothing) {
-  Operation save = IoOp(g_, "SaveVariables", {a_, b_}, dir_ / "ckpt", {"a", "b"});
+TEST_F(IoKernelsTest, ASaveThatFailsWritesNothing) {
+  Operation save = Save(g_, {a_.value(), b_.value()}, dir_ / "ckpt", {"a", "b"});
   Session sess(g_);
   sess.run(a_.initializer());
   EXPECT_STATUS(RunStatus(sess, save), absl::StatusCode::kFailedPrecondition,
-                "cannot save variable 'b' to '" + (dir_ / "ckpt") + "': it is uninitialized");
+                "variable 'b' is uninitialized");
   EXPECT_TRUE(dir_.List().empty());
 }
 
 TEST_F(IoKernelsTest, RestoreInitializesVariables) {
   const std::string path = dir_ / "ckpt";
   ASSERT_TRUE(checkpoint::WriteCheckpoint(path, {{"b", I64({}, {-3})}, {"a", F32({2}, {9, 8})}}).ok());
-  Operation restore = IoOp(g_, "RestoreVariables", {a_, b_}, path, {"a", "b"});
+  Operation restore = RestoreInto(g_, {a_, b_}, path);
+  EXPECT_EQ(g_.operation("restore").output(0).shape(), PartialShape({2}));
+  EXPECT_EQ(g_.operation("restore").output(1).dtype(), DType::kInt64);
   Session sess(g_);
   sess.run(restore);  // No initializer ran: restoring is initialization.
   EXPECT_TENSOR_EQ(sess.run(a_.value()), F32({2}, {9, 8}));
@@ -80,7 +102,7 @@ TEST_F(IoKernelsTest, RestoreInitializesVariables) {
 
 TEST_F(IoKernelsTest, RestoreChecksEverythingBeforeAssigningAnything) {
   const std::string path = dir_ / "ckpt";
-  Operation restore = IoOp(g_, "RestoreVariables", {a_, b_}, path, {"a", "b"});
+  Operation restore = RestoreInto(g_, {a_, b_}, path);
   Session sess(g_);
   sess.run(global_variables_initializer(g_));
   auto expect_unchanged = [&] {
@@ -113,41 +135,51 @@ TEST_F(IoKernelsTest, RestoreChecksEverythingBeforeAssigningAnything) {
   expect_unchanged();
 }
 
-TEST_F(IoKernelsTest, RestoreMatchesTheCurrentShapeOfAnUndeclaredVariable) {
+TEST_F(IoKernelsTest, AVariableOfUnknownShapeTakesTheSavedShape) {
+  // As TF's Saver, the saved shape is checked against the variable's declared shape only.
   auto init = placeholder(g_, DType::kFloat, PartialShape::UnknownRank(), "init");
   Variable c(g_, init, "c");
   const std::string path = dir_ / "ckpt";
-  Operation restore = IoOp(g_, "RestoreVariables", {c}, path, {"c"});
+  Operation restore = RestoreInto(g_, {c}, path);
   Session sess(g_);
   ASSERT_TRUE(checkpoint::WriteCheckpoint(path, {{"c", F32({2, 2}, {1, 2, 3, 4})}}).ok());
-  sess.run(restore);  // Uninitialized with an unknown shape: any shape fits.
-  EXPECT_TENSOR_EQ(sess.run(c.value()), F32({2, 2}, {1, 2, 3, 4}));
   sess.run(c.initializer(), {{init, F32({3}, {1, 2, 3})}});
-  EXPECT_STATUS(RunStatus(sess, restore), absl::StatusCode::kInvalidArgument,
-                "tensor 'c' has shape [2,2] but variable 'c' holds a value of shape [3]");
-  EXPECT_TENSOR_EQ(sess.run(c.value()), F32({3}, {1, 2, 3}));
+  sess.run(restore);
+  EXPECT_TENSOR_EQ(sess.run(c.value()), F32({2, 2}, {1, 2, 3, 4}));
 }
 
 TEST_F(IoKernelsTest, AttrsAreCheckedWhenTheOpIsAdded) {
   auto add = [&](const std::string& path, std::vector<std::string> names) {
-    return g_.TryAddOperation("SaveVariables", "s", {a_.handle(), b_.handle()},
-                              {{"path", MakeAttr(path)},
-                               {"names", MakeAttr(absl::Span<const std::string>(names))}})
+    return g_.TryAddOperation("SaveTensors", "s", {a_.value(), b_.value()},
+                              {{"path", MakeAttr(path)}, {"names", Names(names)}})
         .status();
   };
   EXPECT_STATUS(add("p", {"a"}), absl::StatusCode::kInvalidArgument,
-                "attr 'names' has 1 entries for 2 variables");
+                "attr 'names' has 1 entries for 2 tensors");
   EXPECT_STATUS(add("p", {"a", "a"}), absl::StatusCode::kInvalidArgument,
                 "attr 'names' lists 'a' twice");
   EXPECT_STATUS(add("p", {"a", ""}), absl::StatusCode::kInvalidArgument,
                 "attr 'names' has an empty name");
   EXPECT_STATUS(add("", {"a", "b"}), absl::StatusCode::kInvalidArgument, "attr 'path' is empty");
   EXPECT_TRUE(add("p", {"a", "b"}).ok());
-  auto not_handle = g_.TryAddOperation("RestoreVariables", "r", {constant(g_, 1.0f)},
-                                       {{"path", MakeAttr("p")},
-                                        {"names", MakeAttr(absl::Span<const std::string>(
-                                                      std::vector<std::string>{"a"}))}});
-  EXPECT_FALSE(not_handle.ok());
+  auto restore = [&](std::vector<DType> dtypes, std::vector<PartialShape> shapes) {
+    return g_.TryAddOperation("RestoreTensors", "r", {},
+                              {{"path", MakeAttr("p")}, {"names", Names({"a", "b"})},
+                               {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))},
+                               {"shapes", MakeAttr(absl::Span<const PartialShape>(shapes))}})
+        .status();
+  };
+  EXPECT_STATUS(restore({DType::kFloat, DType::kInt64}, {PartialShape({2})}),
+                absl::StatusCode::kInvalidArgument, "attr 'shapes' has 1 entries for 2 tensors");
+  EXPECT_STATUS(restore({DType::kFloat}, {PartialShape({2})}), absl::StatusCode::kInvalidArgument,
+                "attr 'names' has 2 entries for 1 tensors");
+  EXPECT_TRUE(restore({DType::kFloat, DType::kInt64}, {PartialShape({2}), PartialShape({})}).ok());
+  // The inputs must have the listed dtypes.
+  auto mistyped = g_.TryAddOperation("SaveTensors", "s", {a_.value()},
+                                     {{"path", MakeAttr("p")}, {"names", Names({"a"})},
+                                      {"dtypes", MakeAttr(absl::Span<const DType>(
+                                                     std::vector<DType>{DType::kInt64}))}});
+  EXPECT_FALSE(mistyped.ok());
 }
 
 }  // namespace
