@@ -66,9 +66,9 @@ std::vector<Operation> ControlInputs(const Operation& op) {
 }
 
 // What a Python device function sees of the op being placed (TF passes the Operation;
-// its type and name are what device functions read).
+// its type, name and device so far are what device functions read).
 struct PendingOp {
-  std::string type, name;
+  std::string type, name, device;
 };
 
 }  // namespace
@@ -89,7 +89,8 @@ void BindGraph(py::module_& m) {
 
   py::class_<PendingOp>(m, "PendingOp")
       .def_readonly("type", &PendingOp::type)
-      .def_readonly("name", &PendingOp::name);
+      .def_readonly("name", &PendingOp::name)
+      .def_readonly("device", &PendingOp::device);
 
   py::class_<Operation>(m, "Operation")
       .def_property_readonly("name", &Operation::name)
@@ -134,9 +135,9 @@ void BindGraph(py::module_& m) {
       .def("device_function",
            [](Graph& g, py::function fn) {
              // Called while ops are added, which Python does holding the GIL.
-             return Open(g.device([fn](const std::string& type, const std::string& name) {
-               py::object chosen = fn(PendingOp{type, name});
-               return chosen.is_none() ? std::string() : chosen.cast<std::string>();
+             return Open(g.device([fn](const DeviceFunctionInput& op) {
+               py::object chosen = fn(PendingOp{op.op_type, op.name, op.device});
+               return chosen.is_none() ? op.device : chosen.cast<std::string>();  // None: unchanged.
              }));
            })
       .def("colocate_with", [](Graph& g, const Operation& op) { return Open(g.colocate_with(op)); })
