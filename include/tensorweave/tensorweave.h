@@ -3,6 +3,7 @@
 #define TENSORWEAVE_TENSORWEAVE_H_
 
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/data_flow_ops.h"
 #include "tensorweave/gradients.h"
 #include "tensorweave/graph.h"
 #include "tensorweave/ops.h"

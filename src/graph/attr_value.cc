@@ -64,6 +64,13 @@ AttrValue MakeAttr(absl::Span<const std::string> v) {
   return a;
 }
 
+AttrValue MakeAttr(absl::Span<const PartialShape> v) {
+  AttrValue a;
+  auto* list = a.mutable_list();
+  for (const auto& x : v) *list->add_shape() = ShapeToProto(x);
+  return a;
+}
+
 std::string AttrValueTypeName(const AttrValue& value) {
   switch (value.value_case()) {
     case AttrValue::kS: return "string";
@@ -115,6 +122,15 @@ std::string AttrValueToString(const AttrValue& value) {
                             "]");
       }
       if (l.f_size()) return absl::StrCat("[", absl::StrJoin(l.f(), ","), "]");
+      if (l.shape_size()) {
+        return absl::StrCat("[",
+                            absl::StrJoin(l.shape(), ",",
+                                          [](std::string* out, const TensorShapeProto& p) {
+                                            auto s = PartialShapeFromProto(p);
+                                            out->append(s.ok() ? s->DebugString() : "<invalid shape>");
+                                          }),
+                            "]");
+      }
       return absl::StrCat("[", absl::StrJoin(l.i(), ","), "]");
     }
     case AttrValue::VALUE_NOT_SET: return "<unset>";
@@ -173,6 +189,26 @@ absl::StatusOr<std::vector<std::string>> GetStringListAttr(const AttrMap& attrs,
                                                            const std::string& name) {
   TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(string)"));
   return std::vector<std::string>(v->list().s().begin(), v->list().s().end());
+}
+
+absl::StatusOr<std::vector<DType>> GetTypeListAttr(const AttrMap& attrs, const std::string& name) {
+  TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(type)"));
+  std::vector<DType> types;
+  for (int t : v->list().type()) {
+    TW_ASSIGN_OR_RETURN(DType d, DTypeFromProto(t));
+    types.push_back(d);
+  }
+  return types;
+}
+absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const AttrMap& attrs,
+                                                           const std::string& name) {
+  TW_ASSIGN_OR_RETURN(const AttrValue* v, Find(attrs, name, AttrValue::kList, "list(shape)"));
+  std::vector<PartialShape> shapes;
+  for (const TensorShapeProto& p : v->list().shape()) {
+    TW_ASSIGN_OR_RETURN(PartialShape s, PartialShapeFromProto(p));
+    shapes.push_back(std::move(s));
+  }
+  return shapes;
 }
 
 }  // namespace tw

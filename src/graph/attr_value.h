@@ -30,6 +30,7 @@ AttrValue MakeAttr(const Tensor& v);
 AttrValue MakeAttr(absl::Span<const int64_t> v);
 AttrValue MakeAttr(absl::Span<const DType> v);
 AttrValue MakeAttr(absl::Span<const std::string> v);
+AttrValue MakeAttr(absl::Span<const PartialShape> v);
 
 // The attr type name ("int", "list(int)", "type", ...) of a value, as used in OpDefs.
 std::string AttrValueTypeName(const AttrValue& value);
@@ -46,6 +47,10 @@ absl::StatusOr<PartialShape> GetShapeAttr(const AttrMap& attrs, const std::strin
 absl::StatusOr<Tensor> GetTensorAttr(const AttrMap& attrs, const std::string& name);
 absl::StatusOr<std::vector<int64_t>> GetIntListAttr(const AttrMap& attrs, const std::string& name);
 absl::StatusOr<std::vector<std::string>> GetStringListAttr(const AttrMap& attrs,
+                                                           const std::string& name);
+// An empty list reads as an empty list of any type.
+absl::StatusOr<std::vector<DType>> GetTypeListAttr(const AttrMap& attrs, const std::string& name);
+absl::StatusOr<std::vector<PartialShape>> GetShapeListAttr(const AttrMap& attrs,
                                                            const std::string& name);
 
 }  // namespace tw

@@ -170,11 +170,20 @@ absl::StatusOr<OpDef> OpDefBuilder::Build() const {
     TW_ASSIGN_OR_RETURN(ArgDef a, ParseArg(s));
     def.outputs.push_back(std::move(a));
   }
-  for (const auto* args : {&def.inputs, &def.outputs}) {
-    for (const ArgDef& a : *args) {
-      if (!a.type_attr.empty() && def.FindAttr(a.type_attr) == nullptr) {
+  for (auto* args : {&def.inputs, &def.outputs}) {
+    for (ArgDef& a : *args) {
+      const AttrDef* type = a.type_attr.empty() ? nullptr : def.FindAttr(a.type_attr);
+      if (!a.type_attr.empty() && type == nullptr) {
         return absl::InvalidArgumentError(
             absl::StrCat(def.name, ": arg ", a.name, " names undeclared attr ", a.type_attr));
+      }
+      if (type != nullptr && type->type == "list(type)") {
+        if (!a.number_attr.empty()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(def.name, ": arg ", a.name, " has both a length and a type list"));
+        }
+        a.type_list_attr = std::move(a.type_attr);
+        a.type_attr.clear();
       }
       if (!a.number_attr.empty() && def.FindAttr(a.number_attr) == nullptr) {
         return absl::InvalidArgumentError(
@@ -281,6 +290,21 @@ void InferAttrsFromInputs(const OpDef& op, const std::vector<DType>& input_types
   for (size_t a = 0; a < op.inputs.size(); ++a) {
     const ArgDef& arg = op.inputs[a];
     int64_t n = 1;
+    if (!arg.type_list_attr.empty()) {
+      auto it = attrs.find(arg.type_list_attr);
+      if (it != attrs.end()) {
+        n = it->second.list().type_size();
+      } else {
+        // As for a length attr below: the other args leave the rest to this list.
+        n = static_cast<int64_t>(input_types.size()) - static_cast<int64_t>(k) -
+            static_cast<int64_t>(op.inputs.size() - 1 - a);
+        std::vector<DType> types;
+        for (int64_t j = 0; j < n; ++j) types.push_back(input_types[k + j]);
+        attrs[arg.type_list_attr] = MakeAttr(absl::Span<const DType>(types));
+      }
+      k += std::max<int64_t>(n, 0);
+      continue;
+    }
     if (!arg.number_attr.empty()) {
       auto it = attrs.find(arg.number_attr);
       if (it != attrs.end()) {
@@ -303,6 +327,11 @@ absl::StatusOr<std::vector<DType>> ArgTypes(const OpDef& op, const std::vector<A
                                             const AttrMap& attrs) {
   std::vector<DType> types;
   for (const ArgDef& arg : args) {
+    if (!arg.type_list_attr.empty()) {
+      TW_ASSIGN_OR_RETURN(std::vector<DType> list, GetTypeListAttr(attrs, arg.type_list_attr));
+      types.insert(types.end(), list.begin(), list.end());
+      continue;
+    }
     DType t = arg.fixed_type;
     if (!arg.type_attr.empty()) {
       TW_ASSIGN_OR_RETURN(t, GetTypeAttr(attrs, arg.type_attr));
