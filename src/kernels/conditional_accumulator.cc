@@ -22,7 +22,7 @@ void DivideBy(Tensor& sum, int64_t count) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<ConditionalAccumulator>> ConditionalAccumulator::Create(
+absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> ConditionalAccumulatorResource::Create(
     std::string name, DType dtype, PartialShape shape, const std::string& reduction_type) {
   if (!IsFloating(dtype)) {
     return absl::InvalidArgumentError(absl::StrCat("ConditionalAccumulator '", name,
@@ -39,15 +39,15 @@ absl::StatusOr<std::shared_ptr<ConditionalAccumulator>> ConditionalAccumulator::
                                                    "': reduction_type must be MEAN or SUM, not '",
                                                    reduction_type, "'"));
   }
-  return std::shared_ptr<ConditionalAccumulator>(
-      new ConditionalAccumulator(std::move(name), dtype, std::move(shape), reduction));
+  return std::shared_ptr<ConditionalAccumulatorResource>(
+      new ConditionalAccumulatorResource(std::move(name), dtype, std::move(shape), reduction));
 }
 
-ConditionalAccumulator::ConditionalAccumulator(std::string name, DType dtype, PartialShape shape,
+ConditionalAccumulatorResource::ConditionalAccumulatorResource(std::string name, DType dtype, PartialShape shape,
                                                Reduction reduction)
     : name_(std::move(name)), dtype_(dtype), shape_(std::move(shape)), reduction_(reduction) {}
 
-absl::Status ConditionalAccumulator::CheckSameAs(DType dtype, const PartialShape& shape) const {
+absl::Status ConditionalAccumulatorResource::CheckSameAs(DType dtype, const PartialShape& shape) const {
   if (dtype != dtype_ || shape != shape_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "shared accumulator '", name_, "' holds ", DTypeName(dtype_), " ", shape_.DebugString(),
@@ -56,7 +56,7 @@ absl::Status ConditionalAccumulator::CheckSameAs(DType dtype, const PartialShape
   return absl::OkStatus();
 }
 
-absl::Status ConditionalAccumulator::ApplyGradient(int64_t local_step, const Tensor& gradient) {
+absl::Status ConditionalAccumulatorResource::ApplyGradient(int64_t local_step, const Tensor& gradient) {
   if (gradient.dtype() != dtype_) {
     return absl::InvalidArgumentError(absl::StrCat("accumulator '", name_, "' holds ",
                                                    DTypeName(dtype_), " but the gradient is ",
@@ -88,7 +88,7 @@ absl::Status ConditionalAccumulator::ApplyGradient(int64_t local_step, const Ten
   return absl::OkStatus();
 }
 
-void ConditionalAccumulator::TakeGradient(int64_t num_required, CancellationManager* cancellation,
+void ConditionalAccumulatorResource::TakeGradient(int64_t num_required, CancellationManager* cancellation,
                                           TakeCallback done) {
   if (num_required < 1) {
     done(absl::InvalidArgumentError(absl::StrCat("TakeGradient on accumulator '", name_,
@@ -106,7 +106,7 @@ void ConditionalAccumulator::TakeGradient(int64_t num_required, CancellationMana
     auto pending = std::find_if(takes_.begin(), takes_.end(),
                                 [id](const Take& t) { return t.id == id; });
     if (pending != takes_.end() && cancellation != nullptr) {
-      // Registered under the lock (see FIFOQueue::Add): Cancel takes the lock itself.
+      // Registered under the lock (see FIFOQueueResource::Add): Cancel takes the lock itself.
       pending->token =
           cancellation->RegisterCallback([self = shared_from_this(), id] { self->Cancel(id); });
       if (pending->token == CancellationManager::kInvalidToken) {
@@ -122,7 +122,7 @@ void ConditionalAccumulator::TakeGradient(int64_t num_required, CancellationMana
   for (auto& fn : ready) fn();
 }
 
-void ConditionalAccumulator::ServeLocked(Ready* ready) {
+void ConditionalAccumulatorResource::ServeLocked(Ready* ready) {
   while (!takes_.empty() && count_ >= takes_.front().num_required) {
     Take take = std::move(takes_.front());
     takes_.pop_front();
@@ -142,7 +142,7 @@ void ConditionalAccumulator::ServeLocked(Ready* ready) {
   }
 }
 
-void ConditionalAccumulator::Cancel(int64_t id) {
+void ConditionalAccumulatorResource::Cancel(int64_t id) {
   TakeCallback done;
   {
     absl::MutexLock lock(&mu_);
@@ -155,17 +155,17 @@ void ConditionalAccumulator::Cancel(int64_t id) {
        Tensor());
 }
 
-int64_t ConditionalAccumulator::num_accumulated() const {
+int64_t ConditionalAccumulatorResource::num_accumulated() const {
   absl::MutexLock lock(&mu_);
   return count_;
 }
 
-int64_t ConditionalAccumulator::global_step() const {
+int64_t ConditionalAccumulatorResource::global_step() const {
   absl::MutexLock lock(&mu_);
   return global_step_;
 }
 
-void ConditionalAccumulator::SetGlobalStep(int64_t new_global_step) {
+void ConditionalAccumulatorResource::SetGlobalStep(int64_t new_global_step) {
   absl::MutexLock lock(&mu_);
   global_step_ = new_global_step;
 }

@@ -1,4 +1,4 @@
-// ConditionalAccumulator: sums gradients for one variable across replicas (TensorFlow's
+// ConditionalAccumulatorResource: sums gradients for one variable across replicas (TensorFlow's
 // ConditionalAccumulator, kept in a device's ResourceMgr). A gradient whose local_step is
 // older than the accumulator's global step is stale and dropped; TakeGradient waits
 // (holding no thread) until num_required gradients arrived, returns their mean (or sum),
@@ -19,15 +19,15 @@
 
 namespace tw {
 
-class ConditionalAccumulator : public ResourceBase,
-                               public std::enable_shared_from_this<ConditionalAccumulator> {
+class ConditionalAccumulatorResource : public ResourceBase,
+                               public std::enable_shared_from_this<ConditionalAccumulatorResource> {
  public:
   enum class Reduction { kMean, kSum };
   using TakeCallback = std::function<void(absl::Status, Tensor)>;
 
   // InvalidArgument for a dtype other than float32/float64 or an unknown reduction_type
   // (TensorFlow's "MEAN" or "SUM").
-  static absl::StatusOr<std::shared_ptr<ConditionalAccumulator>> Create(
+  static absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> Create(
       std::string name, DType dtype, PartialShape shape, const std::string& reduction_type);
   std::string TypeName() const override { return "ConditionalAccumulator"; }
   const std::string& name() const { return name_; }
@@ -53,7 +53,7 @@ class ConditionalAccumulator : public ResourceBase,
   };
   using Ready = std::vector<std::function<void()>>;
 
-  ConditionalAccumulator(std::string name, DType dtype, PartialShape shape, Reduction reduction);
+  ConditionalAccumulatorResource(std::string name, DType dtype, PartialShape shape, Reduction reduction);
   void ServeLocked(Ready* ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Cancel(int64_t id);
 

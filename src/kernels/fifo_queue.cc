@@ -34,7 +34,7 @@ Tensor Unbatch(const Tensor& batch, int64_t i) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<FIFOQueue>> FIFOQueue::Create(std::string name,
+absl::StatusOr<std::shared_ptr<FIFOQueueResource>> FIFOQueueResource::Create(std::string name,
                                                              std::vector<DType> types,
                                                              std::vector<PartialShape> shapes,
                                                              int64_t capacity) {
@@ -53,18 +53,18 @@ absl::StatusOr<std::shared_ptr<FIFOQueue>> FIFOQueue::Create(std::string name,
         "FIFOQueue '", name, "' has ", types.size(), " component types but ", shapes.size(),
         " shapes; give a shape for every component or none"));
   }
-  return std::shared_ptr<FIFOQueue>(
-      new FIFOQueue(std::move(name), std::move(types), std::move(shapes), capacity));
+  return std::shared_ptr<FIFOQueueResource>(
+      new FIFOQueueResource(std::move(name), std::move(types), std::move(shapes), capacity));
 }
 
-FIFOQueue::FIFOQueue(std::string name, std::vector<DType> types, std::vector<PartialShape> shapes,
+FIFOQueueResource::FIFOQueueResource(std::string name, std::vector<DType> types, std::vector<PartialShape> shapes,
                      int64_t capacity)
     : name_(std::move(name)),
       types_(std::move(types)),
       shapes_(std::move(shapes)),
       capacity_(capacity) {}
 
-absl::Status FIFOQueue::CheckSameAs(const std::vector<DType>& types,
+absl::Status FIFOQueueResource::CheckSameAs(const std::vector<DType>& types,
                                     const std::vector<PartialShape>& shapes,
                                     int64_t capacity) const {
   if (types != types_) {
@@ -84,7 +84,7 @@ absl::Status FIFOQueue::CheckSameAs(const std::vector<DType>& types,
   return absl::OkStatus();
 }
 
-absl::Status FIFOQueue::CheckElement(const Tuple& tuple, bool batched) const {
+absl::Status FIFOQueueResource::CheckElement(const Tuple& tuple, bool batched) const {
   if (tuple.size() != types_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("FIFOQueue '", name_, "' has ", types_.size(),
                                                    " components but was given ", tuple.size()));
@@ -114,7 +114,7 @@ absl::Status FIFOQueue::CheckElement(const Tuple& tuple, bool batched) const {
   return absl::OkStatus();
 }
 
-void FIFOQueue::Enqueue(Tuple tuple, CancellationManager* cancellation, DoneCallback done) {
+void FIFOQueueResource::Enqueue(Tuple tuple, CancellationManager* cancellation, DoneCallback done) {
   if (absl::Status s = CheckElement(tuple, /*batched=*/false); !s.ok()) {
     done(s);
     return;
@@ -126,7 +126,7 @@ void FIFOQueue::Enqueue(Tuple tuple, CancellationManager* cancellation, DoneCall
   Add(std::move(a), /*is_enqueue=*/true);
 }
 
-void FIFOQueue::EnqueueMany(const Tuple& batch, CancellationManager* cancellation,
+void FIFOQueueResource::EnqueueMany(const Tuple& batch, CancellationManager* cancellation,
                             DoneCallback done) {
   if (absl::Status s = CheckElement(batch, /*batched=*/true); !s.ok()) {
     done(s);
@@ -143,7 +143,7 @@ void FIFOQueue::EnqueueMany(const Tuple& batch, CancellationManager* cancellatio
   Add(std::move(a), /*is_enqueue=*/true);
 }
 
-void FIFOQueue::Dequeue(CancellationManager* cancellation, DequeueCallback done) {
+void FIFOQueueResource::Dequeue(CancellationManager* cancellation, DequeueCallback done) {
   Attempt a;
   a.wanted = -1;
   a.cancellation = cancellation;
@@ -151,7 +151,7 @@ void FIFOQueue::Dequeue(CancellationManager* cancellation, DequeueCallback done)
   Add(std::move(a), /*is_enqueue=*/false);
 }
 
-void FIFOQueue::DequeueMany(int64_t n, CancellationManager* cancellation, DequeueCallback done) {
+void FIFOQueueResource::DequeueMany(int64_t n, CancellationManager* cancellation, DequeueCallback done) {
   if (n < 0) {
     done(absl::InvalidArgumentError(absl::StrCat("DequeueMany on FIFOQueue '", name_,
                                                  "' asked for ", n, " elements")),
@@ -175,7 +175,7 @@ void FIFOQueue::DequeueMany(int64_t n, CancellationManager* cancellation, Dequeu
   Add(std::move(a), /*is_enqueue=*/false);
 }
 
-void FIFOQueue::Add(Attempt attempt, bool is_enqueue) {
+void FIFOQueueResource::Add(Attempt attempt, bool is_enqueue) {
   Ready ready;
   {
     absl::MutexLock lock(&mu_);
@@ -214,7 +214,7 @@ void FIFOQueue::Add(Attempt attempt, bool is_enqueue) {
   for (auto& fn : ready) fn();
 }
 
-void FIFOQueue::Cancel(int64_t id) {
+void FIFOQueueResource::Cancel(int64_t id) {
   Ready ready;
   {
     absl::MutexLock lock(&mu_);
@@ -239,13 +239,13 @@ void FIFOQueue::Cancel(int64_t id) {
   for (auto& fn : ready) fn();
 }
 
-void FIFOQueue::Release(Attempt& a) {
+void FIFOQueueResource::Release(Attempt& a) {
   if (a.cancellation != nullptr && a.token != CancellationManager::kInvalidToken) {
     a.cancellation->DeregisterCallback(a.token);
   }
 }
 
-void FIFOQueue::ServeLocked(Ready* ready) {
+void FIFOQueueResource::ServeLocked(Ready* ready) {
   bool progress = true;
   while (progress) {
     progress = false;
@@ -284,16 +284,14 @@ void FIFOQueue::ServeLocked(Ready* ready) {
   }
 }
 
-std::string FIFOQueue::ClosedMessage(int64_t requested) const {
+std::string FIFOQueueResource::ClosedMessage(int64_t requested) const {
   return absl::StrCat("FIFOQueue '", name_, "' is closed and has insufficient elements (requested ",
                       requested, ", current size ", elements_.size(), ")");
 }
 
-void FIFOQueue::FinishDequeueLocked(Attempt& a, absl::Status status, Ready* ready) {
-  absl::StatusOr<Tuple> result = status;
-  if (status.ok()) {
-    result = Assemble(a);
-  } else {
+void FIFOQueueResource::FinishDequeueLocked(Attempt& a, absl::Status status, Ready* ready) {
+  absl::StatusOr<Tuple> result = status.ok() ? Assemble(a) : absl::StatusOr<Tuple>(status);
+  if (!status.ok()) {
     // Taken elements go back to the front, in their order, for the next dequeue.
     for (auto it = a.taken.rbegin(); it != a.taken.rend(); ++it) elements_.push_front(std::move(*it));
     a.taken.clear();
@@ -308,7 +306,7 @@ void FIFOQueue::FinishDequeueLocked(Attempt& a, absl::Status status, Ready* read
   });
 }
 
-absl::StatusOr<FIFOQueue::Tuple> FIFOQueue::Assemble(const Attempt& a) const {
+absl::StatusOr<FIFOQueueResource::Tuple> FIFOQueueResource::Assemble(const Attempt& a) const {
   if (a.wanted < 0) return a.taken[0];
   Tuple batch;
   const int64_t n = a.wanted;
@@ -327,7 +325,7 @@ absl::StatusOr<FIFOQueue::Tuple> FIFOQueue::Assemble(const Attempt& a) const {
   return batch;
 }
 
-void FIFOQueue::Close(bool cancel_pending_enqueues) {
+void FIFOQueueResource::Close(bool cancel_pending_enqueues) {
   Ready ready;
   {
     absl::MutexLock lock(&mu_);
@@ -346,12 +344,12 @@ void FIFOQueue::Close(bool cancel_pending_enqueues) {
   for (auto& fn : ready) fn();
 }
 
-int64_t FIFOQueue::size() const {
+int64_t FIFOQueueResource::size() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int64_t>(elements_.size());
 }
 
-bool FIFOQueue::closed() const {
+bool FIFOQueueResource::closed() const {
   absl::MutexLock lock(&mu_);
   return closed_;
 }

@@ -1,4 +1,4 @@
-// FIFOQueue: a queue of tuples of tensors kept in a device's ResourceMgr (TensorFlow's
+// FIFOQueueResource: a queue of tuples of tensors kept in a device's ResourceMgr (TensorFlow's
 // FIFOQueue). Enqueues wait while the queue is full, dequeues while it is empty; a wait
 // holds no thread (the callback runs when the queue changes) and ends with Cancelled
 // when the waiting step is cancelled, or with OutOfRange (dequeue) / Cancelled (enqueue,
@@ -19,7 +19,7 @@
 
 namespace tw {
 
-class FIFOQueue : public ResourceBase, public std::enable_shared_from_this<FIFOQueue> {
+class FIFOQueueResource : public ResourceBase, public std::enable_shared_from_this<FIFOQueueResource> {
  public:
   using Tuple = std::vector<Tensor>;
   using DoneCallback = std::function<void(absl::Status)>;
@@ -27,7 +27,7 @@ class FIFOQueue : public ResourceBase, public std::enable_shared_from_this<FIFOQ
 
   // InvalidArgument for no component, a dtype a queue cannot hold (resource), or shapes
   // given for some components only. A negative capacity means unbounded.
-  static absl::StatusOr<std::shared_ptr<FIFOQueue>> Create(std::string name,
+  static absl::StatusOr<std::shared_ptr<FIFOQueueResource>> Create(std::string name,
                                                            std::vector<DType> types,
                                                            std::vector<PartialShape> shapes,
                                                            int64_t capacity);
@@ -65,7 +65,7 @@ class FIFOQueue : public ResourceBase, public std::enable_shared_from_this<FIFOQ
   };
   using Ready = std::vector<std::function<void()>>;
 
-  FIFOQueue(std::string name, std::vector<DType> types, std::vector<PartialShape> shapes,
+  FIFOQueueResource(std::string name, std::vector<DType> types, std::vector<PartialShape> shapes,
             int64_t capacity);
   absl::Status CheckElement(const Tuple& tuple, bool batched) const;
   // Queues the attempt and serves what can be served now.

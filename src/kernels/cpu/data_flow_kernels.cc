@@ -44,10 +44,10 @@ class FIFOQueueOp : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueue> queue,
-                        ctx.resource_mgr()->LookupOrCreateResource<FIFOQueue>(
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
+                        ctx.resource_mgr()->LookupOrCreateResource<FIFOQueueResource>(
                             container_, name_, [this] {
-                              return FIFOQueue::Create(name_, types_, shapes_, capacity_);
+                              return FIFOQueueResource::Create(name_, types_, shapes_, capacity_);
                             }));
     TW_RETURN_IF_ERROR(queue->CheckSameAs(types_, shapes_, capacity_));
     ctx.set_output(0, handle_);
@@ -69,12 +69,12 @@ class QueueEnqueueOp : public AsyncOpKernel {
   using AsyncOpKernel::AsyncOpKernel;
 
   void ComputeAsync(OpKernelContext& ctx, DoneCallback done) override {
-    auto queue = LookupResourceInput<FIFOQueue>(ctx, 0, "queue");
+    auto queue = LookupResourceInput<FIFOQueueResource>(ctx, 0, "queue");
     if (!queue.ok()) {
       done(queue.status());
       return;
     }
-    FIFOQueue::Tuple tuple;
+    FIFOQueueResource::Tuple tuple;
     for (int i = 1; i < ctx.num_inputs(); ++i) tuple.push_back(ctx.input(i));
     if constexpr (kMany) {
       (*queue)->EnqueueMany(tuple, ctx.cancellation(), std::move(done));
@@ -92,12 +92,12 @@ class QueueDequeueOp : public AsyncOpKernel {
   }
 
   void ComputeAsync(OpKernelContext& ctx, DoneCallback done) override {
-    absl::StatusOr<std::shared_ptr<FIFOQueue>> queue = Prepare(ctx);
+    absl::StatusOr<std::shared_ptr<FIFOQueueResource>> queue = Prepare(ctx);
     if (!queue.ok()) {
       done(queue.status());
       return;
     }
-    auto deliver = [&ctx, done](absl::Status s, FIFOQueue::Tuple tuple) {
+    auto deliver = [&ctx, done](absl::Status s, FIFOQueueResource::Tuple tuple) {
       if (s.ok()) {
         for (size_t i = 0; i < tuple.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(tuple[i]));
       }
@@ -111,9 +111,9 @@ class QueueDequeueOp : public AsyncOpKernel {
   }
 
  private:
-  absl::StatusOr<std::shared_ptr<FIFOQueue>> Prepare(const OpKernelContext& ctx) const {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueue> queue,
-                        LookupResourceInput<FIFOQueue>(ctx, 0, "queue"));
+  absl::StatusOr<std::shared_ptr<FIFOQueueResource>> Prepare(const OpKernelContext& ctx) const {
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
+                        LookupResourceInput<FIFOQueueResource>(ctx, 0, "queue"));
     if (queue->component_types() != types_) {
       auto names = [](const std::vector<DType>& types) {
         return absl::StrJoin(types, ", ",
@@ -139,8 +139,8 @@ class QueueCloseOp : public OpKernel {
     c.GetAttr("cancel_pending_enqueues", &cancel_pending_enqueues_);
   }
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueue> queue,
-                        LookupResourceInput<FIFOQueue>(ctx, 0, "queue"));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
+                        LookupResourceInput<FIFOQueueResource>(ctx, 0, "queue"));
     queue->Close(cancel_pending_enqueues_);
     return absl::OkStatus();
   }
@@ -154,8 +154,8 @@ class QueueSizeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueue> queue,
-                        LookupResourceInput<FIFOQueue>(ctx, 0, "queue"));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
+                        LookupResourceInput<FIFOQueueResource>(ctx, 0, "queue"));
     ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(queue->size())));
     return absl::OkStatus();
   }
@@ -173,10 +173,10 @@ class AccumulatorOp : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulator> accumulator,
-                        ctx.resource_mgr()->LookupOrCreateResource<ConditionalAccumulator>(
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator,
+                        ctx.resource_mgr()->LookupOrCreateResource<ConditionalAccumulatorResource>(
                             container_, name_, [this] {
-                              return ConditionalAccumulator::Create(name_, dtype_, shape_,
+                              return ConditionalAccumulatorResource::Create(name_, dtype_, shape_,
                                                                     reduction_type_);
                             }));
     TW_RETURN_IF_ERROR(accumulator->CheckSameAs(dtype_, shape_));
@@ -192,15 +192,15 @@ class AccumulatorOp : public OpKernel {
   Tensor handle_;
 };
 
-absl::StatusOr<std::shared_ptr<ConditionalAccumulator>> AccumulatorInput(const OpKernelContext& ctx) {
-  return LookupResourceInput<ConditionalAccumulator>(ctx, 0, "accumulator");
+absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> AccumulatorInput(const OpKernelContext& ctx) {
+  return LookupResourceInput<ConditionalAccumulatorResource>(ctx, 0, "accumulator");
 }
 
 class AccumulatorApplyGradientOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulator> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
     TW_ASSIGN_OR_RETURN(int64_t local_step, ScalarInput<int64_t>(ctx, 1, "local_step"));
     return accumulator->ApplyGradient(local_step, ctx.input(2));
   }
@@ -213,7 +213,7 @@ class AccumulatorTakeGradientOp : public AsyncOpKernel {
   }
 
   void ComputeAsync(OpKernelContext& ctx, DoneCallback done) override {
-    absl::StatusOr<std::shared_ptr<ConditionalAccumulator>> accumulator = AccumulatorInput(ctx);
+    absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> accumulator = AccumulatorInput(ctx);
     absl::StatusOr<int32_t> num_required =
         accumulator.ok() ? ScalarInput<int32_t>(ctx, 1, "num_required") : accumulator.status();
     if (num_required.ok() && (*accumulator)->dtype() != dtype_) {
@@ -241,7 +241,7 @@ class AccumulatorNumAccumulatedOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulator> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
     ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(accumulator->num_accumulated())));
     return absl::OkStatus();
   }
@@ -252,7 +252,7 @@ class AccumulatorSetGlobalStepOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulator> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
     TW_ASSIGN_OR_RETURN(int64_t step, ScalarInput<int64_t>(ctx, 1, "new_global_step"));
     accumulator->SetGlobalStep(step);
     return absl::OkStatus();
