@@ -12,6 +12,7 @@
 #include "tensorweave/server.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
+#include "tensorweave/sync_replicas.h"
 #include "tensorweave/tensor.h"
 #include "tensorweave/variable_scope.h"
 #include "tensorweave/variables.h"

@@ -42,6 +42,25 @@ class MasterSession {
       for (const auto& [t, address] : tasks) devices_.push_back(CpuOf(j, t));
   }
 
+  // Cancels the steps still running (as closing a TensorFlow session does): each task
+  // aborts its part of them, so ops waiting there (a dequeue, a take_grad) end now.
+  void Close() {
+    std::vector<std::pair<int64_t, std::vector<WorkerInterface*>>> running;
+    {
+      absl::MutexLock lock(&running_mu_);
+      closed_ = true;
+      for (const auto& [step_id, workers] : running_) running.emplace_back(step_id, workers);
+    }
+    for (const auto& [step_id, workers] : running) {
+      CleanupGraphRequest cleanup;
+      cleanup.set_step_id(step_id);
+      for (WorkerInterface* worker : workers) {
+        CleanupGraphResponse ignored;
+        worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+      }
+    }
+  }
+
   absl::Status Extend(const GraphDef& def) {
     absl::MutexLock lock(&mu_);
     return ImportGraphDef(def, &graph_);
@@ -128,6 +147,20 @@ class MasterSession {
 
   absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp) {
     const int64_t step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
+    {
+      absl::MutexLock lock(&running_mu_);
+      if (closed_) return absl::CancelledError(absl::StrCat("session '", handle_, "' is closed"));
+      std::vector<WorkerInterface*>& workers = running_[step_id];
+      for (const Part& part : prepared.parts) workers.push_back(part.worker);
+    }
+    struct Unregister {
+      MasterSession* self;
+      int64_t step_id;
+      ~Unregister() {
+        absl::MutexLock lock(&self->running_mu_);
+        self->running_.erase(step_id);
+      }
+    } unregister{this, step_id};
     const size_t n = prepared.parts.size();
     std::vector<RunGraphResponse> responses(n);
     std::vector<absl::Status> statuses(n);
@@ -222,6 +255,10 @@ class MasterSession {
   FlowGraph graph_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> incarnations_;
+  absl::Mutex running_mu_;
+  bool closed_ ABSL_GUARDED_BY(running_mu_) = false;
+  // Steps in flight -> the tasks running their parts.
+  absl::flat_hash_map<int64_t, std::vector<WorkerInterface*>> running_ ABSL_GUARDED_BY(running_mu_);
 };
 
 Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers)
@@ -264,8 +301,15 @@ absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp) {
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionResponse*) {
-  absl::MutexLock lock(&mu_);
-  sessions_.erase(req.session_handle());
+  std::shared_ptr<MasterSession> session;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(req.session_handle());
+    if (it == sessions_.end()) return absl::OkStatus();
+    session = std::move(it->second);
+    sessions_.erase(it);
+  }
+  session->Close();
   return absl::OkStatus();
 }
 

@@ -20,7 +20,10 @@ namespace {
 namespace train {
 
 Colocation ColocateWith(Graph& g, const Variable& var) {
-  const std::string device = var.handle().op().device();
+  return OnDevice(g, var.handle().op().device());
+}
+
+Colocation OnDevice(Graph& g, const std::string& device) {
   // The device function overrides what enclosing device functions would choose (e.g. a
   // round-robin over ps tasks), so the new ops land with the variable.
   return Colocation{g.device(device),

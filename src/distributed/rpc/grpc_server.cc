@@ -141,20 +141,29 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterSpec& cluster, con
   return std::unique_ptr<Server>(new GrpcServer(cluster, job, task, address, options));
 }
 
-StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks, const ServerOptions& options) {
-  std::vector<std::string> addresses;
-  for (int t = 0; t < tasks; ++t) {
-    TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
-    addresses.push_back(absl::StrCat("localhost:", port));
+StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,
+                                                 const ServerOptions& options) {
+  std::map<std::string, std::vector<std::string>> addresses;
+  for (const auto& [job, tasks] : jobs) {
+    for (int t = 0; t < tasks; ++t) {
+      TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
+      addresses[job].push_back(absl::StrCat("localhost:", port));
+    }
   }
   InProcessCluster cluster;
-  TW_ASSIGN_OR_RETURN(cluster.spec, ClusterSpec::FromJobs({{job, addresses}}));
-  for (int t = 0; t < tasks; ++t) {
-    TW_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(cluster.spec, job, t, options));
-    TW_RETURN_IF_ERROR(server->Start());
-    cluster.servers.push_back(std::move(server));
+  TW_ASSIGN_OR_RETURN(cluster.spec, ClusterSpec::FromJobs(addresses));
+  for (const auto& [job, tasks] : jobs) {
+    for (int t = 0; t < tasks; ++t) {
+      TW_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(cluster.spec, job, t, options));
+      TW_RETURN_IF_ERROR(server->Start());
+      cluster.servers.push_back(std::move(server));
+    }
   }
   return cluster;
+}
+
+StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks, const ServerOptions& options) {
+  return StartInProcessCluster(std::map<std::string, int>{{job, tasks}}, options);
 }
 
 StatusOr<std::unique_ptr<Server>> Server::CreateLocal(const ServerOptions& options) {
