@@ -83,7 +83,8 @@ class SyncReplicasOptimizer {
 // TF's chief queue runner for SyncReplicasOptimizer: runs chief_sync_op() in a loop on its
 // own thread, through its own session to `target` (a grpc:// cluster target: the state
 // it works on lives in the cluster, shared with the workers' sessions). Build the whole
-// graph before Start(): the thread reads it.
+// graph before Start() and add no op to it until Stop() (not even a fresh var.value()):
+// the runner's session reads the graph on its thread.
 class SyncReplicasChiefRunner {
  public:
   SyncReplicasChiefRunner(Graph& g, const std::string& target, const SyncReplicasOptimizer& opt);

@@ -38,7 +38,7 @@ std::vector<double> Gradient(const Batch& b, const std::vector<double>& w) {
 struct Replica {
   Graph g;
   Variable w, step;
-  Output loss;
+  Output loss, w_value, step_value;  // Made up front: a running chief runner reads the graph.
   Operation train;
   std::unique_ptr<SyncReplicasOptimizer> sync;
   std::unique_ptr<GradientDescentOptimizer> sgd;
@@ -64,13 +64,15 @@ struct Replica {
     } else {
       train = sgd->minimize(loss, &step);
     }
+    w_value = w.value();
+    step_value = step.value();
     sess = std::make_unique<Session>(g, cluster.target("worker", task));
   }
   std::vector<double> W() {
-    Tensor t = sess->run(w.value());
+    Tensor t = sess->run(w_value);
     return {t.flat<float>()[0], t.flat<float>()[1]};
   }
-  int64_t GlobalStep() { return sess->run(step.value()).scalar<int64_t>(); }
+  int64_t GlobalStep() { return sess->run(step_value).scalar<int64_t>(); }
   absl::Status Train() {
     try {
       sess->run(train);
@@ -177,7 +179,8 @@ TEST(BetweenGraphReplicationTest, StaleGradientsAreDropped) {
   EXPECT_EQ(other.W(), w1);
   EXPECT_EQ(chief.GlobalStep(), 1);
   EXPECT_EQ(other.sess->run(other.sync->local_step().value()).scalar<int64_t>(), 1);
-  EXPECT_TRUE(runner.Stop().ok());
+  Status stopped = runner.Stop();
+  EXPECT_TRUE(stopped.ok()) << stopped;
 }
 
 TEST(BetweenGraphReplicationTest, StoppingReleasesAWaitingWorkerAndTheChief) {
