@@ -44,22 +44,22 @@ class Server {
   virtual std::string target() const = 0;
 };
 
-// A whole cluster of in-process servers (real gRPC on free loopback ports): one job of
-// `tasks` tasks, or several jobs (name -> task count), all started. For examples,
-// benchmarks and tests.
+// A whole cluster of in-process servers (real gRPC on free loopback ports), all started.
+// For examples, benchmarks and tests.
 struct InProcessCluster {
   ClusterSpec spec;
-  // servers[i] is task i of a one-job cluster; with several jobs, the jobs' tasks in
-  // job name order.
+  // One job: servers[i] is task i. Several: jobs in name order, tasks ascending.
   std::vector<std::unique_ptr<Server>> servers;
   std::string target(int task) const { return servers[task]->target(); }
-  // "grpc://host:port" of (job, task); throws StatusError when the cluster has no such task.
+  // "grpc://host:port" of (job, task); InvalidArgument-throwing for an unknown task.
   std::string target(const std::string& job, int task) const {
     return "grpc://" + ValueOrThrow(spec.address(job, task));
   }
 };
+// One job of `tasks` tasks.
 StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks,
                                                  const ServerOptions& options = {});
+// Jobs by name -> number of tasks, e.g. {{"ps", 1}, {"worker", 2}}.
 StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,
                                                  const ServerOptions& options = {});
 

@@ -4,6 +4,7 @@
 
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/device_setter.h"
+#include "tensorweave/data_flow_ops.h"
 #include "tensorweave/gradients.h"
 #include "tensorweave/graph.h"
 #include "tensorweave/ops.h"
@@ -12,6 +13,7 @@
 #include "tensorweave/server.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"
+#include "tensorweave/sync_replicas.h"
 #include "tensorweave/tensor.h"
 #include "tensorweave/variable_scope.h"
 #include "tensorweave/variables.h"

@@ -6,6 +6,7 @@
 #define TENSORWEAVE_VARIABLES_H_
 
 #include <string>
+#include <vector>
 
 #include "tensorweave/ops.h"
 
@@ -13,6 +14,8 @@ namespace tw {
 
 inline constexpr char kGlobalVariables[] = "variables";
 inline constexpr char kTrainableVariables[] = "trainable_variables";
+// Per-client variables (e.g. a worker's local step) that are not shared or saved.
+inline constexpr char kLocalVariables[] = "local_variables";
 
 class Variable {
  public:
@@ -21,6 +24,10 @@ class Variable {
   // dtype and shape of `initial_value`, whose assign becomes the initializer.
   Variable(Graph& g, const Output& initial_value, const std::string& name = "Variable",
            bool trainable = true);
+  // The same, registered in `collections` (as TF's `collections=`) instead of
+  // "variables"; a trainable variable also joins "trainable_variables".
+  Variable(Graph& g, const Output& initial_value, const std::string& name, bool trainable,
+           const std::vector<std::string>& collections);
 
   const std::string& name() const { return handle_.op().name(); }
   DType dtype() const { return dtype_; }
@@ -53,10 +60,12 @@ class Variable {
 // Every variable of the graph, in creation order.
 std::vector<Variable> global_variables(Graph& g);
 std::vector<Variable> trainable_variables(Graph& g);
+std::vector<Variable> local_variables(Graph& g);
 // One op running the initializers of `vars` (all global variables when omitted).
 Operation variables_initializer(Graph& g, const std::vector<Variable>& vars,
                                 const std::string& name = "init");
 Operation global_variables_initializer(Graph& g, const std::string& name = "init");
+Operation local_variables_initializer(Graph& g, const std::string& name = "init_local");
 
 }  // namespace tw
 

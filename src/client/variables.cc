@@ -6,6 +6,10 @@
 namespace tw {
 
 Variable::Variable(Graph& g, const Output& initial_value, const std::string& name, bool trainable)
+    : Variable(g, initial_value, name, trainable, {kGlobalVariables}) {}
+
+Variable::Variable(Graph& g, const Output& initial_value, const std::string& name, bool trainable,
+                   const std::vector<std::string>& collections)
     : initial_value_(initial_value), dtype_(initial_value.dtype()), shape_(initial_value.shape()) {
   // An empty shared_name makes the handle name the variable after its node, so two
   // clients that build the same graph share one variable on the same device.
@@ -21,7 +25,7 @@ Variable::Variable(Graph& g, const Output& initial_value, const std::string& nam
                      .output(0)
                      .op();
   read_ = client::AddOp(g, "ReadVariableOp", "read", {handle_}, {{"dtype", MakeAttr(dtype_)}}).output(0);
-  g.add_to_collection(kGlobalVariables, handle_);
+  for (const std::string& c : collections) g.add_to_collection(c, handle_);
   if (trainable) g.add_to_collection(kTrainableVariables, handle_);
 }
 
@@ -61,6 +65,7 @@ std::vector<Variable> Collect(Graph& g, const char* collection) {
 
 std::vector<Variable> global_variables(Graph& g) { return Collect(g, kGlobalVariables); }
 std::vector<Variable> trainable_variables(Graph& g) { return Collect(g, kTrainableVariables); }
+std::vector<Variable> local_variables(Graph& g) { return Collect(g, kLocalVariables); }
 
 Operation variables_initializer(Graph& g, const std::vector<Variable>& vars, const std::string& name) {
   std::vector<Operation> inits;
@@ -70,6 +75,10 @@ Operation variables_initializer(Graph& g, const std::vector<Variable>& vars, con
 
 Operation global_variables_initializer(Graph& g, const std::string& name) {
   return variables_initializer(g, global_variables(g), name);
+}
+
+Operation local_variables_initializer(Graph& g, const std::string& name) {
+  return variables_initializer(g, local_variables(g), name);
 }
 
 Variable Variable::FromHandle(const Output& handle) {

@@ -72,8 +72,17 @@ class MasterSession {
     return RunParts(*prepared, sig, resp, client_gone);
   }
 
-  // Deregisters every partition this session registered (tasks that are down are skipped).
+  // Cancels the steps still running, as closing a TensorFlow session does (each task
+  // aborts its part, so ops waiting there — a dequeue, a take_grad — end now), then
+  // deregisters every partition this session registered (tasks that are down are skipped).
   void Close() {
+    std::vector<std::shared_ptr<StepParts>> running;
+    {
+      absl::MutexLock lock(&running_mu_);
+      closed_ = true;
+      for (const auto& [step_id, step] : running_) running.push_back(step);
+    }
+    for (const auto& step : running) step->Abort();
     absl::MutexLock lock(&mu_);
     for (const auto& [key, prepared] : prepared_) {
       for (const Part& part : prepared->parts) {
@@ -192,6 +201,19 @@ class MasterSession {
     auto step = std::make_shared<StepParts>();
     step->step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
     for (const Part& part : prepared.parts) step->workers.push_back(part.worker);
+    {
+      absl::MutexLock lock(&running_mu_);
+      if (closed_) return absl::CancelledError(absl::StrCat("session '", handle_, "' is closed"));
+      running_[step->step_id] = step;
+    }
+    struct Unregister {
+      MasterSession* self;
+      int64_t step_id;
+      ~Unregister() {
+        absl::MutexLock lock(&self->running_mu_);
+        self->running_.erase(step_id);
+      }
+    } unregister{this, step->step_id};
     std::vector<RunGraphRequest> requests(n);
     std::vector<RunGraphResponse> responses(n);
     for (size_t i = 0; i < n; ++i) {
@@ -272,6 +294,10 @@ class MasterSession {
   FlowGraph graph_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::unique_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> incarnations_;
+  absl::Mutex running_mu_;
+  bool closed_ ABSL_GUARDED_BY(running_mu_) = false;
+  // Steps in flight -> the tasks running their parts.
+  absl::flat_hash_map<int64_t, std::shared_ptr<StepParts>> running_ ABSL_GUARDED_BY(running_mu_);
 };
 
 Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers)

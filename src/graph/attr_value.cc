@@ -121,6 +121,15 @@ std::string AttrValueToString(const AttrValue& value) {
                             "]");
       }
       if (l.f_size()) return absl::StrCat("[", absl::StrJoin(l.f(), ","), "]");
+      if (l.shape_size()) {
+        return absl::StrCat("[",
+                            absl::StrJoin(l.shape(), ",",
+                                          [](std::string* out, const TensorShapeProto& p) {
+                                            auto s = PartialShapeFromProto(p);
+                                            out->append(s.ok() ? s->DebugString() : "<invalid shape>");
+                                          }),
+                            "]");
+      }
       return absl::StrCat("[", absl::StrJoin(l.i(), ","), "]");
     }
     case AttrValue::VALUE_NOT_SET: return "<unset>";

@@ -86,9 +86,9 @@ void RegisterAllOps(OpRegistry& registry);
 // Fills defaults, then checks every attr of `op` is present with the right type,
 // allowed value and minimum, and that no unknown attr (other than "_"-prefixed) is set.
 absl::Status ValidateAndCompleteAttrs(const OpDef& op, AttrMap& attrs);
-// Fills type attrs and list-length attrs that are not in `attrs` from the dtypes of the
-// given inputs, as a client library does (`add(x, y)` takes T from x). Only one list
-// arg's length can be inferred; ops with more need them given.
+// Fills type attrs, list-length attrs and list(type) attrs that are not in `attrs` from
+// the dtypes of the given inputs, as a client library does (`add(x, y)` takes T from x).
+// Only one list arg's length can be inferred; ops with more need them given.
 void InferAttrsFromInputs(const OpDef& op, const std::vector<DType>& input_types, AttrMap& attrs);
 // Expands the op's input or output args to one dtype per tensor, given complete attrs.
 absl::StatusOr<std::vector<DType>> ArgTypes(const OpDef& op, const std::vector<ArgDef>& args,

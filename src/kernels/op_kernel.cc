@@ -56,6 +56,12 @@ void OpKernelConstruction::GetAttr(const std::string& attr, Tensor* out) {
 void OpKernelConstruction::GetAttr(const std::string& attr, std::vector<int64_t>* out) {
   Read(GetIntListAttr(attrs_, attr), out);
 }
+void OpKernelConstruction::GetAttr(const std::string& attr, std::vector<DType>* out) {
+  Read(GetTypeListAttr(attrs_, attr), out);
+}
+void OpKernelConstruction::GetAttr(const std::string& attr, std::vector<PartialShape>* out) {
+  Read(GetShapeListAttr(attrs_, attr), out);
+}
 
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int i, const TensorShape& shape, DType dtype) {
   if (shape.num_elements() > kMaxTensorElements) {

@@ -57,6 +57,8 @@ class OpKernelConstruction {
   void GetAttr(const std::string& attr, PartialShape* out);
   void GetAttr(const std::string& attr, Tensor* out);
   void GetAttr(const std::string& attr, std::vector<int64_t>* out);
+  void GetAttr(const std::string& attr, std::vector<DType>* out);
+  void GetAttr(const std::string& attr, std::vector<PartialShape>* out);
   void Fail(absl::Status status) {
     if (status_.ok()) status_ = std::move(status);
   }

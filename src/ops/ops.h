@@ -17,6 +17,7 @@ void RegisterStateOps(OpRegistry& r);      // resource variables
 void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
 void RegisterIoOps(OpRegistry& r);         // SaveV2, RestoreV2 (checkpoints)
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
+void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 
 }  // namespace tw
 

@@ -14,6 +14,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterTrainingOps(r);
   RegisterIoOps(r);
   RegisterSendRecvOps(r);
+  RegisterDataFlowOps(r);
 }
 
 }  // namespace tw

@@ -25,6 +25,11 @@ Colocation ColocateWith(Graph& g, const Variable& var) {
   return Colocation{g.colocate_with(var.handle().op())};
 }
 
+Colocation OnDevice(Graph& g, const std::string& device) {
+  // A device function's choice replaces what enclosing scopes and functions chose.
+  return Colocation{g.device([device](const DeviceFunctionInput&) { return device; })};
+}
+
 }  // namespace train
 
 std::optional<Variable> get_global_step(Graph& g) {

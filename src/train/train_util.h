@@ -2,6 +2,8 @@
 #ifndef TENSORWEAVE_SRC_TRAIN_TRAIN_UTIL_H_
 #define TENSORWEAVE_SRC_TRAIN_TRAIN_UTIL_H_
 
+#include <string>
+
 #include "tensorweave/variables.h"
 
 namespace tw::train {
@@ -12,6 +14,8 @@ struct Colocation {
   ScopeGuard colocation;
 };
 Colocation ColocateWith(Graph& g, const Variable& var);
+// The same for a device string (e.g. where an anchor op was placed).
+Colocation OnDevice(Graph& g, const std::string& device);
 
 }  // namespace tw::train
 

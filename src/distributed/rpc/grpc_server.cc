@@ -153,10 +153,6 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterSpec& cluster, con
   return std::unique_ptr<Server>(new GrpcServer(cluster, job, task, address, options));
 }
 
-StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks, const ServerOptions& options) {
-  return StartInProcessCluster(std::map<std::string, int>{{job, tasks}}, options);
-}
-
 StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,
                                                  const ServerOptions& options) {
   std::map<std::string, std::vector<std::string>> addresses;
@@ -176,6 +172,10 @@ StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int
     }
   }
   return cluster;
+}
+
+StatusOr<InProcessCluster> StartInProcessCluster(const std::string& job, int tasks, const ServerOptions& options) {
+  return StartInProcessCluster(std::map<std::string, int>{{job, tasks}}, options);
 }
 
 StatusOr<std::unique_ptr<Server>> Server::CreateLocal(const ServerOptions& options) {

@@ -17,6 +17,7 @@ void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);
 void RegisterIoKernels(KernelRegistry& r);
 void RegisterSendRecvKernels(KernelRegistry& r);
+void RegisterDataFlowKernels(KernelRegistry& r);
 
 }  // namespace tw
 

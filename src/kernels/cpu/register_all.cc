@@ -14,6 +14,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterTrainingKernels(r);
   RegisterIoKernels(r);
   RegisterSendRecvKernels(r);
+  RegisterDataFlowKernels(r);
 }
 
 }  // namespace tw
