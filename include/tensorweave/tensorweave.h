@@ -5,6 +5,7 @@
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/gradients.h"
 #include "tensorweave/graph.h"
+#include "tensorweave/monitored_session.h"
 #include "tensorweave/ops.h"
 #include "tensorweave/optimizers.h"
 #include "tensorweave/saver.h"
