@@ -7,6 +7,7 @@
 #include "tensorweave/data_flow_ops.h"
 #include "tensorweave/gradients.h"
 #include "tensorweave/graph.h"
+#include "tensorweave/monitored_session.h"
 #include "tensorweave/ops.h"
 #include "tensorweave/optimizers.h"
 #include "tensorweave/saver.h"

@@ -154,7 +154,10 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
     absl::MutexLock lock(&mu_);
     auto it = graphs_.find(req.graph_handle());
     if (it == graphs_.end()) {
-      return absl::NotFoundError(absl::StrCat("task ", task_name_, " has no graph '", req.graph_handle(), "'"));
+      // As TF: Aborted, since the usual cause is a restart that lost the registration;
+      // the client re-creates its session (MonitoredTrainingSession does).
+      return absl::AbortedError(absl::StrCat("task ", task_name_, " has no graph '", req.graph_handle(),
+                                             "' (possibly the task restarted)"));
     }
     graph = it->second;
   }
