@@ -11,6 +11,7 @@
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
+#include "testing/step_hooks.h"
 #include "testing/test_util.h"
 #include "train/checkpoint_test_util.h"
 
@@ -20,16 +21,7 @@ namespace {
 const std::string kTw = std::string(TW_BINARY_DIR) + "/tools/tw";
 const std::string kTrainer = std::string(TW_BINARY_DIR) + "/examples/distributed_regression";
 
-// Records the global step of every session created.
-class StepAtCreationHook : public SessionRunHook {
- public:
-  explicit StepAtCreationHook(Output step) : step_(step) {}
-  void after_create_session(Session& session) override { steps.push_back(session.run(step_).scalar<int64_t>()); }
-  std::vector<int64_t> steps;
-
- private:
-  Output step_;
-};
+using testing::StepAtCreationHook;
 
 // Restarts the ps task once, right after the step that reaches `at`.
 class RestartPsHook : public SessionRunHook {

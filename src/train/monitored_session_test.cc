@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "tensorweave/tensorweave.h"
+#include "testing/step_hooks.h"
 #include "testing/test_util.h"
 #include "train/checkpoint_test_util.h"
 
@@ -216,16 +217,7 @@ class FailOnceHook : public SessionRunHook {
   bool failed_ = false;
 };
 
-// Reads the global step of every session created.
-class StepAtCreationHook : public SessionRunHook {
- public:
-  explicit StepAtCreationHook(Output step) : step_(step) {}
-  void after_create_session(Session& session) override { steps.push_back(session.run(step_).scalar<int64_t>()); }
-  std::vector<int64_t> steps;
-
- private:
-  Output step_;
-};
+using testing::StepAtCreationHook;
 
 TEST(MonitoredTrainingSessionTest, ChiefRecoversFromTheLatestCheckpoint) {
   for (Status error : {absl::UnavailableError("task went away"), absl::AbortedError("task restarted")}) {
