@@ -22,3 +22,6 @@ build/examples/distributed_238
 echo
 echo "== distributed map/reduce: a mean over slices of 70 and 30 values on two tasks"
 build/examples/map_reduce_mean
+echo
+echo "== seed 003 data-parallel: parameters on 'master', gradients of a 70/30 batch split on 'worker' and 'worker_'"
+build/examples/data_parallel_exp --steps 1000 --print_every 200
