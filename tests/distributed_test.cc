@@ -1,9 +1,11 @@
 // The distributed runtime with real `tw server` processes on free loopback ports.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
@@ -269,6 +271,48 @@ TEST(DistributedTest, ClosingASessionDeregistersItsGraphs) {
   }  // Closed here.
   EXPECT_EQ(TaskStatus(*cluster, "local", 1).registered_graphs(), 0);
   EXPECT_EQ(TaskStatus(*cluster, "local", 0).registered_graphs(), 0);
+}
+
+// Waits (up to 20 s) until `file` contains `text`; returns the file's contents.
+std::string WaitForText(const std::string& file, const std::string& text) {
+  std::string contents;
+  for (absl::Time deadline = absl::Now() + absl::Seconds(20); absl::Now() < deadline;) {
+    std::ifstream in(file);
+    contents.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (contents.find(text) != std::string::npos) break;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return contents;
+}
+
+TEST(DistributedTest, TwClusterServesUntilStopped) {
+  const std::string out = ::testing::TempDir() + "/tw_cluster.out";
+  std::remove(out.c_str());
+  auto started = testing::RunCommand(kTw + " cluster --jobs local:2 > " + out + " 2>&1 & echo $!");
+  const std::string pid = std::string(absl::StripAsciiWhitespace(started.output));
+  std::string log = WaitForText(out, "running");
+  ASSERT_NE(log.find("tw cluster: local|localhost:"), std::string::npos) << log;
+  const size_t at = log.find("/job:local/task:0  ") + 19;
+  const std::string target = log.substr(at, log.find('\n', at) - at);
+  {
+    Graph g;
+    Output x;
+    {
+      auto on = g.device("/job:local/task:1");
+      x = constant(g, 20.0f);
+    }
+    Session sess(g, target);
+    EXPECT_EQ(sess.run(x + 22.0f).scalar<float>(), 42.0f);
+  }
+  EXPECT_EQ(testing::RunCommand("kill -TERM " + pid).exit_code, 0);
+  log = WaitForText(out, "tw cluster: stopped");
+  EXPECT_NE(log.find("SIGTERM, stopping"), std::string::npos) << log;
+  EXPECT_NE(log.find("tw cluster: stopped"), std::string::npos) << log;
+  Graph g;
+  auto y = constant(g, 1.0f);
+  EXPECT_THROW(Session(g, target).run(y), StatusError);  // Nothing listens any more.
+
+  EXPECT_EQ(testing::RunCommand(kTw + " cluster --jobs ps").exit_code, 2);
 }
 
 TEST(DistributedTest, LargeTensorCrossesTasksIntact) {

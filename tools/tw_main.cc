@@ -1,9 +1,12 @@
 // The `tw` command.
 //   tw run --graph FILE [--feed NAME=VALUE]... [--fetch NAME]... [--target_op NAME]...
 //          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement]
+//   tw server ... / tw cluster ...   (see kUsage)
 //   tw ops      lists the registered ops
 // Errors print one clear line and exit non-zero.
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "distributed/process_cluster.h"
 #include "client/tensor_text.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
@@ -37,6 +42,10 @@ constexpr char kUsage[] =
     "        --job_name NAME         this task's job\n"
     "        --task_index N          this task's index in the job (default 0)\n"
     "        --rpc_timeout_ms MS     deadline of calls between tasks (default 30000)\n"
+    "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
+    "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
+    "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
+    "        --rpc_timeout_ms MS     passed to every task\n"
     "  ops   list the registered ops\n";
 
 struct RunFlags {
@@ -186,6 +195,65 @@ tw::Status RunServer(int argc, char** argv) {
   return absl::OkStatus();
 }
 
+// "ps:1,worker:2" -> {ps: 1, worker: 2}.
+tw::StatusOr<std::map<std::string, int>> ParseJobs(const std::string& text) {
+  std::map<std::string, int> jobs;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(item, absl::MaxSplits(':', 1));
+    int n = 0;
+    if (kv.first.empty() || !absl::SimpleAtoi(kv.second, &n) || n < 1 || n > 64 || jobs.count(kv.first)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--jobs: '", item, "' is not JOB:N with a new job name and 1 <= N <= 64"));
+    }
+    jobs[kv.first] = n;
+  }
+  return jobs;
+}
+
+tw::Status RunCluster(int argc, char** argv) {
+  std::string jobs_flag = "ps:1,worker:2";
+  std::vector<std::string> server_flags;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
+    }
+    if (arg == "--jobs") {
+      jobs_flag = value;
+    } else if (arg == "--rpc_timeout_ms") {
+      server_flags.push_back("--rpc_timeout_ms=" + value);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", arg, "'"));
+    }
+  }
+  TW_ASSIGN_OR_RETURN(auto jobs, ParseJobs(jobs_flag));
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::error_code error;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", error).string();
+  if (error) return absl::InternalError("cannot find the tw binary (/proc/self/exe)");
+  TW_ASSIGN_OR_RETURN(auto cluster, tw::ProcessCluster::Start(jobs, self, server_flags));
+  std::cout << "tw cluster: " << cluster->spec().ToString() << std::endl;
+  for (const auto& [job, n] : jobs) {
+    for (int t = 0; t < n; ++t) std::cout << "  /job:" << job << "/task:" << t << "  " << cluster->target(job, t) << "\n";
+  }
+  std::cout << "tw cluster: running; SIGINT or SIGTERM stops every task" << std::endl;
+  int sig = 0;
+  sigwait(&signals, &sig);
+  std::cout << "tw cluster: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", stopping" << std::endl;
+  cluster.reset();
+  std::cout << "tw cluster: stopped" << std::endl;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,10 +266,10 @@ int main(int argc, char** argv) {
     for (const std::string& op : tw::OpRegistry::Global().ListOps()) std::cout << op << "\n";
     return 0;
   }
-  if (command == "server") {
-    tw::Status status = RunServer(argc - 2, argv + 2);
+  if (command == "server" || command == "cluster") {
+    tw::Status status = command == "server" ? RunServer(argc - 2, argv + 2) : RunCluster(argc - 2, argv + 2);
     if (!status.ok()) {
-      std::cerr << "tw server: " << status.message() << "\n";
+      std::cerr << "tw " << command << ": " << status.message() << "\n";
       return absl::IsInvalidArgument(status) ? 2 : 1;
     }
     return 0;

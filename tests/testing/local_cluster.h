@@ -1,41 +1,11 @@
-// Starts real `tw server` processes on free loopback ports for multi-process tests, and
-// always stops them (SIGTERM, then SIGKILL) when destroyed.
+// The multi-process tests' cluster of real `tw server` processes (src/distributed/process_cluster.h).
 #ifndef TENSORWEAVE_TESTS_TESTING_LOCAL_CLUSTER_H_
 #define TENSORWEAVE_TESTS_TESTING_LOCAL_CLUSTER_H_
 
-#include <sys/types.h>
-
-#include <map>
-#include <string>
-#include <vector>
-
-#include "absl/status/statusor.h"
-#include "tensorweave/cluster_spec.h"
+#include "distributed/process_cluster.h"
 
 namespace tw::testing {
-
-class LocalCluster {
- public:
-  // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command.
-  static absl::StatusOr<std::unique_ptr<LocalCluster>> Start(const std::map<std::string, int>& jobs,
-                                                             const std::string& tw_binary,
-                                                             const std::vector<std::string>& extra_flags = {});
-  ~LocalCluster();
-
-  const ClusterSpec& spec() const { return spec_; }
-  std::string target(const std::string& job, int task) const;  // "grpc://localhost:port"
-  // Kills one task with SIGKILL (a crash), or restarts it with the same address.
-  void Kill(const std::string& job, int task);
-  absl::Status Restart(const std::string& job, int task);
-
- private:
-  absl::Status Launch(const std::string& job, int task);
-  ClusterSpec spec_;
-  std::string tw_binary_;
-  std::vector<std::string> extra_flags_;
-  std::map<std::pair<std::string, int>, pid_t> pids_;
-};
-
+using LocalCluster = ProcessCluster;
 }  // namespace tw::testing
 
 #endif  // TENSORWEAVE_TESTS_TESTING_LOCAL_CLUSTER_H_

@@ -1,4 +1,4 @@
-#include "testing/local_cluster.h"
+#include "distributed/process_cluster.h"
 
 #include <signal.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace tw::testing {
+namespace tw {
 namespace {
 
 // Waits until the task answers ListDevices (it is serving), for at most 20 s.
@@ -33,7 +33,7 @@ absl::Status WaitServing(const std::string& address) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const std::map<std::string, int>& jobs,
+absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std::map<std::string, int>& jobs,
                                                                   const std::string& tw_binary,
                                                                   const std::vector<std::string>& extra_flags) {
   std::map<std::string, std::vector<std::string>> addresses;
@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const std::map
       addresses[job].push_back(absl::StrCat("localhost:", port));
     }
   }
-  std::unique_ptr<LocalCluster> cluster(new LocalCluster);
+  std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
   cluster->tw_binary_ = tw_binary;
   cluster->extra_flags_ = extra_flags;
@@ -54,7 +54,7 @@ absl::StatusOr<std::unique_ptr<LocalCluster>> LocalCluster::Start(const std::map
   return cluster;
 }
 
-absl::Status LocalCluster::Launch(const std::string& job, int task) {
+absl::Status ProcessCluster::Launch(const std::string& job, int task) {
   std::vector<std::string> args = {tw_binary_, "server", "--cluster_spec=" + spec_.ToString(),
                                    "--job_name=" + job, absl::StrCat("--task_index=", task)};
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
@@ -72,11 +72,11 @@ absl::Status LocalCluster::Launch(const std::string& job, int task) {
   return absl::OkStatus();
 }
 
-std::string LocalCluster::target(const std::string& job, int task) const {
+std::string ProcessCluster::target(const std::string& job, int task) const {
   return "grpc://" + *spec_.address(job, task);
 }
 
-void LocalCluster::Kill(const std::string& job, int task) {
+void ProcessCluster::Kill(const std::string& job, int task) {
   auto it = pids_.find({job, task});
   if (it == pids_.end()) return;
   kill(it->second, SIGKILL);
@@ -84,13 +84,13 @@ void LocalCluster::Kill(const std::string& job, int task) {
   pids_.erase(it);
 }
 
-absl::Status LocalCluster::Restart(const std::string& job, int task) {
+absl::Status ProcessCluster::Restart(const std::string& job, int task) {
   Kill(job, task);
   TW_RETURN_IF_ERROR(Launch(job, task));
   return WaitServing(*spec_.address(job, task));
 }
 
-LocalCluster::~LocalCluster() {
+ProcessCluster::~ProcessCluster() {
   for (auto& [key, pid] : pids_) kill(pid, SIGTERM);
   for (auto& [key, pid] : pids_) {
     // Give each 5 s to stop cleanly, then kill it.
@@ -108,4 +108,4 @@ LocalCluster::~LocalCluster() {
   }
 }
 
-}  // namespace tw::testing
+}  // namespace tw

@@ -1,0 +1,43 @@
+// A cluster of real `tw server` processes on free loopback ports, started and waited for
+// until each serves, and always stopped (SIGTERM, then SIGKILL after 5 s) when destroyed.
+// What `tw cluster` runs for users, and what the multi-process tests start.
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tensorweave/cluster_spec.h"
+
+namespace tw {
+
+class ProcessCluster {
+ public:
+  // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command.
+  static absl::StatusOr<std::unique_ptr<ProcessCluster>> Start(const std::map<std::string, int>& jobs,
+                                                             const std::string& tw_binary,
+                                                             const std::vector<std::string>& extra_flags = {});
+  ~ProcessCluster();
+
+  const ClusterSpec& spec() const { return spec_; }
+  std::string target(const std::string& job, int task) const;  // "grpc://localhost:port"
+  // Kills one task with SIGKILL (a crash), or restarts it with the same address.
+  void Kill(const std::string& job, int task);
+  absl::Status Restart(const std::string& job, int task);
+
+ private:
+  absl::Status Launch(const std::string& job, int task);
+  ClusterSpec spec_;
+  std::string tw_binary_;
+  std::vector<std::string> extra_flags_;
+  std::map<std::pair<std::string, int>, pid_t> pids_;
+};
+
+}  // namespace tw
+
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
