@@ -25,3 +25,7 @@ build/examples/map_reduce_mean
 echo
 echo "== seed 003 data-parallel: parameters on 'master', gradients of a 70/30 batch split on 'worker' and 'worker_'"
 build/examples/data_parallel_exp --steps 1000 --print_every 200
+echo
+echo "== the main demo: a local cluster of tw server processes (1 ps + 2 workers) training a"
+echo "   784-256-10 MLP synchronously data-parallel, next to the same training in one process"
+build/examples/cluster_training
