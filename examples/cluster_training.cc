@@ -121,6 +121,7 @@ void TrainWorker(const tw::ClusterSpec& cluster, int task, int steps, int batch,
     step = tw::get_or_create_global_step(g);
     train = sync.minimize(model->loss, step);
   }
+  const tw::Output step_value = step.value();  // Made before the chief's sync loop starts.
   const std::string target = "grpc://" + *cluster.address("worker", task);
   tw::Session sess(g, target);
   std::optional<tw::SyncReplicasChiefRunner> runner;
@@ -136,19 +137,33 @@ void TrainWorker(const tw::ClusterSpec& cluster, int task, int steps, int batch,
     sess.run(tw::local_variables_initializer(g));
     sess.run(sync.local_step_init_op());
   }
+  // The chief ends training after its `steps` steps and stops the sync loop,
+  // which closes the token queue: the other worker's pending step then ends with
+  // OutOfRange. (Counting each worker's own steps instead could leave one waiting
+  // forever for a partner: a fast worker may take a slow one's token.)
   const int half = batch / kWorkers;
   auto start = std::chrono::steady_clock::now();
   auto last = start;
-  for (int s = 1; s <= steps; ++s) {
-    Batch mine = Slice(MakeBatch(s, batch), task * half, half);
-    auto out = sess.run({model->loss}, {{model->x, mine.x}, {model->y, mine.y}}, {train});
-    if (s % print_every == 0 || s == steps) {
+  int runs = 0, runs_at_last_print = 0;
+  while (task != 0 || runs < steps) {
+    // Run r of each worker uses batch r: in lockstep both halves of a step are one batch.
+    Batch mine = Slice(MakeBatch(runs + 1, batch), task * half, half);
+    std::vector<tw::Tensor> out;
+    try {
+      out = sess.run({model->loss, step_value}, {{model->x, mine.x}, {model->y, mine.y}}, {train});
+    } catch (const tw::StatusError& e) {
+      if (task != 0 && absl::IsOutOfRange(e.status())) break;  // The chief finished.
+      throw;
+    }
+    const int64_t global_step = out[1].scalar<int64_t>();  // As read during the step.
+    if (++runs % print_every == 0) {
       auto now = std::chrono::steady_clock::now();
       double secs = std::chrono::duration<double>(now - last).count();
-      std::printf("worker %d  step %4d  loss %.4f  %6.0f examples/s\n", task, s, out[0].scalar<float>(),
-                  half * std::min(print_every, s) / secs);
+      std::printf("worker %d  step %4d  global step %4lld  loss %.4f  %6.0f examples/s\n", task, runs,
+                  static_cast<long long>(global_step), out[0].scalar<float>(), half * (runs - runs_at_last_print) / secs);
       std::fflush(stdout);
       last = now;
+      runs_at_last_print = runs;
     }
   }
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
