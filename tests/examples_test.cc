@@ -91,8 +91,8 @@ TEST(ExamplesTest, ClusterTrainingMatchesTheSingleProcessRun) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("started a local cluster of 3 tw server processes: ps|localhost:"), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("worker 0  step   60  loss "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("worker 1  step   60  loss "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worker 0  step   60  global step "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("worker 1  step   30  global step "), std::string::npos) << r.output;
   float cluster_loss = 0, single_loss = 0;
   const size_t c = r.output.find("cluster (1 ps + 2 workers)");
   const size_t s = r.output.find("single process ");
