@@ -87,15 +87,18 @@ InProcessCluster StartCluster() {
   return ValueOrThrow(StartInProcessCluster({{"ps", 1}, {"worker", 2}}));
 }
 
-// Runs `steps` train steps on every replica at once, one thread each.
+// Runs `steps` train steps on every replica at once, one thread each, all replicas
+// finishing step k before any starts step k + 1: left free, a fast replica may take a
+// slow one's sync token (as in TF), and the exact trajectories checked below assume
+// lockstep.
 void TrainTogether(std::vector<Replica*> replicas, int steps) {
-  std::vector<std::thread> threads;
-  for (Replica* r : replicas) {
-    threads.emplace_back([r, steps] {
-      for (int i = 0; i < steps; ++i) EXPECT_TRUE(r->Train().ok());
-    });
+  for (int i = 0; i < steps; ++i) {
+    std::vector<std::thread> threads;
+    for (Replica* r : replicas) {
+      threads.emplace_back([r] { EXPECT_TRUE(r->Train().ok()); });
+    }
+    for (auto& t : threads) t.join();
   }
-  for (auto& t : threads) t.join();
 }
 
 // The chief (worker 0) initializes the shared and its local state, the other worker its
