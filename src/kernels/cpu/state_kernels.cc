@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/resource_handle_input.h"
 
 namespace tw {
 namespace {
@@ -20,18 +21,7 @@ absl::Status Uninitialized(const std::string& name) {
 
 // The handle of input 0, checked to belong to this kernel's device.
 absl::StatusOr<ResourceHandle> HandleInput(const OpKernelContext& ctx) {
-  const Tensor& t = ctx.input(0);
-  if (t.dtype() != DType::kResource || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("resource must be a scalar resource handle, got ", DTypeName(t.dtype()), " ",
-                     t.shape().DebugString()));
-  }
-  const ResourceHandle& h = t.resource();
-  if (!h.device.empty() && h.device != ctx.device_name()) {
-    return absl::InvalidArgumentError(absl::StrCat("variable '", h.name, "' lives on ", h.device,
-                                                   " and cannot be used on ", ctx.device_name()));
-  }
-  return h;
+  return ResourceHandleInput(ctx, 0, "variable");
 }
 
 // The existing variable the handle names, or FailedPrecondition when there is none.

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/resource_handle_input.h"
 
 namespace tw {
 namespace {
@@ -17,19 +18,8 @@ namespace {
 // The variable named by handle input `i`, which must live on this kernel's device.
 absl::StatusOr<std::shared_ptr<Var>> LookupVarInput(const OpKernelContext& ctx, int i,
                                                     const char* role, std::string* name) {
-  const Tensor& t = ctx.input(i);
-  if (t.dtype() != DType::kResource || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(role, " must be a scalar resource handle, got ",
-                                                   DTypeName(t.dtype()), " ",
-                                                   t.shape().DebugString()));
-  }
-  const ResourceHandle& h = t.resource();
+  TW_ASSIGN_OR_RETURN(ResourceHandle h, ResourceHandleInput(ctx, i, absl::StrCat(role, " variable").c_str()));
   *name = h.name;
-  if (!h.device.empty() && h.device != ctx.device_name()) {
-    return absl::InvalidArgumentError(absl::StrCat(role, " variable '", h.name, "' lives on ",
-                                                   h.device, " and cannot be used on ",
-                                                   ctx.device_name()));
-  }
   auto var = ctx.resource_mgr()->Lookup(h.container, h.name);
   if (!var.ok()) {
     return absl::FailedPreconditionError(
