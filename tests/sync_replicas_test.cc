@@ -74,7 +74,8 @@ TEST(SyncReplicasClusterTest, TwoWorkerProcessesTrainInLockstep) {
   const int64_t global_step = other.sess->run(other.step.value()).scalar<int64_t>();
   EXPECT_EQ(global_step, runner.steps());
   EXPECT_GE(global_step, kSteps / 2);
-  EXPECT_LE(global_step, kSteps);
+  // A worker may take a token of the other's round, so neither bounds the count alone.
+  EXPECT_LE(global_step, (kSteps + other_steps) / 2);
   EXPECT_GE(other_steps, kSteps / 2 - 1);
   Tensor w = other.sess->run(other.w.value());
   EXPECT_NEAR(w.flat<float>()[0], 1.0f, 1e-2);

@@ -1,10 +1,10 @@
 #include "distributed/master.h"
 
 
+#include <algorithm>
 #include <atomic>
 
 #include "absl/random/random.h"
-#include "absl/synchronization/blocking_counter.h"
 #include "absl/strings/str_cat.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
@@ -35,14 +35,13 @@ std::vector<int> SlotIndexes(const GraphDef& def, const std::string& op) {
 
 }  // namespace
 
-class MasterSession {
+class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
-                WorkerCache* workers, ThreadPool* rpc_pool, StepWatcher* watcher, SessionConfigProto config)
+                WorkerCache* workers, ThreadPool* rpc_pool, SessionConfigProto config)
       : handle_(std::move(handle)),
         workers_(workers),
         rpc_pool_(rpc_pool),
-        watcher_(watcher),
         config_(std::move(config)),
         default_device_(CpuOf(job, task)) {
     for (const auto& [j, tasks] : cluster.job_tasks())
@@ -54,29 +53,47 @@ class MasterSession {
     return ImportGraphDef(def, &graph_);
   }
 
-  absl::Status Run(const RunStepRequest& req, RunStepResponse* resp, const std::function<bool()>& client_gone) {
+  // Runs one step; `done` runs once, on whichever thread finishes it (possibly this one).
+  // req and resp live until then. `client_cancel` (may be null) fires if the client goes.
+  void RunAsync(const RunStepRequest* req, RunStepResponse* resp, CancellationManager* client_cancel,
+                StepDone done, bool may_block = false) {
     FeedList feeds;
-    for (const NamedTensor& f : req.feed()) {
+    for (const NamedTensor& f : req->feed()) {
       auto t = TensorFromProto(f.tensor());
-      if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("feed '", f.name(), "': ", t.status().message()));
+      if (!t.ok()) {
+        return done(absl::InvalidArgumentError(absl::StrCat("feed '", f.name(), "': ", t.status().message())));
+      }
       feeds.emplace_back(f.name(), *std::move(t));
     }
-    std::vector<std::string> fetches(req.fetch().begin(), req.fetch().end());
-    std::vector<std::string> targets(req.target().begin(), req.target().end());
+    std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
+    std::vector<std::string> targets(req->target().begin(), req->target().end());
     if (fetches.empty() && targets.empty()) {
-      return absl::InvalidArgumentError("nothing to run: give at least one fetch or target");
+      return done(absl::InvalidArgumentError("nothing to run: give at least one fetch or target"));
     }
-    TW_ASSIGN_OR_RETURN(RunSignature sig, CanonicalizeRun(feeds, fetches, targets));
-    TW_ASSIGN_OR_RETURN(Prepared * prepared, GetOrPrepare(sig));
-    TW_RETURN_IF_ERROR(ValidateFeeds(sig, prepared->pruned));
-    return RunParts(*prepared, sig, resp, client_gone);
+    absl::StatusOr<RunSignature> sig = CanonicalizeRun(feeds, fetches, targets);
+    if (!sig.ok()) return done(sig.status());
+    std::shared_ptr<Prepared> prepared = FindPrepared(*sig);
+    if (prepared == nullptr && !may_block) {
+      // Preparing registers partitions with blocking calls: not on a gRPC thread.
+      rpc_pool_->Schedule([self = shared_from_this(), req, resp, client_cancel, done = std::move(done)]() mutable {
+        self->RunAsync(req, resp, client_cancel, std::move(done), /*may_block=*/true);
+      });
+      return;
+    }
+    if (prepared == nullptr) {
+      absl::StatusOr<std::shared_ptr<Prepared>> made = GetOrPrepare(*sig);
+      if (!made.ok()) return done(made.status());
+      prepared = *std::move(made);
+    }
+    if (absl::Status s = ValidateFeeds(*sig, prepared->pruned); !s.ok()) return done(s);
+    StartParts(std::move(prepared), *sig, resp, client_cancel, std::move(done));
   }
 
   // Cancels the steps still running, as closing a TensorFlow session does (each task
   // aborts its part, so ops waiting there — a dequeue, a take_grad — end now), then
   // deregisters every partition this session registered (tasks that are down are skipped).
   void Close() {
-    std::vector<std::shared_ptr<StepParts>> running;
+    std::vector<std::shared_ptr<Step>> running;
     {
       absl::MutexLock lock(&running_mu_);
       closed_ = true;
@@ -100,7 +117,6 @@ class MasterSession {
   struct Part {
     std::string task;  // "/job:x/replica:0/task:n", for messages.
     WorkerInterface* worker;
-    bool in_process = false;  // This task's own worker, called directly.
     std::string graph_handle;
     std::vector<int> args, rets;
   };
@@ -119,11 +135,17 @@ class MasterSession {
     return incarnations_[key] = static_cast<uint64_t>(status.incarnation());
   }
 
-  absl::StatusOr<Prepared*> GetOrPrepare(const RunSignature& sig) ABSL_LOCKS_EXCLUDED(mu_) {
+  std::shared_ptr<Prepared> FindPrepared(const RunSignature& sig) ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock lock(&mu_);
     auto it = prepared_.find(sig.Key());
-    if (it != prepared_.end()) return it->second.get();
-    auto prepared = std::make_unique<Prepared>();
+    return it == prepared_.end() ? nullptr : it->second;
+  }
+
+  absl::StatusOr<std::shared_ptr<Prepared>> GetOrPrepare(const RunSignature& sig) ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
+    auto it = prepared_.find(sig.Key());
+    if (it != prepared_.end()) return it->second;
+    auto prepared = std::make_shared<Prepared>();
     TW_ASSIGN_OR_RETURN(prepared->pruned, BuildPrunedGraph(graph_, sig));
     FlowGraph& sub = *prepared->pruned.graph;
     PlacerOptions placer;
@@ -145,7 +167,6 @@ class MasterSession {
       Part part;
       part.task = absl::StrCat("/job:", d.job, "/replica:0/task:", d.task);
       TW_ASSIGN_OR_RETURN(part.worker, workers_->GetWorker(d.job, d.task));
-      part.in_process = workers_->IsInProcess(d.job, d.task);
       RegisterGraphRequest reg;
       reg.set_session_handle(handle_);
       *reg.mutable_graph_def() = def;
@@ -156,22 +177,34 @@ class MasterSession {
       part.rets = SlotIndexes(def, "_Retval");
       prepared->parts.push_back(std::move(part));
     }
-    return (prepared_[sig.Key()] = std::move(prepared)).get();
+    // This task's own part last: it starts running on the caller's thread, remote parts
+    // only need their call sent.
+    std::stable_partition(prepared->parts.begin(), prepared->parts.end(), [&](const Part& p) {
+      return p.task != absl::StrCat("/job:", default_device_.job, "/replica:0/task:", default_device_.task);
+    });
+    return prepared_[sig.Key()] = std::move(prepared);
   }
 
-  // The workers of a running step, shared with callbacks that may abort it after
-  // RunParts returned.
-  struct StepParts {
+  // A running step, shared by the callbacks of its parts and by Close().
+  struct Step {
     int64_t step_id = 0;
-    std::vector<WorkerInterface*> workers;
+    std::shared_ptr<Prepared> prepared;  // Kept while running even if the session closes.
+    std::vector<std::string> fetches;
+    std::vector<RunGraphRequest> requests;  // One per part.
+    std::vector<RunGraphResponse> responses;
+    RunStepResponse* resp = nullptr;
+    CancellationManager* client_cancel = nullptr;
+    CancellationManager::Token cancel_token = CancellationManager::kInvalidToken;
+    StepDone done;
+    std::atomic<size_t> pending{0};
     std::atomic<bool> aborted{false};
 
     void Cleanup() const {
       CleanupGraphRequest cleanup;
       cleanup.set_step_id(step_id);
-      for (WorkerInterface* worker : workers) {
+      for (const Part& part : prepared->parts) {
         CleanupGraphResponse ignored;
-        worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+        part.worker->CleanupGraph(cleanup, &ignored).IgnoreError();
       }
     }
     // Releases every task, some of which may wait for tensors a failed one will never send.
@@ -195,30 +228,21 @@ class MasterSession {
     absl::Status first_error ABSL_GUARDED_BY(mu);
   };
 
-  absl::Status RunParts(const Prepared& prepared, const RunSignature& sig, RunStepResponse* resp,
-                        const std::function<bool()>& client_gone) {
-    const size_t n = prepared.parts.size();
-    auto step = std::make_shared<StepParts>();
+  void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, RunStepResponse* resp,
+                  CancellationManager* client_cancel, StepDone done) {
+    const size_t n = prepared->parts.size();
+    auto step = std::make_shared<Step>();
     step->step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
-    for (const Part& part : prepared.parts) step->workers.push_back(part.worker);
-    {
-      absl::MutexLock lock(&running_mu_);
-      if (closed_) return absl::CancelledError(absl::StrCat("session '", handle_, "' is closed"));
-      running_[step->step_id] = step;
-    }
-    struct Unregister {
-      MasterSession* self;
-      int64_t step_id;
-      ~Unregister() {
-        absl::MutexLock lock(&self->running_mu_);
-        self->running_.erase(step_id);
-      }
-    } unregister{this, step->step_id};
-    std::vector<RunGraphRequest> requests(n);
-    std::vector<RunGraphResponse> responses(n);
+    step->prepared = std::move(prepared);
+    step->fetches = sig.fetches;
+    step->resp = resp;
+    step->client_cancel = client_cancel;
+    step->done = std::move(done);
+    step->requests.resize(n);
+    step->responses.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const Part& part = prepared.parts[i];
-      RunGraphRequest& req = requests[i];
+      const Part& part = step->prepared->parts[i];
+      RunGraphRequest& req = step->requests[i];
       req.set_session_handle(handle_);
       req.set_graph_handle(part.graph_handle);
       req.set_step_id(step->step_id);
@@ -229,55 +253,69 @@ class MasterSession {
       }
       for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
     }
-    const StepWatcher::Id watch = client_gone ? watcher_->Watch(client_gone, [step] { step->Abort(); }) : 0;
-    absl::BlockingCounter pending(static_cast<int>(n));
+    {
+      absl::MutexLock lock(&running_mu_);
+      if (closed_) return step->done(absl::CancelledError(absl::StrCat("session '", handle_, "' is closed")));
+      running_[step->step_id] = step;
+    }
     ThreadPool* pool = rpc_pool_;
-    auto part_done = [&pending, step, pool](const absl::Status& s) {
-      if (!s.ok()) {
-        step->RecordError(s);
-        // Aborting makes blocking calls: not on a gRPC callback thread.
-        pool->Schedule([step] { step->Abort(); });
+    if (client_cancel != nullptr) {
+      // Aborting makes blocking calls: not on the gRPC thread that reports the cancel.
+      step->cancel_token = client_cancel->RegisterCallback([step, pool] { pool->Schedule([step] { step->Abort(); }); });
+      if (step->cancel_token == CancellationManager::kInvalidToken) {
+        step->pending = 1;
+        return FinishPart(step, absl::CancelledError("the client went away"));
       }
-      pending.DecrementCount();
-    };
-    // Remote parts start without blocking; parts on this task's own worker run here (all
-    // but the last on pool threads, as they may exchange tensors).
-    std::vector<size_t> in_process;
+    }
+    step->pending = n;
     for (size_t i = 0; i < n; ++i) {
-      if (prepared.parts[i].in_process) {
-        in_process.push_back(i);
-      } else {
-        prepared.parts[i].worker->RunGraphAsync(&requests[i], &responses[i],
-                                                [&part_done](const absl::Status& s) { part_done(s); });
-      }
+      step->prepared->parts[i].worker->RunGraphAsync(
+          &step->requests[i], &step->responses[i],
+          [self = shared_from_this(), step](const absl::Status& s) { self->FinishPart(step, s); });
     }
-    for (size_t k = 0; k < in_process.size(); ++k) {
-      const size_t i = in_process[k];
-      auto run = [&, i] { part_done(prepared.parts[i].worker->RunGraph(requests[i], &responses[i])); };
-      if (k + 1 == in_process.size()) {
-        run();
-      } else {
-        rpc_pool_->Schedule(run);
-      }
+  }
+
+  // Called once per part; the last one ends the step.
+  void FinishPart(const std::shared_ptr<Step>& step, const absl::Status& s) {
+    if (!s.ok()) {
+      step->RecordError(s);
+      rpc_pool_->Schedule([step] { step->Abort(); });
     }
-    pending.Wait();
-    if (watch != 0) watcher_->Unwatch(watch);
-    if (client_gone && client_gone()) return absl::CancelledError("the client went away during the step");
-    // A finished step's state is released off the critical path; a failed one's at once.
-    if (step->aborted) {
-      step->Cleanup();
+    if (step->pending.fetch_sub(1) != 1) return;
+    if (step->client_cancel != nullptr && step->cancel_token != CancellationManager::kInvalidToken) {
+      step->client_cancel->DeregisterCallback(step->cancel_token);
+    }
+    {
+      absl::MutexLock lock(&running_mu_);
+      running_.erase(step->step_id);
+    }
+    absl::Status status = step->error();
+    if (step->client_cancel != nullptr && step->client_cancel->IsCancelled()) {
+      status = absl::CancelledError("the client went away during the step");
+    }
+    if (status.ok()) status = GatherFetches(*step);
+    // Tasks forget a successful step by themselves; a failed one's state is released
+    // before its caller hears of it (blocking calls: not on this, possibly gRPC, thread).
+    if (!status.ok() || step->aborted) {
+      rpc_pool_->Schedule([step, status] {
+        step->aborted = true;
+        step->Cleanup();
+        step->done(status);
+      });
     } else {
-      rpc_pool_->Schedule([step] { step->Cleanup(); });
+      step->done(status);
     }
-    TW_RETURN_IF_ERROR(step->error());
-    std::vector<const TensorProto*> fetched(sig.fetches.size(), nullptr);
-    for (const RunGraphResponse& r : responses) {
+  }
+
+  static absl::Status GatherFetches(const Step& step) {
+    std::vector<const TensorProto*> fetched(step.fetches.size(), nullptr);
+    for (const RunGraphResponse& r : step.responses) {
       for (const NamedTensor& t : r.recv()) fetched[std::stoi(t.name().substr(4))] = &t.tensor();
     }
     for (size_t j = 0; j < fetched.size(); ++j) {
-      if (fetched[j] == nullptr) return absl::InternalError(absl::StrCat("fetch '", sig.fetches[j], "' was not returned"));
-      NamedTensor* out = resp->add_tensor();
-      out->set_name(sig.fetches[j]);
+      if (fetched[j] == nullptr) return absl::InternalError(absl::StrCat("fetch '", step.fetches[j], "' was not returned"));
+      NamedTensor* out = step.resp->add_tensor();
+      out->set_name(step.fetches[j]);
       *out->mutable_tensor() = *fetched[j];
     }
     return absl::OkStatus();
@@ -286,18 +324,17 @@ class MasterSession {
   const std::string handle_;
   WorkerCache* workers_;
   ThreadPool* rpc_pool_;
-  StepWatcher* watcher_;
   const SessionConfigProto config_;
   const DeviceName default_device_;
   std::vector<DeviceName> devices_;
   absl::Mutex mu_;
   FlowGraph graph_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, std::unique_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> incarnations_;
   absl::Mutex running_mu_;
   bool closed_ ABSL_GUARDED_BY(running_mu_) = false;
-  // Steps in flight -> the tasks running their parts.
-  absl::flat_hash_map<int64_t, std::shared_ptr<StepParts>> running_ ABSL_GUARDED_BY(running_mu_);
+  // Steps in flight.
+  absl::flat_hash_map<int64_t, std::shared_ptr<Step>> running_ ABSL_GUARDED_BY(running_mu_);
 };
 
 Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers)
@@ -321,7 +358,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, &rpc_pool_,
-                                                 &watcher_, req.config());
+                                                 req.config());
   TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
@@ -334,10 +371,11 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessio
   return session->Extend(req.graph_def());
 }
 
-absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp,
-                             const std::function<bool()>& client_gone) {
-  TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
-  return session->Run(req, resp, client_gone);
+void Master::RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, CancellationManager* client_cancel,
+                          StepDone done) {
+  absl::StatusOr<std::shared_ptr<MasterSession>> session = Find(req->session_handle());
+  if (!session.ok()) return done(session.status());
+  (*session)->RunAsync(req, resp, client_cancel, std::move(done));
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionResponse*) {

@@ -12,8 +12,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "core/cancellation.h"
 #include "core/threadpool.h"
-#include "distributed/step_watcher.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.pb.h"
@@ -21,6 +21,7 @@
 namespace tw {
 
 class MasterSession;
+using StepDone = std::function<void(const absl::Status&)>;
 
 class Master {
  public:
@@ -30,9 +31,11 @@ class Master {
 
   absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
   absl::Status ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp);
-  // `client_gone` (optional) tells whether the client went away; the step is then aborted.
-  absl::Status RunStep(const RunStepRequest& req, RunStepResponse* resp,
-                       const std::function<bool()>& client_gone = nullptr);
+  // Runs a step without blocking the caller: `done` runs once, on whichever thread ends
+  // the step (possibly this one); req and resp must live until then. When `client_cancel`
+  // (may be null) fires — the client went away — the step is aborted on every task.
+  void RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, CancellationManager* client_cancel,
+                    StepDone done);
   absl::Status CloseSession(const CloseSessionRequest& req, CloseSessionResponse* resp);
   absl::Status ListDevices(const ListDevicesRequest& req, ListDevicesResponse* resp);
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp);
@@ -44,8 +47,8 @@ class Master {
   const std::string job_;
   const int task_;
   WorkerCache* workers_;
-  ThreadPool rpc_pool_{"master_rpc", 16};  // Runs the RunGraph calls of a step in parallel.
-  StepWatcher watcher_;
+  // Runs what may block: preparing a new signature, aborting and cleaning up steps.
+  ThreadPool rpc_pool_{"master_rpc", 16};
   absl::Mutex mu_;
   int64_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);

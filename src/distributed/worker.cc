@@ -49,6 +49,7 @@ class StepRendezvous : public Rendezvous {
   }
 
   LocalRendezvous& local() { return local_; }
+  int running_graphs = 0;  // RunGraph calls of this step still running; guarded by Worker::mu_.
   CancellationManager& cancellation() { return cancellation_; }
 
  private:
@@ -140,16 +141,38 @@ absl::Status Worker::DeregisterGraph(const DeregisterGraphRequest& req, Deregist
   return absl::OkStatus();
 }
 
-std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id) {
+std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id, bool for_graph) {
   absl::MutexLock lock(&mu_);
   if (finished_.contains(step_id)) return nullptr;
   auto& step = steps_[step_id];
   if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_);
+  if (for_graph) ++step->running_graphs;
   return step;
 }
 
-absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) {
+// A step whose partitions here are done and whose sent tensors were all received needs
+// nothing more on this task: every successful step ends so, without a CleanupGraph call.
+// (A failed one is cleaned up by the master, which also marks it finished.)
+void Worker::ForgetIfDone(int64_t step_id, bool graph_finished) {
+  absl::MutexLock lock(&mu_);
+  auto it = steps_.find(step_id);
+  if (it == steps_.end()) return;
+  StepRendezvous& step = *it->second;
+  if (graph_finished) --step.running_graphs;
+  if (step.running_graphs == 0 && step.local().Empty()) steps_.erase(it);
+}
+
+// What one RunGraph keeps until its partition finished.
+struct Worker::RunningGraph {
   std::shared_ptr<Registered> graph;
+  std::shared_ptr<StepRendezvous> step;
+  CallFrame frame;
+  std::vector<int> fetched_rets;  // The _Retval index of each of the request's recv_keys.
+  Executor::Args args;
+};
+
+absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const RunGraphRequest& req) {
+  auto run = std::make_unique<RunningGraph>();
   {
     absl::MutexLock lock(&mu_);
     auto it = graphs_.find(req.graph_handle());
@@ -159,39 +182,55 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
       return absl::AbortedError(absl::StrCat("task ", task_name_, " has no graph '", req.graph_handle(),
                                              "' (possibly the task restarted)"));
     }
-    graph = it->second;
+    run->graph = it->second;
   }
-  CallFrame frame;
-  frame.args.resize(graph->num_args);
-  frame.rets.resize(graph->num_rets);
+  run->frame.args.resize(run->graph->num_args);
+  run->frame.rets.resize(run->graph->num_rets);
   for (const NamedTensor& feed : req.send()) {
-    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", graph->num_args));
-    TW_ASSIGN_OR_RETURN(frame.args[index], TensorFromProto(feed.tensor()));
-  }
-  std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
-  if (step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
-  Executor::Args args;
-  args.step_id = req.step_id();
-  args.call_frame = &frame;
-  args.cancellation = &step->cancellation();
-  args.rendezvous = step.get();
-  absl::Status s = graph->executor->Run(args);
-  if (!s.ok()) {
-    step->StartAbort(s);
-    return absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")"));
+    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", run->graph->num_args));
+    TW_ASSIGN_OR_RETURN(run->frame.args[index], TensorFromProto(feed.tensor()));
   }
   for (const std::string& key : req.recv_key()) {
-    TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", graph->num_rets));
-    NamedTensor* out = resp->add_recv();
-    out->set_name(key);
-    *out->mutable_tensor() = TensorToProto(frame.rets[index]);
+    TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", run->graph->num_rets));
+    run->fetched_rets.push_back(index);
   }
-  return absl::OkStatus();
+  run->step = StepFor(req.step_id(), /*for_graph=*/true);
+  if (run->step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
+  run->args.step_id = req.step_id();
+  run->args.call_frame = &run->frame;
+  run->args.cancellation = &run->step->cancellation();
+  run->args.rendezvous = run->step.get();
+  return run;
+}
+
+void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
+                           std::function<void(const absl::Status&)> done) {
+  auto started = StartRunning(*req);
+  if (!started.ok()) {
+    done(started.status());
+    return;
+  }
+  RunningGraph* run = started->release();
+  run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
+    std::unique_ptr<RunningGraph> finished(run);
+    ForgetIfDone(req->step_id(), /*graph_finished=*/true);
+    if (!s.ok()) {
+      finished->step->StartAbort(s);
+      done(absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")")));
+      return;
+    }
+    for (int i = 0; i < req->recv_key_size(); ++i) {
+      NamedTensor* out = resp->add_recv();
+      out->set_name(req->recv_key(i));
+      *out->mutable_tensor() = TensorToProto(finished->frame.rets[finished->fetched_rets[i]]);
+    }
+    done(absl::OkStatus());
+  });
 }
 
 void Worker::RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                              RecvTensorDone done) {
-  std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
+  std::shared_ptr<StepRendezvous> step = StepFor(req.step_id(), /*for_graph=*/false);
   if (step == nullptr) {
     done(absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_)),
          Tensor());
@@ -199,7 +238,11 @@ void Worker::RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* 
   }
   // Waits in the step's table until the tensor is sent, the step ends (CleanupGraph aborts
   // it) or the caller cancels (e.g. its deadline passed).
-  step->local().RecvAsync(req.rendezvous_key(), cancellation, std::move(done));
+  step->local().RecvAsync(req.rendezvous_key(), cancellation,
+                          [this, step_id = req.step_id(), done = std::move(done)](const absl::Status& s, const Tensor& t) {
+                            done(s, t);
+                            ForgetIfDone(step_id, /*graph_finished=*/false);
+                          });
 }
 
 absl::Status Worker::CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse*) {

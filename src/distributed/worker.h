@@ -30,7 +30,8 @@ class Worker : public WorkerInterface {
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
   absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) override;
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override;
-  absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override;
+  void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
+                     std::function<void(const absl::Status&)> done) override;
   void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                        RecvTensorDone done) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
@@ -41,8 +42,13 @@ class Worker : public WorkerInterface {
 
  private:
   struct Registered;
+  struct RunningGraph;
+  // Checks a RunGraph request and gathers what its run needs.
+  absl::StatusOr<std::unique_ptr<RunningGraph>> StartRunning(const RunGraphRequest& req);
   // The step's rendezvous (created on first use), or null if the step already finished.
-  std::shared_ptr<StepRendezvous> StepFor(int64_t step_id);
+  // `for_graph`: a RunGraph of the step starts (ForgetIfDone waits for it to finish).
+  std::shared_ptr<StepRendezvous> StepFor(int64_t step_id, bool for_graph);
+  void ForgetIfDone(int64_t step_id, bool graph_finished);
 
   const std::string job_;
   const int task_;

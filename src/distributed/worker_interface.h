@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "core/cancellation.h"
 #include "tensorweave/proto/worker.pb.h"
 #include "tensorweave/tensor.h"
@@ -22,13 +23,13 @@ class WorkerInterface {
   virtual absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) = 0;
   virtual absl::Status RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) = 0;
   virtual absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) = 0;
-  virtual absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) = 0;
-  // RunGraph without blocking the caller where the transport allows (`done` then runs on
-  // the transport's thread); req and resp must live until `done`. By default: inline.
+  // Runs a registered partition for one step without blocking the caller: `done` runs
+  // once, on whichever thread finishes the step's work (possibly this one, before the
+  // call returns); req and resp must live until then.
   virtual void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
-                             std::function<void(const absl::Status&)> done) {
-    done(RunGraph(*req, resp));
-  }
+                             std::function<void(const absl::Status&)> done) = 0;
+  // The same, waiting for it.
+  absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp);
   // Calls `done` once with the tensor sent under req.rendezvous_key in step req.step_id
   // (when it is sent, possibly on this thread), or with an error: the step finished or
   // failed, the deadline passed, or `cancellation` (may be null) fired.
@@ -44,9 +45,18 @@ class WorkerCache {
  public:
   virtual ~WorkerCache() = default;
   virtual absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) = 0;
-  // Whether GetWorker(job, task) is this process's own worker (its calls block the caller).
-  virtual bool IsInProcess(const std::string& job, int task) { return false; }
 };
+
+inline absl::Status WorkerInterface::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) {
+  absl::Notification finished;
+  absl::Status status;
+  RunGraphAsync(&req, resp, [&](const absl::Status& s) {
+    status = s;
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return status;
+}
 
 }  // namespace tw
 

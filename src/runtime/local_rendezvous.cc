@@ -71,6 +71,11 @@ void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* can
   done(status, value);
 }
 
+bool LocalRendezvous::Empty() {
+  absl::MutexLock lock(&mu_);
+  return table_.empty();
+}
+
 void LocalRendezvous::StartAbort(const absl::Status& status) {
   std::vector<Waiter> waiters;
   {

@@ -18,6 +18,8 @@ class LocalRendezvous : public Rendezvous {
   absl::Status Send(const std::string& key, const Tensor& value) override;
   void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) override;
   void StartAbort(const absl::Status& status) override;
+  // No tensor waits for its receiver and no receiver for its tensor.
+  bool Empty() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Waiter {

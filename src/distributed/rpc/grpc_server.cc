@@ -16,9 +16,12 @@
 namespace tw {
 namespace {
 
-// RecvTensor is served raw through the callback API (recv_tensor_rpc.h); the rest are
-// plain synchronous methods.
-class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_RecvTensor<WorkerService::Service> {
+// RunGraph and RecvTensor (raw: recv_tensor_rpc.h) are served through the callback API:
+// a step's work finishes the call from whichever thread completes it, with no thread
+// waiting per call. The rest are plain synchronous methods.
+class WorkerServiceImpl final
+    : public WorkerService::WithCallbackMethod_RunGraph<
+          WorkerService::WithRawCallbackMethod_RecvTensor<WorkerService::Service>> {
  public:
   explicit WorkerServiceImpl(Worker* worker) : worker_(worker) {}
   grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest* req, GetStatusResponse* resp) override {
@@ -32,8 +35,11 @@ class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_Recv
                                DeregisterGraphResponse* resp) override {
     return ToGrpcStatus(worker_->DeregisterGraph(*req, resp));
   }
-  grpc::Status RunGraph(grpc::ServerContext*, const RunGraphRequest* req, RunGraphResponse* resp) override {
-    return ToGrpcStatus(worker_->RunGraph(*req, resp));
+  grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* ctx, const RunGraphRequest* req,
+                                     RunGraphResponse* resp) override {
+    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+    worker_->RunGraphAsync(req, resp, [reactor](const absl::Status& s) { reactor->Finish(ToGrpcStatus(s)); });
+    return reactor;
   }
   grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext*,
                                                          const grpc::ByteBuffer* request) override {
@@ -51,7 +57,23 @@ class WorkerServiceImpl final : public WorkerService::WithRawCallbackMethod_Recv
   Worker* worker_;
 };
 
-class MasterServiceImpl final : public MasterService::Service {
+// One RunStep call: the step ends the call from whichever thread finishes it; a client
+// that goes away mid-step (its process died, it gave up) gets its step aborted.
+class RunStepReactor final : public grpc::ServerUnaryReactor {
+ public:
+  RunStepReactor(Master* master, const RunStepRequest* req, RunStepResponse* resp) {
+    master->RunStepAsync(req, resp, &client_cancel_, [this](const absl::Status& s) { Finish(ToGrpcStatus(s)); });
+  }
+  void OnCancel() override { client_cancel_.StartCancel(); }
+  void OnDone() override { delete this; }
+
+ private:
+  CancellationManager client_cancel_;
+};
+
+// RunStep is served through the callback API (no thread waits for a step); the rest are
+// plain synchronous methods.
+class MasterServiceImpl final : public MasterService::WithCallbackMethod_RunStep<MasterService::Service> {
  public:
   explicit MasterServiceImpl(Master* master) : master_(master) {}
   grpc::Status CreateSession(grpc::ServerContext*, const CreateSessionRequest* req,
@@ -62,9 +84,9 @@ class MasterServiceImpl final : public MasterService::Service {
                              ExtendSessionResponse* resp) override {
     return ToGrpcStatus(master_->ExtendSession(*req, resp));
   }
-  grpc::Status RunStep(grpc::ServerContext* ctx, const RunStepRequest* req, RunStepResponse* resp) override {
-    // A client that goes away mid-step (its process died) gets its step aborted.
-    return ToGrpcStatus(master_->RunStep(*req, resp, [ctx] { return ctx->IsCancelled(); }));
+  grpc::ServerUnaryReactor* RunStep(grpc::CallbackServerContext*, const RunStepRequest* req,
+                                    RunStepResponse* resp) override {
+    return new RunStepReactor(master_, req, resp);
   }
   grpc::Status CloseSession(grpc::ServerContext*, const CloseSessionRequest* req,
                             CloseSessionResponse* resp) override {

@@ -33,9 +33,6 @@ class GrpcWorker : public WorkerInterface {
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override {
     return Call(&WorkerService::Stub::DeregisterGraph, req, resp);
   }
-  absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp) override {
-    return Call(&WorkerService::Stub::RunGraph, req, resp);
-  }
   void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                        RecvTensorDone done) override {
     StartRecvTensorCall(&generic_stub_, req, timeout_, cancellation, who_, std::move(done));
@@ -74,11 +71,6 @@ void GrpcWorkerCache::SetLocalWorker(const std::string& job, int task, WorkerInt
   absl::MutexLock lock(&mu_);
   local_key_ = {job, task};
   local_worker_ = worker;
-}
-
-bool GrpcWorkerCache::IsInProcess(const std::string& job, int task) {
-  absl::MutexLock lock(&mu_);
-  return local_worker_ != nullptr && local_key_ == std::make_pair(job, task);
 }
 
 absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(const std::string& job, int task) {

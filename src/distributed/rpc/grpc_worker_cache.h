@@ -20,7 +20,6 @@ class GrpcWorkerCache : public WorkerCache {
   GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout);
   ~GrpcWorkerCache() override;
   absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) override;
-  bool IsInProcess(const std::string& job, int task) override;
   // Calls to (job, task) go straight to `worker` in this process, skipping gRPC (the
   // master's own task). Not owned.
   void SetLocalWorker(const std::string& job, int task, WorkerInterface* worker);
