@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/cancellation.h"
 #include "core/threadpool.h"
+#include "distributed/worker.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.pb.h"
@@ -25,8 +26,9 @@ using StepDone = std::function<void(const absl::Status&)>;
 
 class Master {
  public:
-  // The master of task (job, task) of `cluster`, reaching every task through `workers`.
-  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers);
+  // The master of task (job, task) of `cluster`, reaching every task through `workers`;
+  // `local_worker` is that task's own worker.
+  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker);
   ~Master();
 
   absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
@@ -47,6 +49,7 @@ class Master {
   const std::string job_;
   const int task_;
   WorkerCache* workers_;
+  Worker* local_worker_;
   // Runs what may block: preparing a new signature, aborting and cleaning up steps.
   ThreadPool rpc_pool_{"master_rpc", 16};
   absl::Mutex mu_;

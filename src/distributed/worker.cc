@@ -13,7 +13,8 @@
 namespace tw {
 
 // The rendezvous of one step on this task: tensors sent here wait in a local table
-// (served to other tasks by RecvTensor); tensors sent by another task are pulled from it.
+// (served to other tasks by RecvTensor); tensors sent by another task are pulled from it,
+// unless the master said it delivers them (then they arrive in the local table).
 class StepRendezvous : public Rendezvous {
  public:
   StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache)
@@ -23,7 +24,7 @@ class StepRendezvous : public Rendezvous {
 
   void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) override {
     const std::string src_device = key.substr(0, key.find(';'));
-    if (absl::StartsWith(src_device, task_prefix_)) {
+    if (absl::StartsWith(src_device, task_prefix_) || IsDelivered(key)) {
       local_.RecvAsync(key, cancellation, std::move(done));
       return;
     }
@@ -48,6 +49,15 @@ class StepRendezvous : public Rendezvous {
     cancellation_.StartCancel();
   }
 
+  void ExpectDelivered(const std::string& key) {
+    absl::MutexLock lock(&delivered_mu_);
+    delivered_.insert(key);
+  }
+  bool IsDelivered(const std::string& key) {
+    absl::MutexLock lock(&delivered_mu_);
+    return delivered_.contains(key);
+  }
+
   LocalRendezvous& local() { return local_; }
   int running_graphs = 0;  // RunGraph calls of this step still running; guarded by Worker::mu_.
   CancellationManager& cancellation() { return cancellation_; }
@@ -58,6 +68,8 @@ class StepRendezvous : public Rendezvous {
   WorkerCache* cache_;
   LocalRendezvous local_;
   CancellationManager cancellation_;
+  absl::Mutex delivered_mu_;
+  absl::flat_hash_set<std::string> delivered_ ABSL_GUARDED_BY(delivered_mu_);
 };
 
 struct Worker::Registered {
@@ -167,7 +179,8 @@ struct Worker::RunningGraph {
   std::shared_ptr<Registered> graph;
   std::shared_ptr<StepRendezvous> step;
   CallFrame frame;
-  std::vector<int> fetched_rets;  // The _Retval index of each of the request's recv_keys.
+  // Per recv_key of the request: its _Retval index, or -1 for a rendezvous key.
+  std::vector<int> fetched_rets;
   Executor::Args args;
 };
 
@@ -191,11 +204,25 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
     TW_ASSIGN_OR_RETURN(run->frame.args[index], TensorFromProto(feed.tensor()));
   }
   for (const std::string& key : req.recv_key()) {
-    TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", run->graph->num_rets));
-    run->fetched_rets.push_back(index);
+    if (absl::StartsWith(key, "ret:")) {
+      TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", run->graph->num_rets));
+      run->fetched_rets.push_back(index);
+    } else if (absl::StartsWith(key, task_name_ + "/")) {
+      run->fetched_rets.push_back(-1);  // A tensor this partition sends, returned to the master.
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("recv_key '", key, "' is neither ret:N nor a tensor sent by task ", task_name_));
+    }
+  }
+  for (const std::string& key : req.master_delivered_key()) {
+    if (absl::StartsWith(key, task_name_ + "/") || key.find(';') == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("master_delivered_key '", key, "' does not name a tensor sent by another task"));
+    }
   }
   run->step = StepFor(req.step_id(), /*for_graph=*/true);
   if (run->step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
+  for (const std::string& key : req.master_delivered_key()) run->step->ExpectDelivered(key);
   run->args.step_id = req.step_id();
   run->args.call_frame = &run->frame;
   run->args.cancellation = &run->step->cancellation();
@@ -213,19 +240,31 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
   RunningGraph* run = started->release();
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
-    ForgetIfDone(req->step_id(), /*graph_finished=*/true);
-    if (!s.ok()) {
-      finished->step->StartAbort(s);
-      done(absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")")));
-      return;
-    }
-    for (int i = 0; i < req->recv_key_size(); ++i) {
+    for (int i = 0; s.ok() && i < req->recv_key_size(); ++i) {
+      const int ret = finished->fetched_rets[i];
+      absl::StatusOr<Tensor> value =
+          ret >= 0 ? finished->frame.rets[ret] : finished->step->local().TakeSent(req->recv_key(i));
+      if (!value.ok()) {
+        s = value.status();
+        break;
+      }
       NamedTensor* out = resp->add_recv();
       out->set_name(req->recv_key(i));
-      *out->mutable_tensor() = TensorToProto(finished->frame.rets[finished->fetched_rets[i]]);
+      *out->mutable_tensor() = TensorToProto(*value);
     }
-    done(absl::OkStatus());
+    if (!s.ok()) {
+      finished->step->StartAbort(s);
+      s = absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")"));
+    }
+    ForgetIfDone(req->step_id(), /*graph_finished=*/true);
+    done(s);
   });
+}
+
+void Worker::Deliver(int64_t step_id, const std::string& key, const Tensor& value) {
+  std::shared_ptr<StepRendezvous> step = StepFor(step_id, /*for_graph=*/false);
+  // A finished or failed step has no use for it.
+  if (step != nullptr) step->Send(key, value).IgnoreError();
 }
 
 void Worker::RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,

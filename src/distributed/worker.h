@@ -37,6 +37,11 @@ class Worker : public WorkerInterface {
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
   absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) override;
 
+  // Hands a tensor another task sent to this task in step `step_id` (the master got it in
+  // that task's RunGraph response) to the step's receiver, which expects it by
+  // master_delivered_key.
+  void Deliver(int64_t step_id, const std::string& key, const Tensor& value);
+
   const std::string& task_name() const { return task_name_; }  // "/job:x/replica:0/task:n"
   uint64_t incarnation() const { return incarnation_; }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tensorweave/tensorweave.h"
+#include "tensor/tensor_proto.h"
 #include "testing/test_util.h"
 
 namespace tw {
@@ -106,6 +107,77 @@ TEST(WorkerTest, ForgetsAStepOnceItsSentTensorsAreReceived) {
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(received.scalar<int32_t>(), 42);
   EXPECT_EQ(active_steps(), 0);
+}
+
+// Small tensors sent to the master's task travel in the RunGraph response (recv_key names
+// their rendezvous key) and the master hands them to its own task's receiver
+// (master_delivered_key) instead of that task pulling them.
+TEST(WorkerTest, ReturnsSentTensorsAndTakesDeliveredOnes) {
+  NoOtherTasks cache;
+  Worker sender("local", 1, &cache), receiver("local", 0, &cache);
+  const std::string task0 = "/job:local/replica:0/task:0/device:CPU:0";
+  const std::string task1 = "/job:local/replica:0/task:1/device:CPU:0";
+  auto pair_attrs = [&](const Worker& from) -> AttrMap {
+    return {{"tensor_name", MakeAttr("x:0")},
+            {"send_device", MakeAttr(task1)},
+            {"send_device_incarnation", MakeAttr(static_cast<int64_t>(from.incarnation()))},
+            {"recv_device", MakeAttr(task0)}};
+  };
+  const std::string key = Rendezvous::CreateKey(task1, sender.incarnation(), task0, "x:0");
+  auto register_graph = [](Worker& worker, Graph& g) {
+    RegisterGraphRequest reg;
+    *reg.mutable_graph_def() = g.ToGraphDef();
+    RegisterGraphResponse resp;
+    EXPECT_TRUE(worker.RegisterGraph(reg, &resp).ok());
+    return resp.graph_handle();
+  };
+
+  Graph send_graph;
+  {
+    auto on = send_graph.device(task1);
+    AttrMap attrs = pair_attrs(sender);
+    attrs["T"] = MakeAttr(DType::kInt32);
+    send_graph.AddOperation("_Send", "send", {constant(send_graph, 41)}, attrs);
+  }
+  RunGraphRequest run;
+  run.set_graph_handle(register_graph(sender, send_graph));
+  run.set_step_id(9);
+  run.add_recv_key(key);
+  RunGraphResponse sent;
+  ASSERT_TRUE(sender.RunGraph(run, &sent).ok());
+  ASSERT_EQ(sent.recv_size(), 1);
+  EXPECT_EQ(sent.recv(0).name(), key);
+  GetStatusResponse status;
+  ASSERT_TRUE(sender.GetStatus({}, &status).ok());
+  EXPECT_EQ(status.active_steps(), 0);  // Returned, so nothing waits for a pull.
+
+  run.set_step_id(10);
+  run.set_recv_key(0, "/job:local/replica:0/task:7/device:CPU:0;1;x");
+  EXPECT_STATUS(sender.RunGraph(run, &sent), absl::StatusCode::kInvalidArgument,
+                "neither ret:N nor a tensor sent by task /job:local/replica:0/task:1");
+
+  Graph recv_graph;
+  {
+    auto on = recv_graph.device(task0);
+    AttrMap attrs = pair_attrs(sender);
+    attrs["tensor_type"] = MakeAttr(DType::kInt32);
+    Output x = recv_graph.AddOperation("_Recv", "recv", {}, attrs).output(0);
+    recv_graph.AddOperation("_Retval", "ret", {x + 1}, {{"index", MakeAttr(0)}});
+  }
+  RunGraphRequest run0;
+  run0.set_graph_handle(register_graph(receiver, recv_graph));
+  run0.set_step_id(9);
+  run0.add_recv_key("ret:0");
+  run0.add_master_delivered_key(key);
+  auto value = TensorFromProto(sent.recv(0).tensor());
+  ASSERT_TRUE(value.ok());
+  receiver.Deliver(9, key, *value);  // Pulling would fail: this cache reaches no task.
+  RunGraphResponse out;
+  ASSERT_TRUE(receiver.RunGraph(run0, &out).ok());
+  ASSERT_EQ(out.recv_size(), 1);
+  auto result = TensorFromProto(out.recv(0).tensor());
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->scalar<int32_t>(), 42);
 }
 
 }  // namespace

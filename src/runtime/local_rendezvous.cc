@@ -71,6 +71,18 @@ void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* can
   done(status, value);
 }
 
+absl::StatusOr<Tensor> LocalRendezvous::TakeSent(const std::string& key) {
+  absl::MutexLock lock(&mu_);
+  if (!aborted_.ok()) return aborted_;
+  auto it = table_.find(key);
+  if (it == table_.end() || !it->second.has_value) {
+    return absl::NotFoundError(absl::StrCat("no tensor was sent under '", key, "'"));
+  }
+  Tensor value = std::move(it->second.value);
+  table_.erase(it);
+  return value;
+}
+
 bool LocalRendezvous::Empty() {
   absl::MutexLock lock(&mu_);
   return table_.empty();

@@ -7,6 +7,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "kernels/rendezvous.h"
 
@@ -18,6 +19,8 @@ class LocalRendezvous : public Rendezvous {
   absl::Status Send(const std::string& key, const Tensor& value) override;
   void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) override;
   void StartAbort(const absl::Status& status) override;
+  // Takes a tensor already sent under `key`; NotFound if there is none (yet).
+  absl::StatusOr<Tensor> TakeSent(const std::string& key) ABSL_LOCKS_EXCLUDED(mu_);
   // No tensor waits for its receiver and no receiver for its tensor.
   bool Empty() ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -109,7 +109,7 @@ class GrpcServer : public Server {
       : address_(std::move(address)),
         cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms)),
         worker_(job, task, &cache_),
-        master_(cluster, job, task, &cache_),
+        master_(cluster, job, task, &cache_, &worker_),
         worker_service_(&worker_),
         master_service_(&master_) {
     cache_.SetLocalWorker(job, task, &worker_);
