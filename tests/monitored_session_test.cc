@@ -1,11 +1,14 @@
-// MonitoredTrainingSession on real `tw server` processes: the chief recovers from a ps
-// restart through its latest checkpoint, and a killed non-chief client rejoins.
+// MonitoredTrainingSession on real `tw server` processes: asynchronous between-graph
+// training by two client processes; the chief recovers from a ps restart through its
+// latest checkpoint; a killed non-chief client, and a killed worker server with its
+// client, rejoin.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <regex>
+#include <thread>
 
 #include "regression_model.h"
 #include "tensorweave/tensorweave.h"
@@ -147,6 +150,92 @@ TEST(MonitoredSessionClusterTest, KilledNonChiefClientRejoins) {
   EXPECT_GE(ready, 150) << again.output;
   EXPECT_EQ(StepIn(again.output, std::regex("task 1: done at global_step (\\d+)")), ready + 20) << again.output;
   EXPECT_EQ(latest_checkpoint(dir.path()), chief_checkpoint) << "only the chief saves";
+}
+
+// The training runs of a client run with --log_every_n=1: a "global_step = " line per
+// run, less the final run that reads the "done at" values (it trains nothing).
+int RunsIn(const std::string& output) {
+  int runs = 0;
+  for (size_t at = output.find("global_step = "); at != std::string::npos; at = output.find("global_step = ", at + 1)) {
+    if (at == 0 || output[at - 1] == '\n') ++runs;
+  }
+  return output.find(": done at global_step ") == std::string::npos ? runs : runs - 1;
+}
+
+// The global step on the ps, read by a client of its own.
+int64_t GlobalStepOnPs(const testing::LocalCluster& cluster) {
+  Graph g;
+  auto m = examples::BuildRegression(g, "/job:ps/task:0", "/job:ps/task:0");
+  Session sess(g, cluster.target("ps", 0));
+  return sess.run(m.step.value()).scalar<int64_t>();
+}
+
+TEST(MonitoredSessionClusterTest, AsyncWorkerProcessesTrainToTheLossThreshold) {
+  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 2}}, kTw, {"--rpc_timeout_ms=5000"});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string trainer = kTrainer + " --cluster_spec='" + (*cluster)->spec().ToString() +
+                              "' --recovery_wait_secs=0.1 --max_wait_secs=60 --last_step=300 --log_every_n=1";
+  // Both clients run at once, each applying its own gradients (plain SGD) to the ps.
+  testing::CommandResult other;
+  std::thread other_thread([&] { other = testing::RunCommand(trainer + " --task_index=1"); });
+  auto chief = testing::RunCommand(trainer + " --task_index=0");
+  other_thread.join();
+  ASSERT_EQ(chief.exit_code, 0) << chief.output;
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  for (const auto* r : {&chief, &other}) {
+    std::smatch done;
+    ASSERT_TRUE(std::regex_search(r->output, done, std::regex("task \\d: done at global_step (\\d+), loss (\\S+),")))
+        << r->output;
+    EXPECT_GE(std::stoll(done[1]), 300);
+    EXPECT_LT(std::stod(done[2]), 1e-4) << r->output;
+    EXPECT_GT(RunsIn(r->output), 0) << "a worker did not train: " << r->output;
+  }
+  EXPECT_EQ(StepIn(chief.output, std::regex("task 0: session ready at global_step (\\d+)")), 0);
+  // Every run of either worker incremented the shared global step once.
+  EXPECT_EQ(GlobalStepOnPs(**cluster), RunsIn(chief.output) + RunsIn(other.output));
+}
+
+// Kill -9 a worker's `tw server` and its client mid-training, while the chief trains on;
+// the server restarted on the same address and the client started again rejoin.
+TEST(MonitoredSessionClusterTest, KilledWorkerServerRestartsAndItsClientRejoins) {
+  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 2}}, kTw, {"--rpc_timeout_ms=5000"});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string trainer = kTrainer + " --cluster_spec='" + (*cluster)->spec().ToString() +
+                              "' --recovery_wait_secs=0.1 --max_wait_secs=60 --log_every_n=1";
+  ClientProcess chief(trainer + " --task_index=0 --last_step=2000");
+  ClientProcess first(trainer + " --task_index=1 --last_step=2000");
+  ASSERT_TRUE(chief.started() && first.started());
+  std::string line;
+  int first_runs = 0;
+  while (first_runs < 5 && first.ReadLine(&line)) first_runs += line.rfind("global_step = ", 0) == 0;
+  ASSERT_EQ(first_runs, 5) << first.output();
+  (*cluster)->Kill("worker", 1);
+  first.Kill();
+  while (first.ReadLine(&line)) {
+  }
+  first_runs = RunsIn(first.output());  // The runs it finished before it died.
+  const int64_t step_at_kill = GlobalStepOnPs(**cluster);
+  ASSERT_TRUE((*cluster)->Restart("worker", 1).ok());
+
+  auto again = testing::RunCommand(trainer + " --task_index=1 --num_steps=50");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  const int64_t ready = StepIn(again.output, std::regex("task 1: session ready at global_step (\\d+)"));
+  EXPECT_GE(ready, step_at_kill) << again.output;
+  EXPECT_GE(StepIn(again.output, std::regex("task 1: done at global_step (\\d+)")), ready + 50) << again.output;
+  EXPECT_GT(RunsIn(again.output), 0) << again.output;
+  while (chief.ReadLine(&line)) {
+  }
+  std::smatch done;
+  ASSERT_TRUE(std::regex_search(chief.output(), done, std::regex("task 0: done at global_step (\\d+), loss (\\S+),")))
+      << chief.output();
+  EXPECT_GE(std::stoll(done[1]), 2000);
+  EXPECT_LT(std::stod(done[2]), 1e-4);
+  // No step counted twice or lost: the killed client's step in flight may or may not
+  // have been applied when its worker died.
+  const int64_t runs = RunsIn(chief.output()) + first_runs + RunsIn(again.output);
+  const int64_t final_step = GlobalStepOnPs(**cluster);
+  EXPECT_GE(final_step, runs);
+  EXPECT_LE(final_step, runs + 1);
 }
 
 }  // namespace

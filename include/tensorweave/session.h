@@ -46,10 +46,13 @@ class Session {
 
   std::vector<std::string> list_devices() const;
   void close();
+  // The target it was created with ("" in this process).
+  const std::string& target() const { return target_; }
 
  private:
   Status SyncGraph();
   Graph* graph_;
+  std::string target_;
   std::unique_ptr<SessionInterface> impl_;
   int nodes_sent_ = 0;
 };

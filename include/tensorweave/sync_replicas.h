@@ -16,6 +16,14 @@
 //   // other workers: local_variables_initializer, local_step_init_op() once the chief is up.
 //   for (...) sess.run(train);
 //
+// Or, as TF's opt.make_session_run_hook(is_chief), let a MonitoredTrainingSession do
+// the initialization and run the chief's sync loop:
+//   o.hooks = {opt.make_session_run_hook(is_chief), ...};
+//   tw::MonitoredTrainingSession sess(g, o);   // o.master: a grpc:// cluster target
+//   while (!sess.should_stop()) sess.run(train);
+// When the chief's session closes, its hook stops the sync loop and closes the token
+// queue: other workers' runs then fail with OutOfRange (their end of training).
+//
 // Errors while building throw StatusError.
 #ifndef TENSORWEAVE_SYNC_REPLICAS_H_
 #define TENSORWEAVE_SYNC_REPLICAS_H_
@@ -31,6 +39,7 @@
 #include "tensorweave/data_flow_ops.h"
 #include "tensorweave/optimizers.h"
 #include "tensorweave/session.h"
+#include "tensorweave/session_run_hook.h"
 
 namespace tw {
 
@@ -67,6 +76,9 @@ class SyncReplicasOptimizer {
   // with OutOfRange.
   Operation close_token_queue_op() const { return Built(close_queue_op_); }
   Variable local_step() const;
+  // The hook that makes a MonitoredTrainingSession train with this optimizer (after
+  // apply_gradients; `*this` must outlive it). See SyncReplicasOptimizerHook.
+  std::shared_ptr<SessionRunHook> make_session_run_hook(bool is_chief, int num_tokens = -1);
   int replicas_to_aggregate() const { return replicas_to_aggregate_; }
   int total_num_replicas() const { return total_num_replicas_; }
 
@@ -109,6 +121,30 @@ class SyncReplicasChiefRunner {
   std::atomic<int64_t> steps_{0};
   absl::Mutex mu_;
   Status error_ ABSL_GUARDED_BY(mu_);
+};
+
+// TF's _SyncReplicasOptimizerHook. begin() builds the chief's init-tokens op;
+// after_create_session runs the local init (the chief: chief_init_op(), then num_tokens
+// tokens; others: local_step_init_op()) and, on the chief, starts a SyncReplicasChiefRunner
+// on the session's target (stopping the previous one after a recovery); end() stops it
+// and throws the error that ended the sync loop, if any.
+class SyncReplicasOptimizerHook : public SessionRunHook {
+ public:
+  SyncReplicasOptimizerHook(SyncReplicasOptimizer& opt, bool is_chief, int num_tokens = -1);
+  ~SyncReplicasOptimizerHook() override;  // Stops the chief's runner.
+  void begin(Graph& graph) override;
+  void after_create_session(Session& session) override;
+  void end(Session& session) override;
+  // The chief's runner while one runs (null on other workers).
+  const SyncReplicasChiefRunner* chief_runner() const { return runner_.get(); }
+
+ private:
+  SyncReplicasOptimizer& opt_;
+  const bool is_chief_;
+  const int num_tokens_;
+  Graph* graph_ = nullptr;
+  Operation local_init_op_, init_tokens_op_;
+  std::unique_ptr<SyncReplicasChiefRunner> runner_;
 };
 
 }  // namespace tw

@@ -8,7 +8,7 @@
 
 namespace tw {
 
-Session::Session(Graph& graph, const std::string& target, const SessionConfig& config) : graph_(&graph) {
+Session::Session(Graph& graph, const std::string& target, const SessionConfig& config) : graph_(&graph), target_(target) {
   SessionOptions options;
   options.allow_soft_placement = config.allow_soft_placement;
   options.log_device_placement = config.log_device_placement;

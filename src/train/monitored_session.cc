@@ -32,7 +32,8 @@ MonitoredTrainingSession::MonitoredTrainingSession(Graph& graph, MonitoredTraini
     hook->begin(graph);
   }
   // After the hooks' begin, so that variables they make are initialized too.
-  manager_ = std::make_unique<train::SessionManager>(graph);
+  manager_ = std::make_unique<train::SessionManager>(
+      graph, /*restores=*/options_.is_chief && !options_.checkpoint_dir.empty());
   CreateSessionWithRecovery(absl::Now() + absl::Seconds(options_.recovery_deadline_secs));
 }
 

@@ -17,9 +17,14 @@ Status CaptureStatus(const std::function<void()>& fn) {
 
 bool IsPreemption(const Status& status) { return absl::IsUnavailable(status) || absl::IsAborted(status); }
 
-SessionManager::SessionManager(Graph& graph) : graph_(&graph), variables_(global_variables(graph)) {
+SessionManager::SessionManager(Graph& graph, bool restores) : graph_(&graph), variables_(global_variables(graph)) {
   for (const Variable& v : variables_) is_initialized_.push_back(v.is_initialized());
   init_op_ = variables_initializer(graph, variables_, "init");
+  if (restores && !variables_.empty()) saver_ = MakeSaver();
+}
+
+std::unique_ptr<Saver> SessionManager::MakeSaver() {
+  return std::make_unique<Saver>(*graph_, variables_, /*max_to_keep=*/0);
 }
 
 StatusOr<std::vector<std::string>> SessionManager::ReportUninitialized(Session& session) {
@@ -40,7 +45,7 @@ Status SessionManager::PrepareSession(Session& session, const std::string& check
       session.run(init_op_);
       return;
     }
-    if (saver_ == nullptr) saver_ = std::make_unique<Saver>(*graph_, variables_, /*max_to_keep=*/0);
+    if (saver_ == nullptr) saver_ = MakeSaver();
     saver_->restore(session, checkpoint);
   }));
   TW_ASSIGN_OR_RETURN(std::vector<std::string> uninitialized, ReportUninitialized(session));

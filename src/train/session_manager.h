@@ -18,8 +18,10 @@ namespace tw::train {
 
 class SessionManager {
  public:
-  // Builds the init op and the readiness checks of the global variables that exist now.
-  explicit SessionManager(Graph& graph);
+  // Builds the init op and the readiness checks of the global variables that exist now,
+  // and the restoring Saver when `restores` (else at the first restore): no op is added to
+  // the graph later, while other threads (a sync chief runner) may be running it.
+  explicit SessionManager(Graph& graph, bool restores = false);
 
   // Restores the latest checkpoint of `checkpoint_dir` ("" = none) or, without one, runs
   // the initializers; then checks that every variable is initialized (FailedPrecondition
@@ -35,6 +37,7 @@ class SessionManager {
   StatusOr<std::vector<std::string>> ReportUninitialized(Session& session);
 
  private:
+  std::unique_ptr<Saver> MakeSaver();
   Graph* graph_;
   std::vector<Variable> variables_;
   std::vector<Output> is_initialized_;

@@ -229,5 +229,43 @@ TEST(SyncReplicasOptimizerTest, ValidatesItsArguments) {
   EXPECT_THROW(SyncReplicasChiefRunner(g, "", opt), StatusError);
 }
 
+TEST(SyncReplicasOptimizerTest, SessionRunHookValidatesItsUse) {
+  GradientDescentOptimizer sgd(0.1);
+  SyncReplicasOptimizer opt(sgd, 3, 2);
+  try {
+    opt.make_session_run_hook(true);
+    FAIL() << "made a hook before apply_gradients";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kFailedPrecondition, "call apply_gradients");
+  }
+  Graph g;
+  Variable w(g, constant(g, 1.0f), "w");
+  Variable step = get_or_create_global_step(g);
+  Operation train = opt.minimize(w * w, step);
+  try {
+    opt.make_session_run_hook(true, /*num_tokens=*/0)->begin(g);
+    FAIL() << "3 of 2 replicas need a token in advance";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument, "need at least 1");
+  }
+  // The chief's sync loop runs in its own session, which must reach the same cluster.
+  auto hook = opt.make_session_run_hook(true);
+  hook->begin(g);
+  Session local(g);
+  local.run(global_variables_initializer(g));
+  try {
+    hook->after_create_session(local);
+    FAIL() << "started a sync loop on a session of its own";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kInvalidArgument, "needs a cluster target");
+  }
+  try {
+    SyncReplicasOptimizerHook(opt, false).after_create_session(local);
+    FAIL() << "ran before begin()";
+  } catch (const StatusError& e) {
+    EXPECT_STATUS(e.status(), absl::StatusCode::kFailedPrecondition, "begin() was not called");
+  }
+}
+
 }  // namespace
 }  // namespace tw
