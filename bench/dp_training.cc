@@ -173,7 +173,9 @@ int main(int argc, char** argv) {
   try {
     auto tw_binary = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "tools" / "tw";
     if (profile) o.workers = 1;
-    auto cluster = tw::ValueOrThrow(tw::ProcessCluster::Start({{"ps", 1}, {"worker", o.workers}}, tw_binary.string()));
+    // One thread per task's kernels, as the PyTorch peer gets (torch.set_num_threads(1)).
+    auto cluster = tw::ValueOrThrow(tw::ProcessCluster::Start({{"ps", 1}, {"worker", o.workers}}, tw_binary.string(),
+                                                              {"--intra_op_threads=1", "--inter_op_threads=1"}));
     if (profile) {
       Profile(cluster->spec(), o.steps);
       return 0;

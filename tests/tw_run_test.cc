@@ -54,4 +54,13 @@ TEST(TwRunTest, MissingFileAndBadFlagsAreErrors) {
   EXPECT_NE(bad_flag.output.find("unknown flag '--bogus'"), std::string::npos) << bad_flag.output;
 }
 
+TEST(TwRunTest, ServerRefusesBadThreadCounts) {
+  for (const std::string flag : {"--intra_op_threads=0", "--inter_op_threads=many"}) {
+    Result r = RunTw("server --cluster_spec='w|localhost:1' --job_name=w " + flag);
+    EXPECT_NE(r.exit_code, 0) << flag;
+    EXPECT_NE(r.output.find(flag.substr(0, flag.find('=')) + " must be an integer from 1 to 1024"), std::string::npos)
+        << r.output;
+  }
+}
+
 }  // namespace

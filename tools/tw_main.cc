@@ -42,10 +42,13 @@ constexpr char kUsage[] =
     "        --job_name NAME         this task's job\n"
     "        --task_index N          this task's index in the job (default 0)\n"
     "        --rpc_timeout_ms MS     deadline of calls between tasks (default 30000)\n"
+    "        --intra_op_threads N    threads within one op (default: one per core)\n"
+    "        --inter_op_threads N    threads running ops side by side (default: one per core)\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
     "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
-    "        --rpc_timeout_ms MS     passed to every task\n"
+    "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N\n"
+    "                                passed to every task\n"
     "  ops   list the registered ops\n";
 
 struct RunFlags {
@@ -161,6 +164,11 @@ tw::Status RunServer(int argc, char** argv) {
       if (!absl::SimpleAtoi(value, &options.rpc_timeout_ms) || options.rpc_timeout_ms <= 0) {
         return absl::InvalidArgumentError("--rpc_timeout_ms must be a positive integer");
       }
+    } else if (arg == "-intra_op_threads" || arg == "-inter_op_threads") {
+      int& threads = arg == "-intra_op_threads" ? options.intra_op_threads : options.inter_op_threads;
+      if (!absl::SimpleAtoi(value, &threads) || threads < 1 || threads > 1024) {
+        return absl::InvalidArgumentError(absl::StrCat("-", arg, " must be an integer from 1 to 1024"));
+      }
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
     }
@@ -225,8 +233,8 @@ tw::Status RunCluster(int argc, char** argv) {
     }
     if (arg == "--jobs") {
       jobs_flag = value;
-    } else if (arg == "--rpc_timeout_ms") {
-      server_flags.push_back("--rpc_timeout_ms=" + value);
+    } else if (arg == "--rpc_timeout_ms" || arg == "--intra_op_threads" || arg == "--inter_op_threads") {
+      server_flags.push_back(arg + "=" + value);
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", arg, "'"));
     }

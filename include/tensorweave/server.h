@@ -22,6 +22,10 @@ struct ServerOptions {
   // Deadline of every call between tasks (a task that is down or hung fails the step
   // within it, naming the task).
   int64_t rpc_timeout_ms = 30000;
+  // Threads of the task's kernels: within one op (intra) and across ops (inter); <= 0:
+  // one per core.
+  int intra_op_threads = 0;
+  int inter_op_threads = 0;
 };
 
 class Server {

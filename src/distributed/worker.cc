@@ -92,14 +92,14 @@ absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, i
 
 }  // namespace
 
-Worker::Worker(const std::string& job, int task, WorkerCache* cache)
+Worker::Worker(const std::string& job, int task, WorkerCache* cache, int intra_op_threads, int inter_op_threads)
     : job_(job),
       task_(task),
       task_name_(absl::StrCat("/job:", job, "/replica:0/task:", task)),
       incarnation_(absl::Uniform<uint64_t>(absl::BitGen(), 1, UINT64_MAX)),
       cache_(cache),
-      devices_(DeviceMgr::CreateLocal(job, task)),
-      inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", 0)) {}
+      devices_(DeviceMgr::CreateLocal(job, task, intra_op_threads)),
+      inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", inter_op_threads)) {}
 
 Worker::~Worker() {
   absl::MutexLock lock(&mu_);

@@ -24,7 +24,8 @@ class StepRendezvous;
 class Worker : public WorkerInterface {
  public:
   // `cache` reaches the other tasks (for tensors this task receives from them).
-  Worker(const std::string& job, int task, WorkerCache* cache);
+  // intra/inter_op_threads: the kernels' thread pools (<= 0: one thread per core).
+  Worker(const std::string& job, int task, WorkerCache* cache, int intra_op_threads = 0, int inter_op_threads = 0);
   ~Worker() override;
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;

@@ -108,7 +108,7 @@ class GrpcServer : public Server {
   GrpcServer(ClusterSpec cluster, std::string job, int task, std::string address, const ServerOptions& options)
       : address_(std::move(address)),
         cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms)),
-        worker_(job, task, &cache_),
+        worker_(job, task, &cache_, options.intra_op_threads, options.inter_op_threads),
         master_(cluster, job, task, &cache_, &worker_),
         worker_service_(&worker_),
         master_service_(&master_) {
