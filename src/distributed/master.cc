@@ -57,7 +57,9 @@ std::vector<std::string> KeysReturnedToMaster(const GraphDef& def, const DeviceN
     if (!dst.ok() || dst->job != master.job || dst->task != master.task) return {};
     // The size is on the matching _Recv (its shape attr) in the master's part.
     bool small = false;
-    for (const NodeDef& r : parts.at(recv_device).node()) {
+    auto receiver = parts.find(recv_device);
+    if (receiver == parts.end()) return {};
+    for (const NodeDef& r : receiver->second.node()) {
       if (r.op() != "_Recv") continue;
       const AttrMap recv_attrs(r.attr().begin(), r.attr().end());
       if (*GetStringAttr(recv_attrs, "tensor_name") != tensor_name ||
