@@ -52,7 +52,13 @@ class RecvTensorReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       Finish(grpc::Status::OK);
       return;
     }
-    StartWrite(&message_);
+    // The last (for a small tensor, the only) message goes out with the status: one
+    // batch, no OnWriteDone round.
+    if (writer_->done()) {
+      StartWriteAndFinish(&message_, grpc::WriteOptions(), grpc::Status::OK);
+    } else {
+      StartWrite(&message_);
+    }
   }
 
   CancellationManager cancellation_;
