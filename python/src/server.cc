@@ -4,50 +4,11 @@
 #include <string>
 #include <vector>
 
-#include <thread>
-
-#include "absl/synchronization/notification.h"
-#include "absl/time/time.h"
 #include "bindings.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/server.h"
 
 namespace tw::python {
-
-namespace {
-
-// Server::Join, interruptible: the join runs on a C++ thread while this one wakes every
-// 100 ms to let Python's signal handlers run; Ctrl-C (KeyboardInterrupt) stops the server
-// and is raised once the join has returned. No Python thread is involved, so nothing is
-// left inside the server when the interpreter exits.
-void InterruptibleJoin(Server& server) {
-  absl::Notification joined;
-  std::thread waiter([&] {
-    server.Join();
-    joined.Notify();
-  });
-  bool interrupted = false;
-  while (true) {
-    bool done;
-    {
-      py::gil_scoped_release no_gil;
-      done = joined.WaitForNotificationWithTimeout(absl::Milliseconds(100));
-    }
-    if (done) break;
-    if (PyErr_CheckSignals() != 0) {  // Only the main thread runs handlers; others get 0.
-      interrupted = true;
-      break;
-    }
-  }
-  {
-    py::gil_scoped_release no_gil;
-    if (interrupted) server.Stop();
-    waiter.join();
-  }
-  if (interrupted) throw py::error_already_set();
-}
-
-}  // namespace
 
 void BindServer(py::module_& m) {
   py::class_<ClusterSpec>(m, "ClusterSpec")
@@ -83,7 +44,8 @@ void BindServer(py::module_& m) {
                   py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0)
       .def_static("create_local", [] { return ValueOrThrow(Server::CreateLocal()); })
       .def("start", [](Server& s) { ThrowIfError(s.Start()); }, py::call_guard<py::gil_scoped_release>())
-      .def("join", &InterruptibleJoin)
+      // Ctrl-C (KeyboardInterrupt) stops the server and is raised once the join returned.
+      .def("join", [](Server& s) { CallInterruptibly([&] { s.Join(); }, [&] { s.Stop(); }); })
       .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("target", &Server::target);
 
