@@ -7,8 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import EXAMPLES_DIR, PYTHON, python_env
-from test_distributed import _free_port
+from conftest import EXAMPLES_DIR, PYTHON, free_port, python_env
 
 
 def run_example(name, *args):
@@ -37,7 +36,7 @@ def test_means_match_numpy(name):
 
 
 def test_create_worker_cluster_serves_the_distributed_examples():
-    spec = "local|localhost:%d;localhost:%d" % (_free_port(), _free_port())
+    spec = "local|localhost:%d;localhost:%d" % (free_port(), free_port())
     workers = [subprocess.Popen([PYTHON, os.path.join(EXAMPLES_DIR, "create_worker.py"), str(task), spec],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=python_env())
                for task in range(2)]
