@@ -11,4 +11,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindTrain(m);
   tw::python::BindServer(m);
   tw::python::BindDataFlow(m);
+  tw::python::BindTraining(m);
 }

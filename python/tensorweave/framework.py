@@ -215,7 +215,10 @@ class Graph:
         if spec is None:
             yield
             return
-        if callable(spec):
+        native = getattr(spec, "_native_device_function", None)
+        if native is not None:  # replica_device_setter: applied in C++.
+            scope = _core.device_function_scope(self._core, native)
+        elif callable(spec):
             scope = self._core.device_function(spec)
         else:
             scope = self._core.device(str(spec))

@@ -274,3 +274,11 @@ class Server:
     def stop(self):
         """Stops serving (not in TensorFlow 1.x, where servers live until the process ends)."""
         self._core.stop()
+
+
+# ---- distributed training (at the end: these modules import the names above)
+from tensorweave.device_setter import replica_device_setter  # noqa: E402,F401
+from tensorweave.monitored_session import (CheckpointSaverHook, LoggingTensorHook,  # noqa: E402,F401
+                                           MonitoredTrainingSession, SessionRunArgs, SessionRunContext,
+                                           SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
+from tensorweave.sync_replicas import SyncReplicasOptimizer  # noqa: E402,F401

@@ -150,9 +150,9 @@ initialize_all_variables = global_variables_initializer
 
 
 def local_variables_initializer():
-    """No local variables exist here; an op that does nothing, for programs that run it."""
-    from tensorweave import array_ops
-    return array_ops.no_op(name="init_1")
+    """Initializes the local variables (e.g. SyncReplicasOptimizer's local step)."""
+    graph = get_default_graph()
+    return Operation(graph, _core.local_variables_initializer(graph._core))
 
 
 # ---- initializers
