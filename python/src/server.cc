@@ -49,12 +49,18 @@ void BindServer(py::module_& m) {
       .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("target", &Server::target);
 
-  // (cluster, [servers]): one job of `tasks` in-process servers on free loopback ports.
-  m.def("start_in_process_cluster", [](const std::string& job, int tasks) {
-    InProcessCluster cluster = ValueOrThrow(StartInProcessCluster(job, tasks));
+  // (cluster, [servers]): in-process servers on free loopback ports, for one job of `tasks`
+  // tasks or for jobs {name: tasks} (servers in job name order, tasks ascending).
+  auto to_python = [](InProcessCluster cluster) {
     py::list servers;
     for (auto& server : cluster.servers) servers.append(py::cast(std::move(server)));
     return py::make_tuple(cluster.spec, servers);
+  };
+  m.def("start_in_process_cluster", [to_python](const std::string& job, int tasks) {
+    return to_python(ValueOrThrow(StartInProcessCluster(job, tasks)));
+  });
+  m.def("start_in_process_jobs", [to_python](const std::map<std::string, int>& jobs) {
+    return to_python(ValueOrThrow(StartInProcessCluster(jobs)));
   });
 }
 
