@@ -113,13 +113,19 @@ class AdamOptimizer(Optimizer):
 # ---- checkpoints
 
 class Saver:
-    """Saves and restores variables (all global variables that exist now, or var_list)."""
+    """Saves and restores variables: all global variables that exist now, a list (each
+    under its own name) or a dict of checkpoint names to variables."""
 
     def __init__(self, var_list=None, max_to_keep=5, **kwargs):
-        if isinstance(var_list, dict):
-            raise TypeError("Saver(var_list=dict) is not supported: pass a list of variables "
-                            "(each is saved under its own name)")
         self._graph = get_default_graph()
+        if isinstance(var_list, dict):
+            named = []
+            for name, v in sorted(var_list.items()):
+                if not isinstance(v, Variable):
+                    raise TypeError("Saver: the value for %r is not a tf.Variable: %r" % (name, v))
+                named.append((name, v._core))
+            self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
+            return
         core_list = None if var_list is None else [v._core for v in var_list]
         self._core = _core.Saver(self._graph._core, core_list, int(max_to_keep))
 
