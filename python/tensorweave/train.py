@@ -160,11 +160,17 @@ class ClusterSpec:
     """The jobs of a cluster: {"job": ["host:port", ...]} or {"job": {index: "host:port"}}."""
 
     def __init__(self, cluster):
+        # Jobs given with no task (TF accepts {"ps": [], ...}): listed here, not in C++.
+        self._empty_jobs = []
         if isinstance(cluster, ClusterSpec):
             self._core = cluster._core
+            self._empty_jobs = list(cluster._empty_jobs)
         elif isinstance(cluster, _core.ClusterSpec):
             self._core = cluster
         elif isinstance(cluster, dict):
+            self._empty_jobs = sorted(job for job, tasks in cluster.items() if isinstance(tasks, (list, tuple, dict))
+                                      and len(tasks) == 0)
+            cluster = {job: tasks for job, tasks in cluster.items() if job not in self._empty_jobs}
             if any(isinstance(tasks, dict) for tasks in cluster.values()):
                 sparse = {job: (dict(tasks) if isinstance(tasks, dict) else dict(enumerate(tasks)))
                           for job, tasks in cluster.items()}
@@ -179,32 +185,34 @@ class ClusterSpec:
 
     @property
     def jobs(self):
-        return list(self._core.jobs)
+        return sorted(list(self._core.jobs) + self._empty_jobs)
 
     def num_tasks(self, job_name):
-        return self._core.num_tasks(job_name)
+        return 0 if job_name in self._empty_jobs else self._core.num_tasks(job_name)
 
     def task_indices(self, job_name):
-        return list(self._core.task_indices(job_name))
+        return [] if job_name in self._empty_jobs else list(self._core.task_indices(job_name))
 
     def task_address(self, job_name, task_index):
         return self._core.address(job_name, task_index)
 
     def job_tasks(self, job_name):
+        if job_name in self._empty_jobs:
+            return []
         tasks = self._core.job_tasks.get(job_name)
         if tasks is None:
             raise ValueError("No such job in cluster: %r" % job_name)
         return [tasks.get(i) for i in range(max(tasks) + 1)] if tasks else []
 
     def as_dict(self):
-        result = {}
+        result = {job: [] for job in self._empty_jobs}
         for job, tasks in self._core.job_tasks.items():
             dense = sorted(tasks) == list(range(len(tasks)))
             result[job] = [tasks[i] for i in sorted(tasks)] if dense else dict(tasks)
         return result
 
     def __eq__(self, other):
-        return isinstance(other, ClusterSpec) and self._core == other._core
+        return isinstance(other, ClusterSpec) and self._core == other._core and self._empty_jobs == other._empty_jobs
 
     def __repr__(self):
         return "ClusterSpec(%r)" % self.as_dict()

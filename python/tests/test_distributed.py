@@ -126,3 +126,22 @@ def test_cluster_spec_forms_and_validation():
         tf.train.ClusterSpec({"local": ["h:1"]}).task_address("no_job", 0)
     with pytest.raises(ValueError, match="job_name"):
         tf.train.Server({"a": ["localhost:1"], "b": ["localhost:2"]})
+
+
+def test_cluster_spec_with_a_job_of_no_tasks():
+    # Seed 002: tf.train.ClusterSpec({"ps": [], "worker": [server_addr]}).
+    address = "localhost:%d" % free_port()
+    cluster = tf.train.ClusterSpec({"ps": [], "worker": [address]})
+    assert cluster.jobs == ["ps", "worker"]
+    assert cluster.as_dict() == {"ps": [], "worker": [address]}
+    assert cluster.num_tasks("ps") == 0 and cluster.task_indices("ps") == [] and cluster.job_tasks("ps") == []
+    assert tf.train.ClusterSpec(cluster) == cluster
+    server = tf.train.Server(cluster, job_name="worker", task_index=0)
+    # No ps task: replica_device_setter changes nothing, as TF's returns None.
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+        v = tf.Variable(20.0)
+    assert v.device == ""
+    with tf.Session("grpc://" + address) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v + 22) == 42.0
+    server.stop()
