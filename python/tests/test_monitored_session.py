@@ -137,3 +137,22 @@ def test_errors_are_clear():
     with tf.train.MonitoredTrainingSession() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="x"):
             sess.run(train)  # x is not fed.
+
+
+def test_an_exception_in_a_python_hook_reaches_the_caller():
+    step, w, x, loss, train = _model()
+
+    class Failing(tf.train.SessionRunHook):
+        failed = False
+
+        def after_run(self, run_context, run_values):
+            if not self.failed:
+                self.failed = True
+                raise RuntimeError("hook failed at step")
+
+    sess = tf.train.MonitoredTrainingSession(hooks=[Failing()])
+    with pytest.raises(RuntimeError, match="hook failed at step"):
+        sess.run(train, feed_dict={x: 3.0})
+    assert sess.run(step) == 1  # The step itself ran; the session still works.
+    sess.close()
+    assert sess.should_stop()
