@@ -9,6 +9,7 @@ y = x . [1, -2, 3] + 0.5, from batches each worker draws.
         --job_name=ps --task_index=0             # (and job_name=worker, task_index 0 and 1)
 """
 import argparse
+import sys
 import threading
 
 import numpy as np
@@ -16,6 +17,12 @@ import numpy as np
 import tensorweave as tf
 
 TRUE_W, TRUE_B = np.array([[1.0], [-2.0], [3.0]], np.float32), 0.5
+
+
+def log(line):
+    """One write per line: the in-process workers print from two threads."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def train_worker(cluster, target, task_index, steps, chief_ready=None):
@@ -31,12 +38,12 @@ def train_worker(cluster, target, task_index, steps, chief_ready=None):
             loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
             global_step = tf.train.get_or_create_global_step()
             train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
-        print("worker %d: w on %s, b on %s, loss on %s" % (task_index, w.device, b.device, loss.device), flush=True)
+        log("worker %d: w on %s, b on %s, loss on %s" % (task_index, w.device, b.device, loss.device))
         rng = np.random.RandomState(task_index)
         hooks = [tf.train.StopAtStepHook(last_step=steps)]
         with tf.train.MonitoredTrainingSession(master=target, is_chief=is_chief, hooks=hooks,
                                                log_step_count_steps=0) as sess:
-            print("worker %d: session ready" % task_index, flush=True)
+            log("worker %d: session ready" % task_index)
             if chief_ready is not None:
                 chief_ready.set()
             runs, value = 0, float("nan")
@@ -44,11 +51,11 @@ def train_worker(cluster, target, task_index, steps, chief_ready=None):
                 xs = rng.uniform(-1, 1, (32, 3)).astype(np.float32)
                 _, value = sess.run([train_op, loss], {x: xs, y: xs @ TRUE_W + TRUE_B})
                 runs += 1
-            print("worker %d: %d steps of its own, global step %d, loss %.6f" % (task_index, runs, sess.run(global_step), value),
-                  flush=True)
+            log("worker %d: %d steps of its own, global step %d, loss %.6f"
+                % (task_index, runs, sess.run(global_step), value))
             if is_chief:
                 w_value, b_value = sess.run([w, b])
-                print("w = %s, b = %.4f" % (np.round(w_value.ravel(), 4).tolist(), b_value), flush=True)
+                log("w = %s, b = %.4f" % (np.round(w_value.ravel(), 4).tolist(), b_value))
 
 
 def main():
