@@ -42,6 +42,10 @@ class Saver {
   // Saves `var_list`, each under its variable's name. Throws InvalidArgument when the list
   // is empty. max_to_keep <= 0 keeps every checkpoint.
   Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep = 5);
+  // Saves each variable under the name paired with it (TF's Saver(var_list=dict)), e.g.
+  // to read a checkpoint written by a graph whose variables are named differently.
+  // InvalidArgument for an empty list, an empty or repeated name.
+  Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep = 5);
 
   // Writes every variable to "<prefix>-<global_step>" (just `prefix` when global_step < 0),
   // atomically, and returns that path. Then deletes this Saver's checkpoints beyond the
@@ -72,6 +76,7 @@ class Saver {
 
   Graph* graph_;
   std::vector<Variable> var_list_;
+  std::vector<std::string> names_;  // The checkpoint name of each of var_list_.
   int max_to_keep_;
   std::map<std::string, Operation> save_ops_, restore_ops_;
   std::vector<Output> reads_;  // One read per variable, shared by the save ops.

@@ -14,6 +14,7 @@
 namespace tw {
 
 class SessionInterface;
+class CancellationManager;
 
 struct SessionConfig {
   bool log_device_placement = false;  // Print where every node runs (to stderr).
@@ -24,6 +25,23 @@ struct SessionConfig {
 };
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;
+
+// Ends a run from another thread (the Python front end's Ctrl-C): a Run given it returns
+// Cancelled soon after Cancel() — at once when Cancel() came first. On a cluster the
+// RunStep call is cancelled and the master aborts the step on its workers. One per run.
+class RunCancellation {
+ public:
+  RunCancellation();
+  ~RunCancellation();
+  RunCancellation(const RunCancellation&) = delete;
+  RunCancellation& operator=(const RunCancellation&) = delete;
+  void Cancel();  // Thread-safe.
+  bool cancelled() const;
+
+ private:
+  friend class Session;
+  std::unique_ptr<CancellationManager> manager_;
+};
 
 class Session {
  public:
@@ -39,10 +57,11 @@ class Session {
                           const std::vector<Operation>& targets = {});
   void run(const Operation& target, const FeedDict& feeds = {});
 
-  // The same by tensor and node names, returning the error instead of throwing.
+  // The same by tensor and node names, returning the error instead of throwing;
+  // `cancellation` (may be null) lets another thread end the run.
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-             std::vector<Tensor>* outputs);
+             std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr);
 
   std::vector<std::string> list_devices() const;
   void close();

@@ -41,6 +41,9 @@ struct VariableScopeInfo {
   Reuse reuse = Reuse::kFalse;
 };
 VariableScopeInfo get_variable_scope(const Graph& g);
+// Makes the innermost open variable scope reuse variables until it closes (TF's
+// get_variable_scope().reuse_variables()). FailedPrecondition when no scope is open.
+void reuse_variables(Graph& g);
 
 // Makes the initial value of a variable with this shape and dtype (ops added to g).
 using Initializer = std::function<Output(Graph& g, const TensorShape& shape, DType dtype)>;

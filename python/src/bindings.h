@@ -3,6 +3,7 @@
 #ifndef TENSORWEAVE_PYTHON_SRC_BINDINGS_H_
 #define TENSORWEAVE_PYTHON_SRC_BINDINGS_H_
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,14 @@ void BindGraph(py::module_& m);
 void BindSession(py::module_& m);
 void BindTrain(py::module_& m);
 void BindServer(py::module_& m);
+void BindDataFlow(py::module_& m);
+void BindTraining(py::module_& m);
+
+// Runs `work` with the GIL released. On the main thread it runs on a helper thread while
+// this one lets Python's signal handlers run every 100 ms; when one raises (Ctrl-C:
+// KeyboardInterrupt) `interrupt` is called (without the GIL), `work` is waited for and
+// the handler's exception raised. Exceptions from `work` propagate.
+void CallInterruptibly(const std::function<void()>& work, const std::function<void()>& interrupt);
 
 // An open scope (name, device, variable scope, control dependencies, ...) that Python
 // closes in __exit__.

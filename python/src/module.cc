@@ -10,4 +10,6 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindSession(m);
   tw::python::BindTrain(m);
   tw::python::BindServer(m);
+  tw::python::BindDataFlow(m);
+  tw::python::BindTraining(m);
 }

@@ -4,50 +4,11 @@
 #include <string>
 #include <vector>
 
-#include <thread>
-
-#include "absl/synchronization/notification.h"
-#include "absl/time/time.h"
 #include "bindings.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/server.h"
 
 namespace tw::python {
-
-namespace {
-
-// Server::Join, interruptible: the join runs on a C++ thread while this one wakes every
-// 100 ms to let Python's signal handlers run; Ctrl-C (KeyboardInterrupt) stops the server
-// and is raised once the join has returned. No Python thread is involved, so nothing is
-// left inside the server when the interpreter exits.
-void InterruptibleJoin(Server& server) {
-  absl::Notification joined;
-  std::thread waiter([&] {
-    server.Join();
-    joined.Notify();
-  });
-  bool interrupted = false;
-  while (true) {
-    bool done;
-    {
-      py::gil_scoped_release no_gil;
-      done = joined.WaitForNotificationWithTimeout(absl::Milliseconds(100));
-    }
-    if (done) break;
-    if (PyErr_CheckSignals() != 0) {  // Only the main thread runs handlers; others get 0.
-      interrupted = true;
-      break;
-    }
-  }
-  {
-    py::gil_scoped_release no_gil;
-    if (interrupted) server.Stop();
-    waiter.join();
-  }
-  if (interrupted) throw py::error_already_set();
-}
-
-}  // namespace
 
 void BindServer(py::module_& m) {
   py::class_<ClusterSpec>(m, "ClusterSpec")
@@ -83,16 +44,23 @@ void BindServer(py::module_& m) {
                   py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0)
       .def_static("create_local", [] { return ValueOrThrow(Server::CreateLocal()); })
       .def("start", [](Server& s) { ThrowIfError(s.Start()); }, py::call_guard<py::gil_scoped_release>())
-      .def("join", &InterruptibleJoin)
+      // Ctrl-C (KeyboardInterrupt) stops the server and is raised once the join returned.
+      .def("join", [](Server& s) { CallInterruptibly([&] { s.Join(); }, [&] { s.Stop(); }); })
       .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("target", &Server::target);
 
-  // (cluster, [servers]): one job of `tasks` in-process servers on free loopback ports.
-  m.def("start_in_process_cluster", [](const std::string& job, int tasks) {
-    InProcessCluster cluster = ValueOrThrow(StartInProcessCluster(job, tasks));
+  // (cluster, [servers]): in-process servers on free loopback ports, for one job of `tasks`
+  // tasks or for jobs {name: tasks} (servers in job name order, tasks ascending).
+  auto to_python = [](InProcessCluster cluster) {
     py::list servers;
     for (auto& server : cluster.servers) servers.append(py::cast(std::move(server)));
     return py::make_tuple(cluster.spec, servers);
+  };
+  m.def("start_in_process_cluster", [to_python](const std::string& job, int tasks) {
+    return to_python(ValueOrThrow(StartInProcessCluster(job, tasks)));
+  });
+  m.def("start_in_process_jobs", [to_python](const std::map<std::string, int>& jobs) {
+    return to_python(ValueOrThrow(StartInProcessCluster(jobs)));
   });
 }
 

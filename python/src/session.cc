@@ -1,4 +1,5 @@
-// Session: runs with the GIL released, feeds and fetches as NumPy arrays.
+// Session: runs with the GIL released (Ctrl-C cancels the step), feeds and fetches as
+// NumPy arrays.
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,13 +19,15 @@ py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>
   for (const auto& [name, array] : feeds) feed_tensors.emplace_back(name, TensorFromArray(array));
   std::vector<Tensor> outputs;
   Status status;
-  {
-    py::gil_scoped_release no_gil;
-    status = sess.Run(feed_tensors, fetches, targets, &outputs);
-    // While the step ran, each feed held a reference of its own, so no kernel wrote into
-    // a wrapped NumPy array; dropping them now lets the fetches own their buffers alone.
-    feed_tensors.clear();
-  }
+  RunCancellation cancellation;  // Ctrl-C cancels the step, then raises KeyboardInterrupt.
+  CallInterruptibly(
+      [&] {
+        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation);
+        // While the step ran, each feed held a reference of its own, so no kernel wrote
+        // into a wrapped NumPy array; dropping them now lets the fetches own their buffers.
+        feed_tensors.clear();
+      },
+      [&] { cancellation.Cancel(); });
   ThrowIfError(status);
   py::list results;
   for (Tensor& t : outputs) results.append(ArrayFromTensor(std::move(t)));

@@ -108,6 +108,7 @@ void BindVariableScopes(py::module_& m) {
     VariableScopeInfo info = get_variable_scope(g);
     return std::make_pair(info.name, std::string(ReuseName(info.reuse)));
   });
+  m.def("reuse_variables", &reuse_variables);
   m.def("get_variable",
         [](Graph& g, const std::string& name, const std::vector<int64_t>& shape, DType dtype,
            const std::optional<Initializer>& initializer, bool trainable) {
@@ -184,6 +185,10 @@ void BindSaver(py::module_& m) {
       .def(py::init([](Graph& g, const std::optional<std::vector<Variable>>& var_list, int max_to_keep) {
              return var_list ? std::make_unique<Saver>(g, *var_list, max_to_keep)
                              : std::make_unique<Saver>(g, max_to_keep);
+           }),
+           py::keep_alive<1, 2>())
+      .def(py::init([](Graph& g, const std::vector<std::pair<std::string, Variable>>& named, int max_to_keep) {
+             return std::make_unique<Saver>(g, named, max_to_keep);
            }),
            py::keep_alive<1, 2>())
       .def("save", &Saver::save, py::call_guard<py::gil_scoped_release>())

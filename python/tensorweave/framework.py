@@ -197,7 +197,13 @@ class Graph:
     # ---- scopes
     @contextlib.contextmanager
     def name_scope(self, name):
-        scope = self._core.name_scope("" if name is None else name)
+        """A new scope "name" inside the current one: "name_1", "name_2", ... when that
+        name was used (by a scope or an op), as TensorFlow. "a/b/" re-enters exactly that
+        scope and "" or None returns to the top level."""
+        if name and not name.endswith("/"):
+            current = self._core.current_name_scope()
+            name = self._unique_scope_name(current + "/" + name if current else name) + "/"
+        scope = self._core.name_scope(name or "")
         try:
             current = self._core.current_name_scope()
             yield current + "/" if current else ""
@@ -207,6 +213,20 @@ class Graph:
     def get_name_scope(self):
         return self._core.current_name_scope()
 
+    def _unique_scope_name(self, full_name):
+        used = self.__dict__.setdefault("_used_scope_names", {})
+        count = used.get(full_name, 0)
+        candidate = full_name
+        while True:
+            if count:
+                candidate = "%s_%d" % (full_name, count)
+            if candidate not in used and self._core.unique_name(candidate) == candidate:
+                break
+            count += 1
+        used[full_name] = count + 1
+        used.setdefault(candidate, 1)
+        return candidate
+
     @contextlib.contextmanager
     def device(self, device_name_or_function):
         """Device scope: a device string, a DeviceSpec-like string, or a function of the op
@@ -215,7 +235,10 @@ class Graph:
         if spec is None:
             yield
             return
-        if callable(spec):
+        native = getattr(spec, "_native_device_function", None)
+        if native is not None:  # replica_device_setter: applied in C++.
+            scope = _core.device_function_scope(self._core, native)
+        elif callable(spec):
             scope = self._core.device_function(spec)
         else:
             scope = self._core.device(str(spec))

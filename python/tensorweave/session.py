@@ -156,24 +156,7 @@ class Session:
         return plan.build(values)
 
     def _feeds(self, feed_dict):
-        feeds = []
-        for key, value in (feed_dict or {}).items():
-            element = self._graph.as_graph_element(key)
-            if not isinstance(element, Tensor):
-                raise TypeError("Cannot interpret feed_dict key as Tensor: %r is an operation" % (key,))
-            if isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element"):
-                raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
-                                "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-            try:
-                array = to_numpy(value, element.dtype)
-            except (TypeError, ValueError) as e:
-                raise TypeError("Cannot feed value %s to Tensor '%s' of dtype %s: %s"
-                                % (_short(value), element.name, element.dtype.name, e)) from None
-            if not element.shape.ndims is None and not _shape_fits(element.shape.dims, array.shape):
-                raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape %s"
-                                 % (tuple(array.shape), element.name, element.shape.dims))
-            feeds.append((element.name, array))
-        return feeds
+        return [(element.name, array) for element, array in _feed_arrays(self._graph, feed_dict)]
 
     def close(self):
         if not self._closed:
@@ -199,6 +182,22 @@ class Session:
             pass
 
 
+class _SessionView(Session):
+    """A session owned by C++ (the one a MonitoredTrainingSession gives its hooks): runs
+    like a Session; closing it is left to its owner."""
+
+    def __init__(self, core, graph, target):  # pylint: disable=super-init-not-called
+        self._graph = graph
+        self._target = target
+        self._core = core
+        self._closed = False
+        self._default_graph_context = None
+        self._default_session_context = None
+
+    def close(self):
+        self._closed = True
+
+
 class InteractiveSession(Session):
     """A Session that makes itself the default session on creation."""
 
@@ -213,6 +212,28 @@ class InteractiveSession(Session):
             if self in stack:
                 stack.remove(self)
         super().close()
+
+
+def _feed_arrays(graph, feed_dict):
+    """[(fed Tensor, NumPy array of its dtype)] for a feed_dict, validated as TensorFlow does."""
+    feeds = []
+    for key, value in (feed_dict or {}).items():
+        element = graph.as_graph_element(key)
+        if not isinstance(element, Tensor):
+            raise TypeError("Cannot interpret feed_dict key as Tensor: %r is an operation" % (key,))
+        if isinstance(value, (Tensor, Operation)) or hasattr(value, "_as_graph_element"):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                            "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+        try:
+            array = to_numpy(value, element.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError("Cannot feed value %s to Tensor '%s' of dtype %s: %s"
+                            % (_short(value), element.name, element.dtype.name, e)) from None
+        if not element.shape.ndims is None and not _shape_fits(element.shape.dims, array.shape):
+            raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape %s"
+                             % (tuple(array.shape), element.name, element.shape.dims))
+        feeds.append((element, array))
+    return feeds
 
 
 def _shape_fits(dims, shape):

@@ -113,13 +113,19 @@ class AdamOptimizer(Optimizer):
 # ---- checkpoints
 
 class Saver:
-    """Saves and restores variables (all global variables that exist now, or var_list)."""
+    """Saves and restores variables: all global variables that exist now, a list (each
+    under its own name) or a dict of checkpoint names to variables."""
 
     def __init__(self, var_list=None, max_to_keep=5, **kwargs):
-        if isinstance(var_list, dict):
-            raise TypeError("Saver(var_list=dict) is not supported: pass a list of variables "
-                            "(each is saved under its own name)")
         self._graph = get_default_graph()
+        if isinstance(var_list, dict):
+            named = []
+            for name, v in sorted(var_list.items()):
+                if not isinstance(v, Variable):
+                    raise TypeError("Saver: the value for %r is not a tf.Variable: %r" % (name, v))
+                named.append((name, v._core))
+            self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
+            return
         core_list = None if var_list is None else [v._core for v in var_list]
         self._core = _core.Saver(self._graph._core, core_list, int(max_to_keep))
 
@@ -154,11 +160,17 @@ class ClusterSpec:
     """The jobs of a cluster: {"job": ["host:port", ...]} or {"job": {index: "host:port"}}."""
 
     def __init__(self, cluster):
+        # Jobs given with no task (TF accepts {"ps": [], ...}): listed here, not in C++.
+        self._empty_jobs = []
         if isinstance(cluster, ClusterSpec):
             self._core = cluster._core
+            self._empty_jobs = list(cluster._empty_jobs)
         elif isinstance(cluster, _core.ClusterSpec):
             self._core = cluster
         elif isinstance(cluster, dict):
+            self._empty_jobs = sorted(job for job, tasks in cluster.items() if isinstance(tasks, (list, tuple, dict))
+                                      and len(tasks) == 0)
+            cluster = {job: tasks for job, tasks in cluster.items() if job not in self._empty_jobs}
             if any(isinstance(tasks, dict) for tasks in cluster.values()):
                 sparse = {job: (dict(tasks) if isinstance(tasks, dict) else dict(enumerate(tasks)))
                           for job, tasks in cluster.items()}
@@ -173,32 +185,34 @@ class ClusterSpec:
 
     @property
     def jobs(self):
-        return list(self._core.jobs)
+        return sorted(list(self._core.jobs) + self._empty_jobs)
 
     def num_tasks(self, job_name):
-        return self._core.num_tasks(job_name)
+        return 0 if job_name in self._empty_jobs else self._core.num_tasks(job_name)
 
     def task_indices(self, job_name):
-        return list(self._core.task_indices(job_name))
+        return [] if job_name in self._empty_jobs else list(self._core.task_indices(job_name))
 
     def task_address(self, job_name, task_index):
         return self._core.address(job_name, task_index)
 
     def job_tasks(self, job_name):
+        if job_name in self._empty_jobs:
+            return []
         tasks = self._core.job_tasks.get(job_name)
         if tasks is None:
             raise ValueError("No such job in cluster: %r" % job_name)
         return [tasks.get(i) for i in range(max(tasks) + 1)] if tasks else []
 
     def as_dict(self):
-        result = {}
+        result = {job: [] for job in self._empty_jobs}
         for job, tasks in self._core.job_tasks.items():
             dense = sorted(tasks) == list(range(len(tasks)))
             result[job] = [tasks[i] for i in sorted(tasks)] if dense else dict(tasks)
         return result
 
     def __eq__(self, other):
-        return isinstance(other, ClusterSpec) and self._core == other._core
+        return isinstance(other, ClusterSpec) and self._core == other._core and self._empty_jobs == other._empty_jobs
 
     def __repr__(self):
         return "ClusterSpec(%r)" % self.as_dict()
@@ -274,3 +288,11 @@ class Server:
     def stop(self):
         """Stops serving (not in TensorFlow 1.x, where servers live until the process ends)."""
         self._core.stop()
+
+
+# ---- distributed training (at the end: these modules import the names above)
+from tensorweave.device_setter import replica_device_setter  # noqa: E402,F401
+from tensorweave.monitored_session import (CheckpointSaverHook, LoggingTensorHook,  # noqa: E402,F401
+                                           MonitoredTrainingSession, SessionRunArgs, SessionRunContext,
+                                           SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
+from tensorweave.sync_replicas import SyncReplicasOptimizer  # noqa: E402,F401

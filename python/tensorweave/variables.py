@@ -2,7 +2,7 @@
 is the C++ engine's (tw::Variable, tw::variable_scope, tw::get_variable)."""
 import contextlib
 
-from tensorweave import _core, dtypes
+from tensorweave import _core, dtypes, errors
 from tensorweave.framework import (Operation, Tensor, TensorShape, as_shape, convert_to_tensor, control_dependencies,
                                    get_default_graph)
 from tensorweave.math_ops import TensorOperators
@@ -150,9 +150,9 @@ initialize_all_variables = global_variables_initializer
 
 
 def local_variables_initializer():
-    """No local variables exist here; an op that does nothing, for programs that run it."""
-    from tensorweave import array_ops
-    return array_ops.no_op(name="init_1")
+    """Initializes the local variables (e.g. SyncReplicasOptimizer's local step)."""
+    graph = get_default_graph()
+    return Operation(graph, _core.local_variables_initializer(graph._core))
 
 
 # ---- initializers
@@ -227,6 +227,20 @@ class VariableScope:
     def reuse(self):
         return self._reuse
 
+    @property
+    def initializer(self):
+        return _scope_initializer(get_default_graph(), self._name)
+
+    def reuse_variables(self):
+        """Reuses variables in this scope (the innermost open one) until it closes."""
+        graph = get_default_graph()
+        current, _ = _core.get_variable_scope(graph._core)
+        if current != self._name:
+            raise ValueError("reuse_variables: scope '%s' is not the innermost open variable scope ('%s')"
+                             % (self._name, current))
+        _core.reuse_variables(graph._core)
+        self._reuse = True
+
     def __repr__(self):
         return "<VariableScope '%s' reuse=%s>" % (self._name, self._reuse)
 
@@ -248,14 +262,26 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     name = name_or_scope if name_or_scope is not None else default_name
     if name is None:
         raise ValueError("variable_scope needs a name_or_scope or a default_name")
-    if initializer is not None:
-        raise ValueError("variable_scope(initializer=...) is not supported; pass it to get_variable")
     graph = get_default_graph()
     scope = _core.variable_scope(graph._core, name, reuse)
+    # The scope's default initializer for get_variable: its own, else its parent's.
+    stack = graph.__dict__.setdefault("_variable_scope_initializers", [])
+    full_name, _ = _core.get_variable_scope(graph._core)
+    stack.append((full_name, initializer if initializer is not None else
+                  (stack[-1][1] if stack else None)))
     try:
         yield get_variable_scope()
     finally:
+        stack.pop()
         scope.close()
+
+
+def _scope_initializer(graph, scope_name=None):
+    """The default initializer of the innermost open variable scope (or of scope_name)."""
+    for name, initializer in reversed(graph.__dict__.get("_variable_scope_initializers", [])):
+        if scope_name is None or name == scope_name:
+            return initializer
+    return None
 
 
 def _as_core_initializer(initializer, dtype):
@@ -279,6 +305,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     default glorot_uniform/zeros) unless the scope reuses it."""
     if regularizer is not None:
         raise ValueError("get_variable(regularizer=...) is not supported")
+    if initializer is None:
+        initializer = _scope_initializer(get_default_graph())
     value_initializer = initializer is not None and not callable(initializer)
     if value_initializer:
         value = convert_to_tensor(initializer, dtype=dtype)
@@ -290,6 +318,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         raise ValueError("Shape of a new variable (%s) must be fully defined, but instead was None." % name)
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
     graph = get_default_graph()
-    core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
-                              _as_core_initializer(initializer, dtype), trainable)
+    try:
+        core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
+                                  _as_core_initializer(initializer, dtype), trainable)
+    except errors.InvalidArgumentError as e:  # TensorFlow raises ValueError for misuse.
+        raise ValueError(str(e)) from None
     return Variable._from_core(graph, core)

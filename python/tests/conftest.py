@@ -1,5 +1,8 @@
 """Shared fixtures: every test starts on a fresh default graph."""
 import os
+import signal
+import socket
+import subprocess
 import sys
 
 import pytest
@@ -32,3 +35,33 @@ def python_env():
 
 
 PYTHON = sys.executable
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcesses:
+    """`python3 -m tensorweave.server` for each task of `spec`; stopped with SIGINT."""
+
+    def __init__(self, spec, job, tasks):
+        self.procs = []
+        for task in range(tasks):
+            proc = subprocess.Popen(
+                [PYTHON, "-m", "tensorweave.server", "--cluster_spec=" + spec, "--job_name=" + job,
+                 "--task_index=%d" % task], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=python_env())
+            self.procs.append(proc)
+            line = proc.stdout.readline()  # Printed once the task serves.
+            assert line.startswith("Started server /job:%s/task:%d" % (job, task)), line + proc.stderr.read()
+
+    def stop(self, signum=signal.SIGINT):
+        outputs = []
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+            out, err = proc.communicate(timeout=30)
+            outputs.append((proc.returncode, out, err))
+        return outputs

@@ -2,7 +2,6 @@
 in-process servers beside a session in another thread, and a task that is down."""
 import re
 import signal
-import socket
 import subprocess
 import threading
 
@@ -11,42 +10,12 @@ import pytest
 
 import tensorweave as tf
 
-from conftest import PYTHON, python_env
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
-
-
-class ServerProcesses:
-    """`python3 -m tensorweave.server` for each task of `spec`; stopped with SIGINT."""
-
-    def __init__(self, spec, job, tasks):
-        self.procs = []
-        for task in range(tasks):
-            proc = subprocess.Popen(
-                [PYTHON, "-m", "tensorweave.server", "--cluster_spec=" + spec, "--job_name=" + job,
-                 "--task_index=%d" % task], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                env=python_env())
-            self.procs.append(proc)
-            line = proc.stdout.readline()  # Printed once the task serves.
-            assert line.startswith("Started server /job:%s/task:%d" % (job, task)), line + proc.stderr.read()
-
-    def stop(self, signum=signal.SIGINT):
-        outputs = []
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.send_signal(signum)
-            out, err = proc.communicate(timeout=30)
-            outputs.append((proc.returncode, out, err))
-        return outputs
+from conftest import PYTHON, ServerProcesses, free_port, python_env
 
 
 @pytest.fixture
 def two_task_cluster():
-    addresses = ["localhost:%d" % _free_port(), "localhost:%d" % _free_port()]
+    addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
     spec = "local|" + ";".join(addresses)
     servers = ServerProcesses(spec, "local", 2)
     yield spec, addresses
@@ -83,7 +52,7 @@ def test_variables_outlive_sessions_on_the_cluster(two_task_cluster):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_server_process_stops_cleanly_on_a_signal(signum):
-    port = _free_port()
+    port = free_port()
     servers = ServerProcesses("worker|localhost:%d" % port, "worker", 1)
     [(code, out, err)] = servers.stop(signum)
     assert code == 0, err
@@ -101,7 +70,7 @@ def test_server_module_rejects_bad_flags():
 
 
 def test_server_in_a_thread_and_a_session_in_another():
-    port = _free_port()
+    port = free_port()
     cluster = tf.train.ClusterSpec({"local": ["localhost:%d" % port]})
     server = tf.train.Server(cluster, job_name="local", task_index=0)
     assert server.target == "grpc://localhost:%d" % port
@@ -133,8 +102,8 @@ def test_create_local_server():
 
 
 def test_a_task_that_is_down_is_unavailable():
-    dead = "localhost:%d" % _free_port()
-    spec = tf.train.ClusterSpec({"local": ["localhost:%d" % _free_port(), dead]})
+    dead = "localhost:%d" % free_port()
+    spec = tf.train.ClusterSpec({"local": ["localhost:%d" % free_port(), dead]})
     server = tf.train.Server(spec, job_name="local", task_index=0, rpc_timeout_ms=3000)
     with tf.device("/job:local/task:1"):
         y = tf.constant(1) + 1
@@ -157,3 +126,22 @@ def test_cluster_spec_forms_and_validation():
         tf.train.ClusterSpec({"local": ["h:1"]}).task_address("no_job", 0)
     with pytest.raises(ValueError, match="job_name"):
         tf.train.Server({"a": ["localhost:1"], "b": ["localhost:2"]})
+
+
+def test_cluster_spec_with_a_job_of_no_tasks():
+    # Seed 002: tf.train.ClusterSpec({"ps": [], "worker": [server_addr]}).
+    address = "localhost:%d" % free_port()
+    cluster = tf.train.ClusterSpec({"ps": [], "worker": [address]})
+    assert cluster.jobs == ["ps", "worker"]
+    assert cluster.as_dict() == {"ps": [], "worker": [address]}
+    assert cluster.num_tasks("ps") == 0 and cluster.task_indices("ps") == [] and cluster.job_tasks("ps") == []
+    assert tf.train.ClusterSpec(cluster) == cluster
+    server = tf.train.Server(cluster, job_name="worker", task_index=0)
+    # No ps task: replica_device_setter changes nothing, as TF's returns None.
+    with tf.device(tf.train.replica_device_setter(cluster=cluster)):
+        v = tf.Variable(20.0)
+    assert v.device == ""
+    with tf.Session("grpc://" + address) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v + 22) == 42.0
+    server.stop()

@@ -7,8 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import EXAMPLES_DIR, PYTHON, python_env
-from test_distributed import _free_port
+from conftest import EXAMPLES_DIR, PYTHON, free_port, python_env
 
 
 def run_example(name, *args):
@@ -37,7 +36,7 @@ def test_means_match_numpy(name):
 
 
 def test_create_worker_cluster_serves_the_distributed_examples():
-    spec = "local|localhost:%d;localhost:%d" % (_free_port(), _free_port())
+    spec = "local|localhost:%d;localhost:%d" % (free_port(), free_port())
     workers = [subprocess.Popen([PYTHON, os.path.join(EXAMPLES_DIR, "create_worker.py"), str(task), spec],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=python_env())
                for task in range(2)]
@@ -54,3 +53,57 @@ def test_create_worker_cluster_serves_the_distributed_examples():
         out, err = worker.communicate(timeout=30)
         assert worker.returncode == 0, err
         assert out == "Stopped server #%d\n" % task
+
+
+def test_data_parallel_exp_matches_the_single_process_run():
+    out = run_example("data_parallel_exp.py")
+    steps = re.findall(r"^step (\d+)  loss (\S+)  single-process (\S+)$", out, re.M)
+    assert [int(s) for s, _, _ in steps] == list(range(100, 1001, 100))
+    for _, ours, single in steps:
+        assert abs(float(ours) - float(single)) <= 1e-4 * float(single)
+    final = re.search(r"data-parallel (\S+), single process (\S+) \(largest relative difference (\S+)\)", out)
+    assert final, out
+    assert float(final.group(1)) < 0.01  # It learned e^x on [0, 1].
+    assert float(final.group(3)) < 1e-4
+
+
+def _check_ps_worker_output(out, steps):
+    assert "worker 0: w on /job:ps/task:0, b on /job:ps/task:0, loss on /job:worker/task:0" in out
+    assert "worker 1: w on /job:ps/task:0, b on /job:ps/task:0, loss on /job:worker/task:1" in out
+    finals = re.findall(r"^worker (\d): (\d+) steps of its own, global step (\d+), loss", out, re.M)
+    assert sorted(task for task, _, _ in finals) == ["0", "1"]
+    assert all(int(global_step) >= steps for _, _, global_step in finals)
+    w = re.search(r"^w = \[(\S+), (\S+), (\S+)\], b = (\S+)$", out, re.M)
+    assert w, out
+    assert [float(v) for v in w.groups()] == pytest.approx([1.0, -2.0, 3.0, 0.5], abs=1e-2)
+
+
+def test_ps_worker_in_process():
+    out = run_example("ps_worker.py", "--steps=300")
+    _check_ps_worker_output(out, 300)
+    runs = [int(n) for n in re.findall(r"^worker \d: (\d+) steps of its own", out, re.M)]
+    # Asynchronous: together they made the steps (one may have joined late, even at the end).
+    assert sum(runs) >= 300
+
+
+def test_ps_worker_as_separate_processes():
+    ps, w0, w1 = ("localhost:%d" % free_port() for _ in range(3))
+    flags = ["--ps_hosts=" + ps, "--worker_hosts=%s,%s" % (w0, w1), "--steps=300"]
+    script = os.path.join(EXAMPLES_DIR, "ps_worker.py")
+
+    def start(job, task):
+        return subprocess.Popen([PYTHON, script, *flags, "--job_name=" + job, "--task_index=%d" % task],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=python_env())
+
+    ps_proc = start("ps", 0)
+    try:
+        chief = start("worker", 0)
+        lines = [chief.stdout.readline(), chief.stdout.readline()]
+        assert lines[1] == "worker 0: session ready\n", "".join(lines) + chief.stderr.read()
+        other = start("worker", 1)  # Once the chief initialized: it does not wait for it.
+        out = "".join(lines) + chief.communicate(timeout=120)[0] + other.communicate(timeout=120)[0]
+        assert chief.returncode == 0 and other.returncode == 0, out
+        _check_ps_worker_output(out, 300)
+    finally:
+        ps_proc.send_signal(signal.SIGINT)
+        ps_proc.communicate(timeout=30)

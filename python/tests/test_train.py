@@ -125,5 +125,22 @@ def test_saver_round_trip(tmp_path, sess):
     with pytest.raises(tf.errors.NotFoundError):
         saver.restore(sess, str(tmp_path / "missing"))
     assert tf.train.latest_checkpoint(str(tmp_path / "nowhere")) is None
-    with pytest.raises(TypeError, match="dict"):
-        tf.train.Saver({"v": v})
+
+
+def test_saver_with_a_dict_saves_under_the_given_names(tmp_path, sess):
+    a = tf.Variable([1.0, 2.0], name="a")
+    b = tf.Variable(3, name="b")
+    sess.run(tf.global_variables_initializer())
+    path = tf.train.Saver({"model/w": a, "model/step": b}).save(sess, str(tmp_path / "named"))
+    # Another graph, other variable names: restored by the names in the dict.
+    with tf.Graph().as_default():
+        w = tf.Variable([0.0, 0.0], name="weights")
+        step = tf.Variable(0, name="step")
+        with tf.Session() as other:
+            tf.train.Saver({"model/w": w, "model/step": step}).restore(other, path)
+            np.testing.assert_array_equal(other.run(w), [1.0, 2.0])
+            assert other.run(step) == 3
+            with pytest.raises(tf.errors.NotFoundError, match="weights"):
+                tf.train.Saver([w]).restore(other, path)  # Saved as model/w, not weights.
+            with pytest.raises(TypeError, match="not a tf.Variable"):
+                tf.train.Saver({"x": 1.0})

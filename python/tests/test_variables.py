@@ -48,10 +48,10 @@ def test_get_variable_and_reuse(sess):
         assert scope.reuse is True and scope.name == "layer"
         same = tf.get_variable("W1", shape=[1, 16])
     assert same == w
-    with pytest.raises(tf.errors.InvalidArgumentError, match="layer/W1"):
+    with pytest.raises(ValueError, match="layer/W1"):
         with tf.variable_scope("layer"):
             tf.get_variable("W1", shape=[1, 16])
-    with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
+    with pytest.raises(ValueError, match="shape"):
         with tf.variable_scope("layer", reuse=True):
             tf.get_variable("W1", shape=[2, 16])
     with tf.variable_scope("auto", reuse=tf.AUTO_REUSE):
@@ -143,3 +143,51 @@ def test_group_runs_all(sess):
     sess.run(tf.global_variables_initializer())
     sess.run(tf.group(a.assign_add(1), b.assign_add(2)))
     assert sess.run([a, b]) == [1, 2]
+
+
+def test_repeated_name_scope_gets_a_fresh_name():
+    with tf.name_scope("a") as first:
+        c1 = tf.constant(1, name="c")
+    with tf.name_scope("a") as second:
+        c2 = tf.constant(1, name="c")
+        with tf.name_scope("a") as nested:
+            pass
+    tf.constant(0, name="b")
+    with tf.name_scope("b") as taken_by_op:
+        pass
+    with tf.name_scope("a/") as reentered:
+        c3 = tf.constant(1, name="c")
+    assert (first, second, nested, taken_by_op, reentered) == ("a/", "a_1/", "a_1/a/", "b_1/", "a/")
+    assert (c1.name, c2.name, c3.name) == ("a/c:0", "a_1/c:0", "a/c_1:0")
+
+
+def test_variable_scope_initializer_is_the_default_of_get_variable(sess):
+    with tf.variable_scope("s", initializer=tf.constant_initializer(3.0)) as scope:
+        v = tf.get_variable("v", [2])
+        with tf.variable_scope("inner"):
+            inherited = tf.get_variable("w", [1])
+        own = tf.get_variable("z", [1], initializer=tf.zeros_initializer())
+    plain = tf.get_variable("plain", [1], initializer=tf.ones_initializer())
+    sess.run(tf.global_variables_initializer())
+    np.testing.assert_array_equal(sess.run(v), [3.0, 3.0])
+    np.testing.assert_array_equal(sess.run(inherited), [3.0])
+    np.testing.assert_array_equal(sess.run(own), [0.0])
+    np.testing.assert_array_equal(sess.run(plain), [1.0])
+    assert v.name == "s/v:0" and inherited.name == "s/inner/w:0"
+
+
+def test_reuse_variables_shares_the_scope_variables():
+    with tf.variable_scope("tower"):
+        a = tf.get_variable("a", [1])
+        with pytest.raises(ValueError, match="already exists"):
+            tf.get_variable("a", [1])
+        tf.get_variable_scope().reuse_variables()
+        assert tf.get_variable_scope().reuse is True
+        assert tf.get_variable("a", [1]) is not None
+        assert tf.get_variable("a", [1]).name == a.name
+        with pytest.raises(ValueError, match="does not exist"):
+            tf.get_variable("b", [1])
+    with tf.variable_scope("tower"):  # Reuse ended with the scope.
+        assert tf.get_variable_scope().reuse is False
+    with pytest.raises(tf.errors.FailedPreconditionError, match="needs an open variable_scope"):
+        tf.get_variable_scope().reuse_variables()

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/cancellation.h"
 #include "graph/graph.h"
 #include "distributed/rpc/grpc_session.h"
 #include "runtime/local_session.h"
@@ -27,6 +28,11 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
 
 Session::~Session() = default;
 
+RunCancellation::RunCancellation() : manager_(std::make_unique<CancellationManager>()) {}
+RunCancellation::~RunCancellation() = default;
+void RunCancellation::Cancel() { manager_->StartCancel(); }
+bool RunCancellation::cancelled() const { return manager_->IsCancelled(); }
+
 Status Session::SyncGraph() {
   const int n = graph_->num_operations();
   if (n == nodes_sent_) return absl::OkStatus();
@@ -37,9 +43,9 @@ Status Session::SyncGraph() {
 
 Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                    std::vector<Tensor>* outputs) {
+                    std::vector<Tensor>* outputs, RunCancellation* cancellation) {
   TW_RETURN_IF_ERROR(SyncGraph());
-  return impl_->Run(feeds, fetches, targets, outputs);
+  return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr);
 }
 
 std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedDict& feeds,

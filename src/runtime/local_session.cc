@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/strings/str_cat.h"
@@ -119,16 +120,28 @@ absl::StatusOr<LocalSession::Prepared*> LocalSession::GetOrPrepare(const RunSign
   return it->second.get();  // A racing thread's copy wins; ours is dropped.
 }
 
-absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* frame) {
+absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* frame,
+                                         CancellationManager* caller_cancellation) {
   Executor::Args args;
   args.step_id = next_step_id_.fetch_add(1);
   args.call_frame = frame;
+  // The step's own cancellation (the first error cancels the step everywhere), started
+  // as well when the caller cancels. Shared with the caller's callback, which may still be
+  // running when the step is over.
+  auto cancellation = std::make_shared<CancellationManager>();
+  args.cancellation = cancellation.get();
+  CancellationManager::Token token = CancellationManager::kInvalidToken;
+  if (caller_cancellation != nullptr) {
+    token = caller_cancellation->RegisterCallback([cancellation] { cancellation->StartCancel(); });
+    if (token == CancellationManager::kInvalidToken) return absl::CancelledError("step was cancelled");
+  }
+  absl::Cleanup deregister = [&] {
+    if (token != CancellationManager::kInvalidToken) caller_cancellation->DeregisterCallback(token);
+  };
   if (prepared.executors.size() == 1) return prepared.executors[0]->Run(args);
-  // Partitions exchange tensors through one rendezvous; the first error cancels the step
-  // everywhere, and that error (not the cancellations it caused) is what the caller sees.
-  CancellationManager cancellation;
+  // Partitions exchange tensors through one rendezvous; the first error's Status (not the
+  // cancellations it caused) is what the caller sees.
   LocalRendezvous rendezvous;
-  args.cancellation = &cancellation;
   args.rendezvous = &rendezvous;
   absl::Mutex mu;
   absl::Status first_error;
@@ -150,7 +163,7 @@ absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* fr
 
 absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                                const std::vector<std::string>& targets,
-                               std::vector<Tensor>* outputs) {
+                               std::vector<Tensor>* outputs, CancellationManager* cancellation) {
   if (closed_) return absl::FailedPreconditionError("session is closed");
   if (fetches.empty() && targets.empty()) {
     return absl::InvalidArgumentError("nothing to run: give at least one fetch or target");
@@ -161,7 +174,7 @@ absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::str
   CallFrame frame;
   for (const Tensor* t : signature.feed_values) frame.args.push_back(*t);
   frame.rets.resize(signature.fetches.size());
-  TW_RETURN_IF_ERROR(RunPartitions(*prepared, &frame));
+  TW_RETURN_IF_ERROR(RunPartitions(*prepared, &frame, cancellation));
   if (outputs != nullptr) *outputs = std::move(frame.rets);
   return absl::OkStatus();
 }

@@ -26,8 +26,10 @@ class LocalSession : public SessionInterface {
   ~LocalSession() override;
 
   absl::Status Extend(const GraphDef& graph) override;
+  using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
-                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) override;
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                   CancellationManager* cancellation) override;
   std::vector<std::string> ListDevices() const override;
   absl::Status Close() override;
 
@@ -40,7 +42,7 @@ class LocalSession : public SessionInterface {
   absl::StatusOr<std::unique_ptr<Prepared>> Prepare(const RunSignature& signature)
       ABSL_SHARED_LOCKS_REQUIRED(graph_mu_);
   absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node);
-  absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame);
+  absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame, CancellationManager* cancellation);
 
   const SessionOptions options_;
   std::unique_ptr<DeviceMgr> devices_;

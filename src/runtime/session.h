@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "core/cancellation.h"
 #include "tensorweave/proto/graph.pb.h"
 #include "tensorweave/tensor.h"
 
@@ -29,9 +30,15 @@ class SessionInterface {
   // Adds nodes to the session's graph (they may refer to nodes added earlier).
   virtual absl::Status Extend(const GraphDef& graph) = 0;
   // Feeds and fetches name tensors ("node" or "node:k"); targets name nodes run for their
-  // effect. `outputs` receives one tensor per fetch, in order.
+  // effect. `outputs` receives one tensor per fetch, in order. `cancellation` (may be null)
+  // lets another thread end the step: after its StartCancel() the run returns Cancelled.
   virtual absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
-                           const std::vector<std::string>& targets, std::vector<Tensor>* outputs) = 0;
+                           const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                           CancellationManager* cancellation) = 0;
+  absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+    return Run(feeds, fetches, targets, outputs, nullptr);
+  }
   virtual std::vector<std::string> ListDevices() const = 0;
   virtual absl::Status Close() = 0;
 };

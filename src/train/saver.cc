@@ -99,6 +99,25 @@ Saver::Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep)
           absl::StrCat("Saver: variable '", v.handle().op().valid() ? v.name() : "<empty>",
                        "' is not from this graph")));
     }
+    names_.push_back(v.name());
+  }
+}
+
+Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep)
+    : Saver(g,
+            [&] {
+              std::vector<Variable> vars;
+              for (const auto& [name, v] : named_vars) vars.push_back(v);
+              return vars;
+            }(),
+            max_to_keep) {
+  names_.clear();
+  for (const auto& [name, v] : named_vars) {
+    if (name.empty()) throw StatusError(absl::InvalidArgumentError("Saver: a variable's name is empty"));
+    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat("Saver: the name '", name, "' is given twice")));
+    }
+    names_.push_back(name);
   }
 }
 
@@ -119,14 +138,10 @@ Node* Saver::AddNode(const std::string& name, const std::string& op,
 }
 
 AttrMap Saver::TensorListAttrs(const std::string& path) const {
-  std::vector<std::string> names;
   std::vector<DType> dtypes;
-  for (const Variable& v : var_list_) {
-    names.push_back(v.name());
-    dtypes.push_back(v.dtype());
-  }
+  for (const Variable& v : var_list_) dtypes.push_back(v.dtype());
   return {{"path", MakeAttr(path)},
-          {"names", MakeAttr(absl::Span<const std::string>(names))},
+          {"names", MakeAttr(absl::Span<const std::string>(names_))},
           {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))}};
 }
 

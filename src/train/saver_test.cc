@@ -111,6 +111,33 @@ TEST(SaverTest, RestoresIntoAFreshGraphAndSession) {
   ExpectSameValues(m.Values(sess), saved);
 }
 
+TEST(SaverTest, NamedVariablesAreSavedUnderTheirGivenNames) {
+  ScratchDir dir;
+  {
+    Graph g;
+    Variable a(g, constant(g, F32({2}, {1, 2})), "a");
+    Variable b(g, constant(g, F32({}, {3})), "b");
+    Saver saver(g, std::vector<std::pair<std::string, Variable>>{{"layer/w", a}, {"layer/b", b}});
+    Session sess(g);
+    sess.run(global_variables_initializer(g));
+    saver.save(sess, dir / "named");
+  }
+  // Another graph whose variables have other names reads them by the given names.
+  Graph g;
+  Variable w(g, constant(g, F32({2}, {0, 0})), "w_elsewhere");
+  Variable b(g, constant(g, F32({}, {0})), "b_elsewhere");
+  Saver saver(g, std::vector<std::pair<std::string, Variable>>{{"layer/b", b}, {"layer/w", w}});
+  Session sess(g);
+  saver.restore(sess, dir / "named");
+  EXPECT_TENSOR_EQ(sess.run(w.value()), F32({2}, {1, 2}));
+  EXPECT_TENSOR_EQ(sess.run(b.value()), F32({}, {3}));
+  // Names that the file does not hold, and names given twice, are errors.
+  Saver wrong(g, std::vector<std::pair<std::string, Variable>>{{"w_elsewhere", w}});
+  EXPECT_STATUS(ErrorOf([&] { wrong.restore(sess, dir / "named"); }), absl::StatusCode::kNotFound, "w_elsewhere");
+  EXPECT_STATUS(ErrorOf([&] { Saver(g, std::vector<std::pair<std::string, Variable>>{{"x", w}, {"x", b}}); }),
+                absl::StatusCode::kInvalidArgument, "the name 'x' is given twice");
+}
+
 TEST(SaverTest, KeepsTheNewestMaxToKeepAndRecordsThem) {
   ScratchDir dir;
   Graph g;

@@ -39,6 +39,14 @@ class ScopeStacks {
     stack.push_back(scope);
     return scope;
   }
+  // Sets the innermost open scope's reuse to kTrue; false when no scope is open.
+  bool SetReuse(const Graph* g) {
+    absl::MutexLock lock(&mu_);
+    auto it = stacks_.find(g);
+    if (it == stacks_.end()) return false;
+    it->second.back().reuse = Reuse::kTrue;
+    return true;
+  }
   void Pop(const Graph* g) {
     absl::MutexLock lock(&mu_);
     auto it = stacks_.find(g);
@@ -90,6 +98,13 @@ ScopeGuard variable_scope(Graph& g, const std::string& name, bool reuse) {
 }
 
 VariableScopeInfo get_variable_scope(const Graph& g) { return ScopeStacks::Get().Current(&g); }
+
+void reuse_variables(Graph& g) {
+  if (!ScopeStacks::Get().SetReuse(&g)) {
+    throw StatusError(absl::FailedPreconditionError(
+        "reuse_variables needs an open variable_scope (the top level cannot be set to reuse)"));
+  }
+}
 
 Variable get_variable(Graph& g, const std::string& name, const TensorShape& shape, DType dtype,
                       const Initializer& initializer, bool trainable) {

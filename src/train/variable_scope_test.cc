@@ -81,6 +81,26 @@ TEST(VariableScopeTest, ReuseReturnsTheSameVariable) {
   EXPECT_EQ(global_variables(g).size(), 1u);
 }
 
+TEST(VariableScopeTest, ReuseVariablesTurnsReuseOnUntilTheScopeCloses) {
+  Graph g;
+  EXPECT_STATUS(ErrorOf([&] { reuse_variables(g); }), absl::StatusCode::kFailedPrecondition,
+                "reuse_variables needs an open variable_scope");
+  {
+    auto vs = variable_scope(g, "tower");
+    Variable w = get_variable(g, "w", {2}, DType::kFloat, zeros_initializer());
+    {
+      auto inner = variable_scope(g, "inner");
+      reuse_variables(g);  // Only the inner scope.
+    }
+    EXPECT_EQ(get_variable_scope(g).reuse, Reuse::kFalse);
+    reuse_variables(g);
+    EXPECT_EQ(get_variable_scope(g).reuse, Reuse::kTrue);
+    EXPECT_EQ(get_variable(g, "w", {2}).handle().op().node(), w.handle().op().node());
+  }
+  auto again = variable_scope(g, "tower");
+  EXPECT_EQ(get_variable_scope(g).reuse, Reuse::kFalse);
+}
+
 TEST(VariableScopeTest, CreatingAnExistingNameWithoutReuseFails) {
   Graph g;
   auto vs = variable_scope(g, "outer");

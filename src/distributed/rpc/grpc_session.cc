@@ -1,5 +1,7 @@
 #include "distributed/rpc/grpc_session.h"
 
+#include <memory>
+
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
@@ -38,7 +40,8 @@ class GrpcSession : public SessionInterface {
   }
 
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
-                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) override {
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                   CancellationManager* cancellation) override {
     RunStepRequest req;
     {
       absl::MutexLock lock(&mu_);
@@ -53,7 +56,7 @@ class GrpcSession : public SessionInterface {
     for (const auto& f : fetches) req.add_fetch(f);
     for (const auto& t : targets) req.add_target(t);
     RunStepResponse resp;
-    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp));
+    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp, cancellation));
     if (outputs != nullptr) {
       outputs->clear();
       for (const NamedTensor& t : resp.tensor()) {
@@ -95,11 +98,24 @@ class GrpcSession : public SessionInterface {
     return absl::OkStatus();
   }
 
+  // A call that `cancellation` (may be null) cancels: the master sees its client gone and
+  // aborts the step on the workers.
   template <typename Req, typename Resp>
   absl::Status Call(grpc::Status (MasterService::Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
-                    const Req& req, Resp* resp) {
-    grpc::ClientContext ctx;
-    return FromGrpcStatus((stub_.get()->*method)(&ctx, req, resp), "master at " + address_);
+                    const Req& req, Resp* resp, CancellationManager* cancellation = nullptr) {
+    // Shared with the cancel callback, which may still be running when the call is over.
+    auto ctx = std::make_shared<grpc::ClientContext>();
+    CancellationManager::Token token = CancellationManager::kInvalidToken;
+    if (cancellation != nullptr) {
+      token = cancellation->RegisterCallback([ctx] { ctx->TryCancel(); });
+      if (token == CancellationManager::kInvalidToken) return absl::CancelledError("step was cancelled");
+    }
+    grpc::Status status = (stub_.get()->*method)(ctx.get(), req, resp);
+    if (token != CancellationManager::kInvalidToken) cancellation->DeregisterCallback(token);
+    if (!status.ok() && cancellation != nullptr && cancellation->IsCancelled()) {
+      return absl::CancelledError("step was cancelled (the call to the master at " + address_ + " was cancelled)");
+    }
+    return FromGrpcStatus(status, "master at " + address_);
   }
 
   const std::string address_;
