@@ -2,12 +2,21 @@
 #ifndef TENSORWEAVE_SRC_CORE_NET_UTIL_H_
 #define TENSORWEAVE_SRC_CORE_NET_UTIL_H_
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 
 namespace tw {
 
 // A TCP port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0).
 absl::StatusOr<int> PickFreeLoopbackPort();
+
+// "localhost:PORT" for every task of `jobs` (job -> task count), on distinct free ports
+// (each probe socket stays bound until all are picked, so no port comes twice).
+absl::StatusOr<std::map<std::string, std::vector<std::string>>> FreeLoopbackAddresses(
+    const std::map<std::string, int>& jobs);
 
 }  // namespace tw
 

@@ -36,13 +36,7 @@ absl::Status WaitServing(const std::string& address) {
 absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std::map<std::string, int>& jobs,
                                                                   const std::string& tw_binary,
                                                                   const std::vector<std::string>& extra_flags) {
-  std::map<std::string, std::vector<std::string>> addresses;
-  for (const auto& [job, n] : jobs) {
-    for (int i = 0; i < n; ++i) {
-      TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
-      addresses[job].push_back(absl::StrCat("localhost:", port));
-    }
-  }
+  TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
   cluster->tw_binary_ = tw_binary;

@@ -177,13 +177,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterSpec& cluster, con
 
 StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,
                                                  const ServerOptions& options) {
-  std::map<std::string, std::vector<std::string>> addresses;
-  for (const auto& [job, tasks] : jobs) {
-    for (int t = 0; t < tasks; ++t) {
-      TW_ASSIGN_OR_RETURN(int port, PickFreeLoopbackPort());
-      addresses[job].push_back(absl::StrCat("localhost:", port));
-    }
-  }
+  TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   InProcessCluster cluster;
   TW_ASSIGN_OR_RETURN(cluster.spec, ClusterSpec::FromJobs(addresses));
   for (const auto& [job, tasks] : jobs) {
