@@ -62,9 +62,10 @@ class MonitoredTrainingSession {
   MonitoredTrainingSession(const MonitoredTrainingSession&) = delete;
   MonitoredTrainingSession& operator=(const MonitoredTrainingSession&) = delete;
 
-  // As tw::Session's run, with the hooks around it and recovery.
+  // As tw::Session's run, with the hooks around it and recovery; `cancellation` (may be
+  // null) lets another thread end the run (Cancelled, not retried).
   std::vector<Tensor> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
-                          const std::vector<Operation>& targets = {});
+                          const std::vector<Operation>& targets = {}, RunCancellation* cancellation = nullptr);
   Tensor run(const Output& fetch, const FeedDict& feeds = {});
   void run(const Operation& target, const FeedDict& feeds = {});
 
@@ -80,7 +81,8 @@ class MonitoredTrainingSession {
  private:
   void CreateSessionWithRecovery(absl::Time deadline);
   Status CreateSessionOnce();
-  Status RunOnce(const SessionRunArgs& args, const FeedDict& feeds, std::vector<Tensor>* outputs);
+  Status RunOnce(const SessionRunArgs& args, const FeedDict& feeds, std::vector<Tensor>* outputs,
+                 RunCancellation* cancellation);
 
   Graph* graph_;
   MonitoredTrainingSessionOptions options_;

@@ -53,8 +53,9 @@ class Session {
 
   // Each run throws StatusError naming the failing node on error.
   Tensor run(const Output& fetch, const FeedDict& feeds = {});
+  // `cancellation` (may be null): see Run.
   std::vector<Tensor> run(const std::vector<Output>& fetches, const FeedDict& feeds = {},
-                          const std::vector<Operation>& targets = {});
+                          const std::vector<Operation>& targets = {}, RunCancellation* cancellation = nullptr);
   void run(const Operation& target, const FeedDict& feeds = {});
 
   // The same by tensor and node names, returning the error instead of throwing;

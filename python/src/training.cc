@@ -173,11 +173,13 @@ void BindMonitoredSession(py::module_& m) {
              FeedDict feed_tensors;
              for (const auto& [output, array] : feeds) feed_tensors.emplace_back(output, TensorFromArray(array));
              std::vector<Tensor> outputs;
-             {
-               py::gil_scoped_release no_gil;
-               outputs = s.run(fetches, feed_tensors, targets);
-               feed_tensors.clear();  // See session.cc: the fetches then own their buffers.
-             }
+             RunCancellation cancellation;  // Ctrl-C cancels the step, then raises KeyboardInterrupt.
+             CallInterruptibly(
+                 [&] {
+                   outputs = s.run(fetches, feed_tensors, targets, &cancellation);
+                   feed_tensors.clear();  // See session.cc: the fetches then own their buffers.
+                 },
+                 [&] { cancellation.Cancel(); });
              py::list results;
              for (Tensor& t : outputs) results.append(ArrayFromTensor(std::move(t)));
              return results;

@@ -31,8 +31,15 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def _interrupt_twice(target):
-    proc = subprocess.Popen([PYTHON, "-c", _SCRIPT, target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+# The same inside a MonitoredTrainingSession (a training loop's usual session).
+_MONITORED_SCRIPT = _SCRIPT.replace(
+    "with tf.Session(sys.argv[1]) as sess:",
+    "tf.train.get_or_create_global_step()\n"
+    "with tf.train.MonitoredTrainingSession(master=sys.argv[1], log_step_count_steps=0) as sess:")
+
+
+def _interrupt_twice(target, script=_SCRIPT):
+    proc = subprocess.Popen([PYTHON, "-c", script, target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=python_env())
     # A run that Ctrl-C does not end would block the reads below: kill the child then.
     watchdog = threading.Timer(60, proc.kill)
@@ -72,3 +79,7 @@ def server_process():
 
 def test_ctrl_c_interrupts_a_grpc_run(server_process):
     _interrupt_twice(server_process)
+
+
+def test_ctrl_c_interrupts_a_monitored_training_session_run(server_process):
+    _interrupt_twice(server_process, _MONITORED_SCRIPT)

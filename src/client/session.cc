@@ -49,14 +49,14 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
 }
 
 std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedDict& feeds,
-                                 const std::vector<Operation>& targets) {
+                                 const std::vector<Operation>& targets, RunCancellation* cancellation) {
   FeedList feed_names;
   for (const auto& [output, tensor] : feeds) feed_names.emplace_back(output.name(), tensor);
   std::vector<std::string> fetch_names, target_names;
   for (const Output& f : fetches) fetch_names.push_back(f.name());
   for (const Operation& t : targets) target_names.push_back(t.name());
   std::vector<Tensor> outputs;
-  ThrowIfError(Run(feed_names, fetch_names, target_names, &outputs));
+  ThrowIfError(Run(feed_names, fetch_names, target_names, &outputs, cancellation));
   return outputs;
 }
 

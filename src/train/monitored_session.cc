@@ -82,7 +82,7 @@ void MonitoredTrainingSession::CreateSessionWithRecovery(absl::Time deadline) {
 }
 
 Status MonitoredTrainingSession::RunOnce(const SessionRunArgs& args, const FeedDict& feeds,
-                                         std::vector<Tensor>* outputs) {
+                                         std::vector<Tensor>* outputs, RunCancellation* cancellation) {
   return CaptureStatus([&] {
     SessionRunContext context(args, *session_);
     std::vector<Output> fetches = args.fetches;
@@ -95,7 +95,7 @@ Status MonitoredTrainingSession::RunOnce(const SessionRunArgs& args, const FeedD
       targets.insert(targets.end(), extra.targets.begin(), extra.targets.end());
     }
     first_fetch.push_back(fetches.size());
-    std::vector<Tensor> results = session_->run(fetches, feeds, targets);
+    std::vector<Tensor> results = session_->run(fetches, feeds, targets, cancellation);
     for (size_t i = 0; i < hooks_.size(); ++i) {
       SessionRunValues values;
       values.results.assign(results.begin() + first_fetch[i], results.begin() + first_fetch[i + 1]);
@@ -108,13 +108,14 @@ Status MonitoredTrainingSession::RunOnce(const SessionRunArgs& args, const FeedD
 }
 
 std::vector<Tensor> MonitoredTrainingSession::run(const std::vector<Output>& fetches, const FeedDict& feeds,
-                                                  const std::vector<Operation>& targets) {
+                                                  const std::vector<Operation>& targets,
+                                                  RunCancellation* cancellation) {
   if (closed_) throw StatusError(absl::FailedPreconditionError("run on a closed MonitoredTrainingSession"));
   const SessionRunArgs args{fetches, targets};
   std::optional<absl::Time> deadline;  // Of the recovery, from the first failure.
   while (true) {
     std::vector<Tensor> outputs;
-    Status status = RunOnce(args, feeds, &outputs);
+    Status status = RunOnce(args, feeds, &outputs, cancellation);
     if (status.ok()) return outputs;
     if (!train::IsPreemption(status)) throw StatusError(status);
     std::cerr << "MonitoredTrainingSession: " << status << "; re-creating the session" << std::endl;
