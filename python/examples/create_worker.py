@@ -8,6 +8,8 @@ import sys
 
 import tensorweave as tf
 
+if len(sys.argv) < 2 or not sys.argv[1].isdigit():
+    sys.exit(__doc__)
 task_number = int(sys.argv[1])
 if len(sys.argv) > 2:
     cluster = tf.train.ClusterSpec(sys.argv[2])
