@@ -2,12 +2,22 @@
 #ifndef TENSORWEAVE_SRC_CORE_NET_UTIL_H_
 #define TENSORWEAVE_SRC_CORE_NET_UTIL_H_
 
+#include <string>
+
 #include "absl/status/statusor.h"
 
 namespace tw {
 
 // A TCP port on 127.0.0.1 that was free a moment ago (the kernel's choice for port 0).
 absl::StatusOr<int> PickFreeLoopbackPort();
+
+// Whether `host` (a name, an IPv4 address or an IPv6 address without brackets) resolves
+// to loopback addresses only (127.0.0.0/8, ::1). False when it does not resolve.
+bool IsLoopbackHost(const std::string& host);
+
+// The host of "host:port" or "[v6]:port" (brackets dropped); the whole string when it
+// has no port.
+std::string HostOfAddress(const std::string& address);
 
 }  // namespace tw
 

@@ -12,8 +12,10 @@ namespace {
 
 class GrpcSession : public SessionInterface {
  public:
-  GrpcSession(std::string address, const SessionOptions& options)
-      : address_(std::move(address)), stub_(MasterService::NewStub(MakeChannel(address_))) {
+  GrpcSession(std::string address, const SessionOptions& options, const ClientCredentials& credentials)
+      : address_(std::move(address)),
+        who_(absl::StrCat("master at ", address_, credentials.channel ? " over TLS" : "")),
+        stub_(MasterService::NewStub(MakeChannel(address_, credentials))) {
     config_.set_allow_soft_placement(options.allow_soft_placement);
     config_.set_log_device_placement(options.log_device_placement);
   }
@@ -99,10 +101,11 @@ class GrpcSession : public SessionInterface {
   absl::Status Call(grpc::Status (MasterService::Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
                     const Req& req, Resp* resp) {
     grpc::ClientContext ctx;
-    return FromGrpcStatus((stub_.get()->*method)(&ctx, req, resp), "master at " + address_);
+    return FromGrpcStatus((stub_.get()->*method)(&ctx, req, resp), who_);
   }
 
   const std::string address_;
+  const std::string who_;  // Names the master in transport errors (a TLS handshake refused: "Socket closed").
   std::unique_ptr<MasterService::Stub> stub_;
   SessionConfigProto config_;
   absl::Mutex mu_;
@@ -118,7 +121,9 @@ absl::StatusOr<std::unique_ptr<SessionInterface>> NewGrpcSession(const std::stri
   }
   std::string address = target.substr(7);
   TW_RETURN_IF_ERROR(ValidateAddress(address));
-  return std::unique_ptr<SessionInterface>(new GrpcSession(address, options));
+  TW_ASSIGN_OR_RETURN(SecurityMaterial security,
+                      LoadSecurityMaterial(WithEnvironmentDefaults(options.security), SecurityRole::kClient));
+  return std::unique_ptr<SessionInterface>(new GrpcSession(address, options, MakeClientCredentials(security)));
 }
 
 }  // namespace tw
