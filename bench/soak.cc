@@ -52,7 +52,8 @@ struct Model {
     train = sgd.minimize(loss);
     init = tw::global_variables_initializer(g);
     // y = sum of the inputs: a target the model can learn, so the loss stays finite.
-    tw::Tensor xs(tw::DType::kFloat, tw::TensorShape({kBatch, kIn})), ys(tw::DType::kFloat, tw::TensorShape({kBatch, 1}));
+    tw::Tensor xs(tw::DType::kFloat, tw::TensorShape({kBatch, kIn}));
+    tw::Tensor ys(tw::DType::kFloat, tw::TensorShape({kBatch, 1}));
     for (int i = 0; i < kBatch; ++i) {
       float sum = 0;
       for (int j = 0; j < kIn; ++j) {

@@ -176,19 +176,20 @@ TEST_F(SecurityTest, TwRunPresentsTheFlags) {
 
 // (`timeout`: a server that wrongly starts ends the test instead of hanging it.)
 TEST_F(SecurityTest, TwServerRefusesAllInterfacesWithoutCredentialsAndNamesBadFiles) {
-  auto refused = testing::RunCommand("timeout 20 " + kTw + " server --cluster_spec='local|0.0.0.0:2222' --job_name=local");
+  const std::string server = "timeout 20 " + kTw + " server --job_name=local";
+  auto refused = testing::RunCommand(server + " --cluster_spec='local|0.0.0.0:2222'");
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.output.find("refusing to serve 0.0.0.0:2222 without TLS or a cluster token"), std::string::npos)
       << refused.output;
   EXPECT_NE(refused.output.find("--insecure_allow_remote"), std::string::npos) << refused.output;
-  auto missing = testing::RunCommand("timeout 20 " + kTw + " server --cluster_spec='local|localhost:2222' --job_name=local" +
-                                     " --tls_cert=/nonexistent.pem --tls_key=" + Path("server.key"));
+  auto missing = testing::RunCommand(server + " --cluster_spec='local|localhost:2222' --tls_cert=/nonexistent.pem" +
+                                     " --tls_key=" + Path("server.key"));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("cannot read TLS certificate '/nonexistent.pem'"), std::string::npos)
       << missing.output;
   std::ofstream(Path("short_token")) << "secret\n";
-  auto short_token = testing::RunCommand("timeout 20 " + kTw + " server --cluster_spec='local|localhost:2222' --job_name=local" +
-                                         " --cluster_token_file=" + Path("short_token"));
+  auto short_token = testing::RunCommand(server + " --cluster_spec='local|localhost:2222' --cluster_token_file=" +
+                                         Path("short_token"));
   EXPECT_EQ(short_token.exit_code, 2);
   EXPECT_NE(short_token.output.find("cluster token in '" + Path("short_token") + "' has 6 characters"),
             std::string::npos)
