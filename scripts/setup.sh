@@ -10,6 +10,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-dev python3-numpy python3-pytest pybind11-dev
+  openssl  # the TLS tests make their certificates with it
 )
 
 missing=()

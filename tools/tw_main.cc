@@ -36,6 +36,9 @@ constexpr char kUsage[] =
     "        --target URL            where to run: \"\" (this process, default) or grpc://host:port\n"
     "        --log_device_placement  print the device of every node\n"
     "        --allow_soft_placement  place ops whose device does not exist elsewhere\n"
+    "        --tls_ca, --tls_cert, --tls_key, --cluster_token_file  as for server: what to\n"
+    "                                present to a secured cluster (defaults: TW_TLS_CA,\n"
+    "                                TW_TLS_CERT, TW_TLS_KEY, TW_CLUSTER_TOKEN[_FILE])\n"
     "  server  run one task of a cluster until SIGINT/SIGTERM\n"
     "        --cluster_spec SPEC     job1|host:port;host:port,job2|host:port (or TF_CONFIG in\n"
     "                                the environment when omitted)\n"
@@ -44,12 +47,30 @@ constexpr char kUsage[] =
     "        --rpc_timeout_ms MS     deadline of calls between tasks (default 30000)\n"
     "        --intra_op_threads N    threads within one op (default: one per core)\n"
     "        --inter_op_threads N    threads running ops side by side (default: one per core)\n"
+    "        --tls_cert PEM --tls_key PEM  serve TLS only, with this certificate and key (also\n"
+    "                                presented to the other tasks)\n"
+    "        --tls_ca PEM            mutual TLS: require client certificates signed by this CA\n"
+    "                                (and verify the other tasks against it)\n"
+    "        --cluster_token_file F  require this shared token on every call (and send it)\n"
+    "        --insecure_allow_remote serve a non-loopback address without TLS or a token\n"
+    "                                (refused otherwise)\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
     "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
-    "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N\n"
+    "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N, --tls_cert PEM,\n"
+    "        --tls_key PEM, --tls_ca PEM, --cluster_token_file F\n"
     "                                passed to every task\n"
     "  ops   list the registered ops\n";
+
+// The field of `security` a flag ("--tls_cert", "-tls_cert"...) names; null for others.
+std::string* SecurityFlag(std::string flag, tw::TransportSecurity* security) {
+  while (absl::StartsWith(flag, "-")) flag = flag.substr(1);
+  if (flag == "tls_cert") return &security->tls_cert_file;
+  if (flag == "tls_key") return &security->tls_key_file;
+  if (flag == "tls_ca") return &security->tls_ca_file;
+  if (flag == "cluster_token_file") return &security->cluster_token_file;
+  return nullptr;
+}
 
 struct RunFlags {
   std::string graph, target;
@@ -77,6 +98,8 @@ tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
       flags.config.log_device_placement = true;
     } else if (arg == "--allow_soft_placement") {
       flags.config.allow_soft_placement = true;
+    } else if (std::string* path = SecurityFlag(arg, &flags.config.security); path != nullptr) {
+      TW_ASSIGN_OR_RETURN(*path, take());
     } else if (arg == "--graph" || arg == "--feed" || arg == "--fetch" || arg == "--target_op" ||
                arg == "--target") {
       TW_ASSIGN_OR_RETURN(std::string v, take());
@@ -144,6 +167,10 @@ tw::Status RunServer(int argc, char** argv) {
   tw::ServerOptions options;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i], value;
+    if (arg == "--insecure_allow_remote" || arg == "-insecure_allow_remote") {
+      options.insecure_allow_remote = true;
+      continue;
+    }
     if (absl::StartsWith(arg, "--")) arg = arg.substr(1);
     auto eq = arg.find('=');
     if (eq != std::string::npos) {
@@ -158,6 +185,8 @@ tw::Status RunServer(int argc, char** argv) {
       spec = value;
     } else if (arg == "-job_name") {
       job = value;
+    } else if (std::string* path = SecurityFlag(arg, &options.security); path != nullptr) {
+      *path = value;
     } else if (arg == "-task_index") {
       if (!absl::SimpleAtoi(value, &task)) return absl::InvalidArgumentError("--task_index must be an integer");
     } else if (arg == "-rpc_timeout_ms") {
@@ -221,6 +250,7 @@ tw::StatusOr<std::map<std::string, int>> ParseJobs(const std::string& text) {
 tw::Status RunCluster(int argc, char** argv) {
   std::string jobs_flag = "ps:1,worker:2";
   std::vector<std::string> server_flags;
+  tw::TransportSecurity security;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i], value;
     if (auto eq = arg.find('='); eq != std::string::npos) {
@@ -235,6 +265,8 @@ tw::Status RunCluster(int argc, char** argv) {
       jobs_flag = value;
     } else if (arg == "--rpc_timeout_ms" || arg == "--intra_op_threads" || arg == "--inter_op_threads") {
       server_flags.push_back(arg + "=" + value);
+    } else if (std::string* path = SecurityFlag(arg, &security); path != nullptr) {
+      *path = value;
     } else {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", arg, "'"));
     }
@@ -248,7 +280,7 @@ tw::Status RunCluster(int argc, char** argv) {
   std::error_code error;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", error).string();
   if (error) return absl::InternalError("cannot find the tw binary (/proc/self/exe)");
-  TW_ASSIGN_OR_RETURN(auto cluster, tw::ProcessCluster::Start(jobs, self, server_flags));
+  TW_ASSIGN_OR_RETURN(auto cluster, tw::ProcessCluster::Start(jobs, self, server_flags, security));
   std::cout << "tw cluster: " << cluster->spec().ToString() << std::endl;
   for (const auto& [job, n] : jobs) {
     for (int t = 0; t < n; ++t) std::cout << "  /job:" << job << "/task:" << t << "  " << cluster->target(job, t) << "\n";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/security.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -26,6 +27,11 @@ struct ServerOptions {
   // one per core.
   int intra_op_threads = 0;
   int inter_op_threads = 0;
+  // TLS and the cluster token this task demands of its clients and presents to the other
+  // tasks (tensorweave/security.h). Without either the task only serves a loopback
+  // address, unless insecure_allow_remote (then it warns).
+  TransportSecurity security;
+  bool insecure_allow_remote = false;
 };
 
 class Server {
@@ -38,7 +44,8 @@ class Server {
   virtual ~Server() = default;
 
   // Binds the task's address and starts serving; Unavailable (naming the address) if it
-  // cannot bind, e.g. the port is in use.
+  // cannot bind, e.g. the port is in use; InvalidArgument for unreadable security files;
+  // FailedPrecondition for a non-loopback address without TLS or a token.
   virtual Status Start() = 0;
   // Blocks until Stop() is called.
   virtual void Join() = 0;

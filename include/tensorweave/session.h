@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensorweave/graph.h"
+#include "tensorweave/security.h"
 
 namespace tw {
 
@@ -22,6 +23,10 @@ struct SessionConfig {
   int inter_op_threads = 0;           // <= 0: one per core.
   int intra_op_threads = 0;           // <= 0: one per core.
   int cpu_device_count = 1;           // Local CPU devices /cpu:0 .. /cpu:n-1.
+  // grpc:// targets: the TLS files and cluster token to present (tensorweave/security.h);
+  // each empty field is taken from TW_TLS_CERT, TW_TLS_KEY, TW_TLS_CA, TW_CLUSTER_TOKEN_FILE
+  // or TW_CLUSTER_TOKEN when set.
+  TransportSecurity security;
 };
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;

@@ -11,6 +11,7 @@
 #include "tensorweave/ops.h"
 #include "tensorweave/optimizers.h"
 #include "tensorweave/saver.h"
+#include "tensorweave/security.h"
 #include "tensorweave/server.h"
 #include "tensorweave/session.h"
 #include "tensorweave/status.h"

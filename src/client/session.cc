@@ -16,6 +16,7 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
   options.inter_op_threads = config.inter_op_threads;
   options.intra_op_threads = config.intra_op_threads;
   options.cpu_device_count = config.cpu_device_count;
+  options.security = config.security;
   if (target.empty() || target == "local") {
     impl_ = std::make_unique<LocalSession>(options);
   } else if (absl::StartsWith(target, "grpc://")) {

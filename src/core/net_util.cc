@@ -1,6 +1,7 @@
 #include "core/net_util.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -60,6 +61,37 @@ absl::StatusOr<std::map<std::string, std::vector<std::string>>> FreeLoopbackAddr
   for (int fd : fds) close(fd);
   if (!status.ok()) return status;
   return addresses;
+}
+
+bool IsLoopbackHost(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* results = nullptr;
+  if (host.empty() || getaddrinfo(host.c_str(), nullptr, &hints, &results) != 0) return false;
+  bool all_loopback = results != nullptr;
+  for (addrinfo* a = results; a != nullptr; a = a->ai_next) {
+    if (a->ai_family == AF_INET) {
+      uint32_t ip = ntohl(reinterpret_cast<const sockaddr_in*>(a->ai_addr)->sin_addr.s_addr);
+      all_loopback &= (ip >> 24) == 127;
+    } else if (a->ai_family == AF_INET6) {
+      all_loopback &= IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a->ai_addr)->sin6_addr) != 0;
+    } else {
+      all_loopback = false;
+    }
+  }
+  freeaddrinfo(results);
+  return all_loopback;
+}
+
+std::string HostOfAddress(const std::string& address) {
+  if (!address.empty() && address[0] == '[') {
+    auto close = address.find(']');
+    return close == std::string::npos ? address : address.substr(1, close - 1);
+  }
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos || address.find(':') != colon) return address;
+  return address.substr(0, colon);
 }
 
 }  // namespace tw

@@ -18,6 +18,14 @@ absl::StatusOr<int> PickFreeLoopbackPort();
 absl::StatusOr<std::map<std::string, std::vector<std::string>>> FreeLoopbackAddresses(
     const std::map<std::string, int>& jobs);
 
+// Whether `host` (a name, an IPv4 address or an IPv6 address without brackets) resolves
+// to loopback addresses only (127.0.0.0/8, ::1). False when it does not resolve.
+bool IsLoopbackHost(const std::string& host);
+
+// The host of "host:port" or "[v6]:port" (brackets dropped); the whole string when it
+// has no port.
+std::string HostOfAddress(const std::string& address);
+
 }  // namespace tw
 
 #endif  // TENSORWEAVE_SRC_CORE_NET_UTIL_H_

@@ -20,31 +20,51 @@ extern char** environ;
 namespace tw {
 namespace {
 
-// Waits until the task answers ListDevices (it is serving), for at most 20 s.
-absl::Status WaitServing(const std::string& address) {
-  auto stub = MasterService::NewStub(MakeChannel(address));
-  grpc::ClientContext ctx;
-  ctx.set_wait_for_ready(true);  // Wait for the server to come up instead of failing fast.
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  ListDevicesResponse resp;
-  if (stub->ListDevices(&ctx, ListDevicesRequest(), &resp).ok()) return absl::OkStatus();
-  return absl::DeadlineExceededError(absl::StrCat("tw server at ", address, " did not start within 20 s"));
+// The tw server flags that make a task demand `security`.
+std::vector<std::string> SecurityFlags(const TransportSecurity& security) {
+  std::vector<std::string> flags;
+  if (!security.tls_cert_file.empty()) flags.push_back("--tls_cert=" + security.tls_cert_file);
+  if (!security.tls_key_file.empty()) flags.push_back("--tls_key=" + security.tls_key_file);
+  if (!security.tls_ca_file.empty()) flags.push_back("--tls_ca=" + security.tls_ca_file);
+  if (!security.cluster_token_file.empty()) flags.push_back("--cluster_token_file=" + security.cluster_token_file);
+  return flags;
 }
 
 }  // namespace
 
+// Waits until the task answers ListDevices (it is serving), for at most 20 s.
+absl::Status ProcessCluster::WaitServing(const std::string& job, int task) const {
+  const std::string address = *spec_.address(job, task);
+  TW_ASSIGN_OR_RETURN(SecurityMaterial security, LoadSecurityMaterial(security_, SecurityRole::kClient));
+  auto stub = MasterService::NewStub(MakeChannel(address, MakeClientCredentials(security)));
+  grpc::ClientContext ctx;
+  ctx.set_wait_for_ready(true);  // Wait for the server to come up instead of failing fast.
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  ListDevicesResponse resp;
+  grpc::Status status = stub->ListDevices(&ctx, ListDevicesRequest(), &resp);
+  if (status.ok()) return absl::OkStatus();
+  return absl::DeadlineExceededError(
+      absl::StrCat("tw server at ", address, " did not start within 20 s (last error: ", status.error_message(), ")"));
+}
+
 absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std::map<std::string, int>& jobs,
                                                                   const std::string& tw_binary,
-                                                                  const std::vector<std::string>& extra_flags) {
+                                                                  const std::vector<std::string>& extra_flags,
+                                                                  const TransportSecurity& security) {
   TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
   cluster->tw_binary_ = tw_binary;
   cluster->extra_flags_ = extra_flags;
+  if (!security.cluster_token.empty()) {
+    return absl::InvalidArgumentError("a process cluster takes its token from a file (cluster_token_file)");
+  }
+  for (std::string& flag : SecurityFlags(security)) cluster->extra_flags_.push_back(std::move(flag));
+  cluster->security_ = security;
   for (const auto& [job, n] : jobs)
     for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(cluster->Launch(job, i));
   for (const auto& [job, n] : jobs)
-    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(WaitServing(*cluster->spec_.address(job, i)));
+    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(cluster->WaitServing(job, i));
   return cluster;
 }
 
@@ -81,7 +101,7 @@ void ProcessCluster::Kill(const std::string& job, int task) {
 absl::Status ProcessCluster::Restart(const std::string& job, int task) {
   Kill(job, task);
   TW_RETURN_IF_ERROR(Launch(job, task));
-  return WaitServing(*spec_.address(job, task));
+  return WaitServing(job, task);
 }
 
 ProcessCluster::~ProcessCluster() {

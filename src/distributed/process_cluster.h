@@ -13,15 +13,19 @@
 
 #include "absl/status/statusor.h"
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/security.h"
 
 namespace tw {
 
 class ProcessCluster {
  public:
-  // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command.
+  // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command. Every
+  // task demands `security` (given to it as --tls_cert... flags), which the wait for it
+  // to serve presents as a client.
   static absl::StatusOr<std::unique_ptr<ProcessCluster>> Start(const std::map<std::string, int>& jobs,
                                                              const std::string& tw_binary,
-                                                             const std::vector<std::string>& extra_flags = {});
+                                                             const std::vector<std::string>& extra_flags = {},
+                                                             const TransportSecurity& security = {});
   ~ProcessCluster();
 
   const ClusterSpec& spec() const { return spec_; }
@@ -32,9 +36,11 @@ class ProcessCluster {
 
  private:
   absl::Status Launch(const std::string& job, int task);
+  absl::Status WaitServing(const std::string& job, int task) const;
   ClusterSpec spec_;
   std::string tw_binary_;
   std::vector<std::string> extra_flags_;
+  TransportSecurity security_;
   std::map<std::pair<std::string, int>, pid_t> pids_;
 };
 

@@ -1,10 +1,12 @@
 // The gRPC server of a task: MasterService and WorkerService bound to Master and Worker.
+#include <iostream>
 #include <memory>
 
 #include "absl/synchronization/notification.h"
 #include "core/malloc_tuning.h"
 #include "core/net_util.h"
 #include "distributed/master.h"
+#include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "distributed/rpc/recv_tensor_rpc.h"
@@ -113,16 +115,23 @@ class GrpcServer : public Server {
         worker_service_(&worker_),
         master_service_(&master_) {
     cache_.SetLocalWorker(job, task, &worker_);
+    security_ = options.security;
+    insecure_allow_remote_ = options.insecure_allow_remote;
   }
 
   ~GrpcServer() override { Stop(); }
 
   Status Start() override {
     if (server_ != nullptr) return absl::OkStatus();
+    TW_ASSIGN_OR_RETURN(SecurityMaterial security, LoadSecurityMaterial(security_, SecurityRole::kServer));
+    std::string warning;
+    TW_RETURN_IF_ERROR(CheckListenAddress(address_, security, insecure_allow_remote_, &warning));
+    if (!warning.empty()) std::cerr << "tw server: WARNING: " << warning << std::endl;
+    cache_.SetClientCredentials(MakeClientCredentials(security));
     TuneMallocForLargeTensors();
     grpc::ServerBuilder builder;
     int bound_port = 0;
-    builder.AddListeningPort(address_, grpc::InsecureServerCredentials(), &bound_port);
+    builder.AddListeningPort(address_, MakeServerCredentials(security), &bound_port);
     // Without this gRPC sets SO_REUSEPORT and a second server "binds" a port in use.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
     // gRPC's sync server ends a handler thread whenever more than MAX_POLLERS wait, and
@@ -165,6 +174,8 @@ class GrpcServer : public Server {
   MasterServiceImpl master_service_;
   std::unique_ptr<grpc::Server> server_;
   absl::Notification stopped_;
+  TransportSecurity security_;  // Files read by Start().
+  bool insecure_allow_remote_ = false;
 };
 
 }  // namespace

@@ -14,8 +14,10 @@ namespace {
 
 class GrpcSession : public SessionInterface {
  public:
-  GrpcSession(std::string address, const SessionOptions& options)
-      : address_(std::move(address)), stub_(MasterService::NewStub(MakeChannel(address_))) {
+  GrpcSession(std::string address, const SessionOptions& options, const ClientCredentials& credentials)
+      : address_(std::move(address)),
+        who_(absl::StrCat("master at ", address_, credentials.channel ? " over TLS" : "")),
+        stub_(MasterService::NewStub(MakeChannel(address_, credentials))) {
     config_.set_allow_soft_placement(options.allow_soft_placement);
     config_.set_log_device_placement(options.log_device_placement);
   }
@@ -113,12 +115,13 @@ class GrpcSession : public SessionInterface {
     grpc::Status status = (stub_.get()->*method)(ctx.get(), req, resp);
     if (token != CancellationManager::kInvalidToken) cancellation->DeregisterCallback(token);
     if (!status.ok() && cancellation != nullptr && cancellation->IsCancelled()) {
-      return absl::CancelledError("step was cancelled (the call to the master at " + address_ + " was cancelled)");
+      return absl::CancelledError("step was cancelled (the call to the " + who_ + " was cancelled)");
     }
-    return FromGrpcStatus(status, "master at " + address_);
+    return FromGrpcStatus(status, who_);
   }
 
   const std::string address_;
+  const std::string who_;  // Names the master in transport errors (a TLS handshake refused: "Socket closed").
   std::unique_ptr<MasterService::Stub> stub_;
   SessionConfigProto config_;
   absl::Mutex mu_;
@@ -134,7 +137,9 @@ absl::StatusOr<std::unique_ptr<SessionInterface>> NewGrpcSession(const std::stri
   }
   std::string address = target.substr(7);
   TW_RETURN_IF_ERROR(ValidateAddress(address));
-  return std::unique_ptr<SessionInterface>(new GrpcSession(address, options));
+  TW_ASSIGN_OR_RETURN(SecurityMaterial security,
+                      LoadSecurityMaterial(WithEnvironmentDefaults(options.security), SecurityRole::kClient));
+  return std::unique_ptr<SessionInterface>(new GrpcSession(address, options, MakeClientCredentials(security)));
 }
 
 }  // namespace tw

@@ -4,11 +4,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "distributed/rpc/grpc_security.h"
 
 namespace tw {
 
@@ -30,7 +32,9 @@ inline absl::Status FromGrpcStatus(const grpc::Status& s, const std::string& who
   return absl::Status(code, s.error_message());
 }
 
-inline std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
+// A channel presenting `credentials` (default: plaintext, no token).
+inline std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
+                                                  const ClientCredentials& credentials = {}) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
@@ -38,7 +42,12 @@ inline std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address) {
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 500);  // gRPC's default waits 20 s.
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  auto channel_credentials = credentials.channel ? credentials.channel : grpc::InsecureChannelCredentials();
+  if (credentials.token.empty()) return grpc::CreateCustomChannel(address, channel_credentials, args);
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(MakeTokenInterceptorFactory(credentials.token));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(address, channel_credentials, args,
+                                                                 std::move(interceptors));
 }
 
 }  // namespace tw

@@ -9,9 +9,10 @@ namespace {
 
 class GrpcWorker : public WorkerInterface {
  public:
-  GrpcWorker(const std::string& task, const std::string& address, absl::Duration timeout)
+  GrpcWorker(const std::string& task, const std::string& address, absl::Duration timeout,
+             const ClientCredentials& credentials)
       : who_(absl::StrCat("task ", task, " at ", address)),
-        channel_(MakeChannel(address)),
+        channel_(MakeChannel(address, credentials)),
         stub_(WorkerService::NewStub(channel_)),
         generic_stub_(channel_),
         timeout_(timeout) {}
@@ -67,6 +68,11 @@ GrpcWorkerCache::GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout)
 
 GrpcWorkerCache::~GrpcWorkerCache() = default;
 
+void GrpcWorkerCache::SetClientCredentials(ClientCredentials credentials) {
+  absl::MutexLock lock(&mu_);
+  credentials_ = std::move(credentials);
+}
+
 void GrpcWorkerCache::SetLocalWorker(const std::string& job, int task, WorkerInterface* worker) {
   absl::MutexLock lock(&mu_);
   local_key_ = {job, task};
@@ -79,7 +85,8 @@ absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(const std::string& j
   auto& worker = workers_[{job, task}];
   if (worker == nullptr) {
     TW_ASSIGN_OR_RETURN(std::string address, cluster_.address(job, task));
-    worker = std::make_unique<GrpcWorker>(absl::StrCat("/job:", job, "/replica:0/task:", task), address, timeout_);
+    worker = std::make_unique<GrpcWorker>(absl::StrCat("/job:", job, "/replica:0/task:", task), address, timeout_,
+                                          credentials_);
   }
   return worker.get();
 }

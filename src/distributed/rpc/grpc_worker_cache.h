@@ -8,6 +8,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "distributed/rpc/grpc_security.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
 
@@ -23,6 +24,8 @@ class GrpcWorkerCache : public WorkerCache {
   // Calls to (job, task) go straight to `worker` in this process, skipping gRPC (the
   // master's own task). Not owned.
   void SetLocalWorker(const std::string& job, int task, WorkerInterface* worker);
+  // What channels to the other tasks present (TLS, token); for tasks not reached yet.
+  void SetClientCredentials(ClientCredentials credentials);
 
  private:
   const ClusterSpec cluster_;
@@ -31,6 +34,7 @@ class GrpcWorkerCache : public WorkerCache {
   std::map<std::pair<std::string, int>, std::unique_ptr<WorkerInterface>> workers_ ABSL_GUARDED_BY(mu_);
   std::pair<std::string, int> local_key_ ABSL_GUARDED_BY(mu_);
   WorkerInterface* local_worker_ ABSL_GUARDED_BY(mu_) = nullptr;
+  ClientCredentials credentials_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace tw
