@@ -8,7 +8,8 @@
 
 namespace tw {
 
-// Keeps blocks under 32 MiB on the heap and (almost) never trims it. Once per process; a no-op when
+// Keeps blocks under 32 MiB on the heap, (almost) never trims it and caps the arenas at
+// one per core (at least 2). Once per process; a no-op when
 // TW_KEEP_MALLOC_DEFAULTS is set in the environment.
 void TuneMallocForLargeTensors();
 
