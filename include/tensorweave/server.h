@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -22,6 +23,8 @@ struct ServerOptions {
   // Deadline of every call between tasks (a task that is down or hung fails the step
   // within it, naming the task).
   int64_t rpc_timeout_ms = 30000;
+  // Caps on tensor sizes, graph sizes and concurrent steps (resource_limits.h).
+  ResourceLimits limits;
 };
 
 class Server {

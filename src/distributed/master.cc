@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/random/random.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "absl/strings/str_cat.h"
@@ -38,8 +39,10 @@ std::vector<int> SlotIndexes(const GraphDef& def, const std::string& op) {
 class MasterSession {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
-                WorkerCache* workers, ThreadPool* rpc_pool, StepWatcher* watcher, SessionConfigProto config)
+                WorkerCache* workers, ThreadPool* rpc_pool, StepWatcher* watcher, SessionConfigProto config,
+                const ResourceLimits& limits)
       : handle_(std::move(handle)),
+        limits_(limits),
         workers_(workers),
         rpc_pool_(rpc_pool),
         watcher_(watcher),
@@ -51,14 +54,14 @@ class MasterSession {
 
   absl::Status Extend(const GraphDef& def) {
     absl::MutexLock lock(&mu_);
-    return ImportGraphDef(def, &graph_);
+    return ImportGraphDef(def, &graph_, limits_);
   }
 
   absl::Status Run(const RunStepRequest& req, RunStepResponse* resp, const std::function<bool()>& client_gone) {
     FeedList feeds;
     for (const NamedTensor& f : req.feed()) {
-      auto t = TensorFromProto(f.tensor());
-      if (!t.ok()) return absl::InvalidArgumentError(absl::StrCat("feed '", f.name(), "': ", t.status().message()));
+      auto t = TensorFromProto(f.tensor(), limits_.max_tensor_bytes);
+      if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("feed '", f.name(), "': ", t.status().message()));
       feeds.emplace_back(f.name(), *std::move(t));
     }
     std::vector<std::string> fetches(req.fetch().begin(), req.fetch().end());
@@ -284,6 +287,7 @@ class MasterSession {
   }
 
   const std::string handle_;
+  const ResourceLimits limits_;
   WorkerCache* workers_;
   ThreadPool* rpc_pool_;
   StepWatcher* watcher_;
@@ -300,8 +304,8 @@ class MasterSession {
   absl::flat_hash_map<int64_t, std::shared_ptr<StepParts>> running_ ABSL_GUARDED_BY(running_mu_);
 };
 
-Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers)
-    : cluster_(std::move(cluster)), job_(std::move(job)), task_(task), workers_(workers) {}
+Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, const ResourceLimits& limits)
+    : cluster_(std::move(cluster)), job_(std::move(job)), task_(task), workers_(workers), limits_(limits) {}
 
 Master::~Master() = default;
 
@@ -321,7 +325,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, &rpc_pool_,
-                                                 &watcher_, req.config());
+                                                 &watcher_, req.config(), limits_);
   TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
@@ -337,6 +341,13 @@ absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessio
 absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp,
                              const std::function<bool()>& client_gone) {
   TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
+  // Counted before any work: a flood of steps is refused instead of queueing threads.
+  const int64_t running = running_steps_.fetch_add(1) + 1;
+  absl::Cleanup done = [this] { running_steps_.fetch_sub(1); };
+  if (running > limits_.max_concurrent_steps) {
+    return absl::ResourceExhaustedError(absl::StrCat("step refused: ", running - 1, " steps are running, the max_concurrent_steps limit is ",
+                                                     limits_.max_concurrent_steps));
+  }
   return session->Run(req, resp, client_gone);
 }
 

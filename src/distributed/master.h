@@ -5,6 +5,7 @@
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "distributed/step_watcher.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/proto/master.pb.h"
 
 namespace tw {
@@ -25,7 +27,8 @@ class MasterSession;
 class Master {
  public:
   // The master of task (job, task) of `cluster`, reaching every task through `workers`.
-  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers);
+  // Graphs, feeds and concurrent steps are held to `limits`.
+  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, const ResourceLimits& limits = {});
   ~Master();
 
   absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
@@ -44,6 +47,8 @@ class Master {
   const std::string job_;
   const int task_;
   WorkerCache* workers_;
+  const ResourceLimits limits_;
+  std::atomic<int64_t> running_steps_{0};
   ThreadPool rpc_pool_{"master_rpc", 16};  // Runs the RunGraph calls of a step in parallel.
   StepWatcher watcher_;
   absl::Mutex mu_;

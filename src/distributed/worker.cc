@@ -79,12 +79,13 @@ absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, i
 
 }  // namespace
 
-Worker::Worker(const std::string& job, int task, WorkerCache* cache)
+Worker::Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits)
     : job_(job),
       task_(task),
       task_name_(absl::StrCat("/job:", job, "/replica:0/task:", task)),
       incarnation_(absl::Uniform<uint64_t>(absl::BitGen(), 1, UINT64_MAX)),
       cache_(cache),
+      limits_(limits),
       devices_(DeviceMgr::CreateLocal(job, task)),
       inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", 0)) {}
 
@@ -104,7 +105,7 @@ absl::Status Worker::GetStatus(const GetStatusRequest&, GetStatusResponse* resp)
 
 absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) {
   FlowGraph graph;
-  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph));
+  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph, limits_));
   Device* device = nullptr;
   auto registered = std::make_shared<Registered>();
   for (Node* n : graph.nodes()) {
@@ -166,7 +167,7 @@ absl::Status Worker::RunGraph(const RunGraphRequest& req, RunGraphResponse* resp
   frame.rets.resize(graph->num_rets);
   for (const NamedTensor& feed : req.send()) {
     TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", graph->num_args));
-    TW_ASSIGN_OR_RETURN(frame.args[index], TensorFromProto(feed.tensor()));
+    TW_ASSIGN_OR_RETURN(frame.args[index], TensorFromProto(feed.tensor(), limits_.max_tensor_bytes));
   }
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id());
   if (step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));

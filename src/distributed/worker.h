@@ -16,6 +16,7 @@
 #include "distributed/worker_interface.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "tensorweave/resource_limits.h"
 
 namespace tw {
 
@@ -23,8 +24,9 @@ class StepRendezvous;
 
 class Worker : public WorkerInterface {
  public:
-  // `cache` reaches the other tasks (for tensors this task receives from them).
-  Worker(const std::string& job, int task, WorkerCache* cache);
+  // `cache` reaches the other tasks (for tensors this task receives from them). Graphs
+  // and feeds are held to `limits`.
+  Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits = {});
   ~Worker() override;
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
@@ -49,6 +51,7 @@ class Worker : public WorkerInterface {
   const std::string task_name_;
   const uint64_t incarnation_;
   WorkerCache* cache_;
+  const ResourceLimits limits_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
 

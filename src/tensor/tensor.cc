@@ -56,7 +56,15 @@ absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, const TensorShape& shape) {
     return absl::ResourceExhaustedError(
         absl::StrCat("tensor of shape ", shape.DebugString(), " is too large"));
   }
-  return Tensor(dtype, shape);
+  try {
+    return Tensor(dtype, shape);
+  } catch (const std::bad_alloc&) {
+    // A shape computed at run time (Fill, Zeros...) may ask for more than the machine
+    // has: fail the step, not the process.
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory allocating a ", DTypeName(dtype), " tensor of shape ",
+                                                     shape.DebugString(), " (", shape.num_elements() * DTypeSize(dtype),
+                                                     " bytes)"));
+  }
 }
 
 Tensor Tensor::Resource(ResourceHandle handle) {
