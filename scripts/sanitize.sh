@@ -19,8 +19,9 @@ case "$mode" in
   tsan)
     dir=build-tsan; sanitize=thread
     targets=(tw_runtime_tests tw_kernels_tests tw_distributed_tests tw_integration_tests)
-    # The multi-threaded and multi-process suites.
-    tests=(-R '^(Executor|LocalRendezvous|Rendezvous|FifoQueue|ConditionalAccumulator|Worker|StepWatcher|Distributed|LocalCluster|Cluster|DataParallel|SyncReplicas|MultiDevice)')
+    # The multi-threaded and multi-process suites: executor and rendezvous, queues and
+    # accumulators, worker and master, in-process clusters and `tw server` processes.
+    tests=(-R '^(ExecutorTest|RunOpSmoke|PlacerTest|FIFOQueueTest|ConditionalAccumulatorTest|WorkerTest|StepWatcherTest|TensorWireTest|ClusterSpecTest|ResourceLimitsTest|DistributedTest|DataParallelTest|SyncReplicasClusterTest|MonitoredSessionClusterTest|ResourceLimitFlagsTest)\.')
     ;;
   *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
 esac
