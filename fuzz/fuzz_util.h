@@ -10,10 +10,17 @@
 #include <string>
 
 #include "distributed/master.h"
+#include "google/protobuf/stubs/logging.h"
 #include "distributed/worker.h"
 #include "tensorweave/resource_limits.h"
 
 namespace tw::fuzz {
+
+// Protobuf logs every invalid UTF-8 string it parses; fuzzing produces millions.
+inline const bool kQuietProtobuf = [] {
+  google::protobuf::SetLogHandler(nullptr);
+  return true;
+}();
 
 // Small enough that no input makes a target allocate more than the fuzzer's 2 GB.
 inline ResourceLimits FuzzLimits() {

@@ -204,6 +204,8 @@ TEST(TensorTest, DebugString) {
   EXPECT_EQ(F64({2}, {0.5, -1.25}).DebugString(), "float64 [2] [0.5 -1.25]");
   EXPECT_EQ(I32({0}, {}).DebugString(), "int32 [0] []");
   EXPECT_EQ(Tensor(DType::kInt32, TensorShape({2, 0})).DebugString(), "int32 [2,0] [[] []]");
+  // Empty sub-arrays count against max_entries (found by fuzzing: this never finished).
+  EXPECT_EQ(Tensor(DType::kFloat, TensorShape({1000000, 1000000, 0})).ValueString(3), "[[[] [] []...]...]");
   EXPECT_EQ(I32({5}, {1, 2, 3, 4, 5}).DebugString(3), "int32 [5] [1 2 3...]");
   EXPECT_EQ(I32({2, 3}, {1, 2, 3, 4, 5, 6}).ValueString(4), "[[1 2 3] [4...]]");
   EXPECT_EQ(Tensor::Resource({"/cpu:0", "c", "v"}).DebugString(),
