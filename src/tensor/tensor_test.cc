@@ -43,6 +43,13 @@ TEST(TensorShapeTest, ScalarVectorAndZeroSize) {
   EXPECT_NE(s, TensorShape({2, 2, 4, 5}));
 }
 
+TEST(TensorShapeTest, HugeDimsBeforeAZeroDimCountZeroWithoutOverflow) {
+  // Found by fuzzing (UBSan: signed overflow in the element count).
+  auto shape = TensorShape::Build({int64_t{162784403965575000}, 105, 0});
+  ASSERT_TRUE(shape.ok());
+  EXPECT_EQ(shape->num_elements(), 0);
+}
+
 TEST(TensorShapeTest, BuildValidates) {
   auto ok = TensorShape::Build({3, 0, 2});
   ASSERT_TRUE(ok.ok());
