@@ -6,6 +6,11 @@
 // notifying / counting down, an acquire after locking / waiting. Races are then found
 // as if Abseil were instrumented (readers are treated like writers, which can only hide
 // reader-reader edges that are not races anyway).
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) && !defined(__SANITIZE_THREAD__)
+#define __SANITIZE_THREAD__ 1  // clang says it this way
+#endif
+#endif
 #if defined(__SANITIZE_THREAD__)
 
 #include <sanitizer/tsan_interface.h>
