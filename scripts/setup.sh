@@ -13,6 +13,10 @@ PACKAGES=(
   openssl  # the TLS tests make their certificates with it
 )
 
+# scripts/fuzz.sh needs clang and its libFuzzer runtime as well (TW_SETUP_FUZZ=1); the
+# normal build does not. TW_SETUP_PACKAGES_ONLY=1 stops after installing.
+if [ "${TW_SETUP_FUZZ:-}" = 1 ]; then PACKAGES+=(clang libclang-rt-14-dev); fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -24,6 +28,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+if [ "${TW_SETUP_PACKAGES_ONLY:-}" = 1 ]; then exit 0; fi
 
 # Two cores: parallel jobs = cores, but no more than memory allows (~1.5 GB per job).
 # Cache hits across clones in other folders (CI clones afresh each run).

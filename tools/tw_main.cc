@@ -54,6 +54,11 @@ constexpr char kUsage[] =
     "        --cluster_token_file F  require this shared token on every call (and send it)\n"
     "        --insecure_allow_remote serve a non-loopback address without TLS or a token\n"
     "                                (refused otherwise)\n"
+    "        --max_tensor_bytes N    largest tensor fed, received or decoded (default 4 GiB)\n"
+    "        --max_graph_nodes N     largest GraphDef in nodes (default 1048576)\n"
+    "        --max_graph_bytes N     largest GraphDef in bytes (default 1 GiB)\n"
+    "        --max_concurrent_steps N  steps run at once; more are refused (default 1024)\n"
+    "                                (over a limit: ResourceExhausted naming it)\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
     "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
@@ -160,6 +165,16 @@ tw::Status Run(const RunFlags& flags) {
   return absl::OkStatus();
 }
 
+// The field a numeric server flag ("-rpc_timeout_ms", "-max_tensor_bytes"...) sets.
+int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
+  if (arg == "-rpc_timeout_ms") return &options->rpc_timeout_ms;
+  if (arg == "-max_tensor_bytes") return &options->limits.max_tensor_bytes;
+  if (arg == "-max_graph_nodes") return &options->limits.max_graph_nodes;
+  if (arg == "-max_graph_bytes") return &options->limits.max_graph_bytes;
+  if (arg == "-max_concurrent_steps") return &options->limits.max_concurrent_steps;
+  return nullptr;
+}
+
 // Accepts "--flag value", "--flag=value" and the seeds' single-dash spellings.
 tw::Status RunServer(int argc, char** argv) {
   std::string spec, job;
@@ -189,9 +204,9 @@ tw::Status RunServer(int argc, char** argv) {
       *path = value;
     } else if (arg == "-task_index") {
       if (!absl::SimpleAtoi(value, &task)) return absl::InvalidArgumentError("--task_index must be an integer");
-    } else if (arg == "-rpc_timeout_ms") {
-      if (!absl::SimpleAtoi(value, &options.rpc_timeout_ms) || options.rpc_timeout_ms <= 0) {
-        return absl::InvalidArgumentError("--rpc_timeout_ms must be a positive integer");
+    } else if (int64_t* number = ServerNumberFlag(arg, &options); number != nullptr) {
+      if (!absl::SimpleAtoi(value, number) || *number <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat("-", arg, " must be a positive integer, not '", value, "'"));
       }
     } else if (arg == "-intra_op_threads" || arg == "-inter_op_threads") {
       int& threads = arg == "-intra_op_threads" ? options.intra_op_threads : options.inter_op_threads;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
 #include "tensorweave/status.h"
 
@@ -32,6 +33,8 @@ struct ServerOptions {
   // address, unless insecure_allow_remote (then it warns).
   TransportSecurity security;
   bool insecure_allow_remote = false;
+  // Caps on tensor sizes, graph sizes and concurrent steps (resource_limits.h).
+  ResourceLimits limits;
 };
 
 class Server {

@@ -6,6 +6,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "absl/strings/match.h"
 #include "graph/attr_value.h"
 #include "graph/device_name.h"
@@ -83,8 +84,10 @@ std::vector<std::string> KeysReturnedToMaster(const GraphDef& def, const DeviceN
 class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
-                WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, SessionConfigProto config)
+                WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, SessionConfigProto config,
+                const ResourceLimits& limits)
       : handle_(std::move(handle)),
+        limits_(limits),
         workers_(workers),
         local_worker_(local_worker),
         rpc_pool_(rpc_pool),
@@ -96,7 +99,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
 
   absl::Status Extend(const GraphDef& def) {
     absl::MutexLock lock(&mu_);
-    return ImportGraphDef(def, &graph_);
+    return ImportGraphDef(def, &graph_, limits_);
   }
 
   // Runs one step; `done` runs once, on whichever thread finishes it (possibly this one).
@@ -105,9 +108,9 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
                 StepDone done, bool may_block = false) {
     FeedList feeds;
     for (const NamedTensor& f : req->feed()) {
-      auto t = TensorFromProto(f.tensor());
+      auto t = TensorFromProto(f.tensor(), limits_.max_tensor_bytes);
       if (!t.ok()) {
-        return done(absl::InvalidArgumentError(absl::StrCat("feed '", f.name(), "': ", t.status().message())));
+        return done(absl::Status(t.status().code(), absl::StrCat("feed '", f.name(), "': ", t.status().message())));
       }
       feeds.emplace_back(f.name(), *std::move(t));
     }
@@ -394,6 +397,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   }
 
   const std::string handle_;
+  const ResourceLimits limits_;
   WorkerCache* workers_;
   Worker* local_worker_;
   ThreadPool* rpc_pool_;
@@ -410,8 +414,14 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   absl::flat_hash_map<int64_t, std::shared_ptr<Step>> running_ ABSL_GUARDED_BY(running_mu_);
 };
 
-Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker)
-    : cluster_(std::move(cluster)), job_(std::move(job)), task_(task), workers_(workers), local_worker_(local_worker) {}
+Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker,
+               const ResourceLimits& limits)
+    : cluster_(std::move(cluster)),
+      job_(std::move(job)),
+      task_(task),
+      workers_(workers),
+      local_worker_(local_worker),
+      limits_(limits) {}
 
 Master::~Master() = default;
 
@@ -431,7 +441,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_,
-                                                 req.config());
+                                                 req.config(), limits_);
   TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
@@ -448,7 +458,29 @@ void Master::RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, Canc
                           StepDone done) {
   absl::StatusOr<std::shared_ptr<MasterSession>> session = Find(req->session_handle());
   if (!session.ok()) return done(session.status());
-  (*session)->RunAsync(req, resp, client_cancel, std::move(done));
+  // Counted before any work: a flood of steps is refused instead of queueing.
+  const int64_t running = running_steps_.fetch_add(1) + 1;
+  if (running > limits_.max_concurrent_steps) {
+    running_steps_.fetch_sub(1);
+    return done(absl::ResourceExhaustedError(absl::StrCat("step refused: ", running - 1,
+                                                          " steps are running, the max_concurrent_steps limit is ",
+                                                          limits_.max_concurrent_steps)));
+  }
+  (*session)->RunAsync(req, resp, client_cancel, [this, done = std::move(done)](const absl::Status& s) {
+    running_steps_.fetch_sub(1);
+    done(s);
+  });
+}
+
+absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp) {
+  absl::Notification finished;
+  absl::Status status;
+  RunStepAsync(&req, resp, nullptr, [&](const absl::Status& s) {
+    status = s;
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return status;
 }
 
 absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionResponse*) {

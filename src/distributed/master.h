@@ -5,6 +5,7 @@
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_MASTER_H_
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "distributed/worker.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/proto/master.pb.h"
 
 namespace tw {
@@ -27,8 +29,10 @@ using StepDone = std::function<void(const absl::Status&)>;
 class Master {
  public:
   // The master of task (job, task) of `cluster`, reaching every task through `workers`;
-  // `local_worker` is that task's own worker.
-  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker);
+  // `local_worker` is that task's own worker. Graphs, feeds and concurrent steps are held
+  // to `limits`.
+  Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker,
+         const ResourceLimits& limits = {});
   ~Master();
 
   absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
@@ -38,6 +42,8 @@ class Master {
   // (may be null) fires — the client went away — the step is aborted on every task.
   void RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, CancellationManager* client_cancel,
                     StepDone done);
+  // The same, waiting for the step (for callers that may block).
+  absl::Status RunStep(const RunStepRequest& req, RunStepResponse* resp);
   absl::Status CloseSession(const CloseSessionRequest& req, CloseSessionResponse* resp);
   absl::Status ListDevices(const ListDevicesRequest& req, ListDevicesResponse* resp);
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp);
@@ -50,6 +56,8 @@ class Master {
   const int task_;
   WorkerCache* workers_;
   Worker* local_worker_;
+  const ResourceLimits limits_;
+  std::atomic<int64_t> running_steps_{0};
   // Runs what may block: preparing a new signature, aborting and cleaning up steps.
   ThreadPool rpc_pool_{"master_rpc", 16};
   absl::Mutex mu_;

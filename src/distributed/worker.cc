@@ -92,12 +92,14 @@ absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, i
 
 }  // namespace
 
-Worker::Worker(const std::string& job, int task, WorkerCache* cache, int intra_op_threads, int inter_op_threads)
+Worker::Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits,
+               int intra_op_threads, int inter_op_threads)
     : job_(job),
       task_(task),
       task_name_(absl::StrCat("/job:", job, "/replica:0/task:", task)),
       incarnation_(absl::Uniform<uint64_t>(absl::BitGen(), 1, UINT64_MAX)),
       cache_(cache),
+      limits_(limits),
       devices_(DeviceMgr::CreateLocal(job, task, intra_op_threads)),
       inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", inter_op_threads)) {}
 
@@ -117,7 +119,7 @@ absl::Status Worker::GetStatus(const GetStatusRequest&, GetStatusResponse* resp)
 
 absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) {
   FlowGraph graph;
-  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph));
+  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph, limits_));
   Device* device = nullptr;
   auto registered = std::make_shared<Registered>();
   for (Node* n : graph.nodes()) {
@@ -201,7 +203,7 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
   run->frame.rets.resize(run->graph->num_rets);
   for (const NamedTensor& feed : req.send()) {
     TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", run->graph->num_args));
-    TW_ASSIGN_OR_RETURN(run->frame.args[index], TensorFromProto(feed.tensor()));
+    TW_ASSIGN_OR_RETURN(run->frame.args[index], TensorFromProto(feed.tensor(), limits_.max_tensor_bytes));
   }
   for (const std::string& key : req.recv_key()) {
     if (absl::StartsWith(key, "ret:")) {

@@ -16,6 +16,7 @@
 #include "distributed/worker_interface.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "tensorweave/resource_limits.h"
 
 namespace tw {
 
@@ -23,9 +24,11 @@ class StepRendezvous;
 
 class Worker : public WorkerInterface {
  public:
-  // `cache` reaches the other tasks (for tensors this task receives from them).
-  // intra/inter_op_threads: the kernels' thread pools (<= 0: one thread per core).
-  Worker(const std::string& job, int task, WorkerCache* cache, int intra_op_threads = 0, int inter_op_threads = 0);
+  // `cache` reaches the other tasks (for tensors this task receives from them). Graphs
+  // and feeds are held to `limits`; intra/inter_op_threads size the kernels' thread pools
+  // (<= 0: one thread per core).
+  Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits = {},
+         int intra_op_threads = 0, int inter_op_threads = 0);
   ~Worker() override;
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
@@ -61,6 +64,7 @@ class Worker : public WorkerInterface {
   const std::string task_name_;
   const uint64_t incarnation_;
   WorkerCache* cache_;
+  const ResourceLimits limits_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
 

@@ -9,11 +9,37 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "tensor/tensor_proto.h"
 #include "tensorweave/status.h"
 
 namespace tw {
 
-absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph) {
+absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const ResourceLimits& limits) {
+  const int64_t nodes = int64_t{existing_nodes} + def.node_size();
+  if (nodes > limits.max_graph_nodes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("graph of ", nodes, " nodes is over the max_graph_nodes limit of ", limits.max_graph_nodes));
+  }
+  const int64_t bytes = static_cast<int64_t>(def.ByteSizeLong());
+  if (bytes > limits.max_graph_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("GraphDef of ", bytes, " bytes is over the max_graph_bytes limit of ", limits.max_graph_bytes));
+  }
+  for (const NodeDef& node : def.node()) {
+    for (const auto& [name, value] : node.attr()) {
+      if (value.value_case() != AttrValue::kTensor) continue;
+      if (auto s = CheckTensorProtoBytes(value.tensor(), limits.max_tensor_bytes);
+          absl::IsResourceExhausted(s)) {
+        return NodeError(node.name(), node.op(),
+                         absl::ResourceExhaustedError(absl::StrCat("attr '", name, "': ", s.message())));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits) {
+  TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
   const int n = def.node_size();
   absl::flat_hash_map<std::string, int> index;  // name -> position in def
   for (int i = 0; i < n; ++i) {

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "tensorweave/resource_limits.h"
 
 namespace tw {
 
@@ -14,7 +15,12 @@ namespace tw {
 // missing or mistyped attr, an input naming no node, a cycle, a duplicate name, a dtype
 // mismatch on an edge, a shape function's complaint. On error `graph` is left unchanged
 // only for errors found before the first node is added (all structural checks).
-absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph);
+// `limits` (max_graph_nodes counting the nodes already in `graph`, max_graph_bytes,
+// max_tensor_bytes for every tensor attr) are checked first: ResourceExhausted, with
+// nothing allocated for a constant that declares a huge shape.
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits = {});
+// The limits check on its own.
+absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const ResourceLimits& limits);
 
 // Parses a GraphDef from binary or text format (text when `text` is true).
 absl::StatusOr<GraphDef> ParseGraphDef(const std::string& bytes, bool text);

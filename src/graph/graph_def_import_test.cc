@@ -176,6 +176,38 @@ TEST(GraphDefImportTest, StructuralErrorsLeaveTheGraphUnchanged) {
   EXPECT_EQ(graph.num_nodes(), 0);
 }
 
+TEST(GraphDefImportTest, LimitsOnNodesBytesAndConstantsComeFirst) {
+  auto def = ParseGraphDef(R"(
+    node { name: 'a' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }
+           attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 1 } } } }
+    node { name: 'b' op: 'Identity' input: 'a' attr { key: 'T' value { type: DT_FLOAT } } }
+  )", /*text=*/true);
+  ASSERT_TRUE(def.ok());
+  ResourceLimits limits;
+  limits.max_graph_nodes = 1;
+  FlowGraph graph;
+  EXPECT_STATUS(ImportGraphDef(*def, &graph, limits), absl::StatusCode::kResourceExhausted,
+                "graph of 2 nodes is over the max_graph_nodes limit of 1");
+  limits = {};
+  limits.max_graph_bytes = 20;
+  EXPECT_STATUS(ImportGraphDef(*def, &graph, limits), absl::StatusCode::kResourceExhausted,
+                "bytes is over the max_graph_bytes limit of 20");
+  limits = {};
+  limits.max_tensor_bytes = 15;
+  EXPECT_STATUS(ImportGraphDef(*def, &graph, limits), absl::StatusCode::kResourceExhausted,
+                "node 'a' (Const): attr 'value': TensorProto: float32 [4] tensor of 16 bytes is over the "
+                "max_tensor_bytes limit of 15");
+  EXPECT_EQ(graph.num_nodes(), 0);
+  limits.max_tensor_bytes = 16;
+  limits.max_graph_nodes = 2;
+  EXPECT_TRUE(ImportGraphDef(*def, &graph, limits).ok());
+  // Nodes already in the graph count towards max_graph_nodes.
+  auto more = ParseGraphDef("node { name: 'c' op: 'Identity' input: 'b' attr { key: 'T' value { type: DT_FLOAT } } }",
+                            /*text=*/true);
+  EXPECT_STATUS(ImportGraphDef(*more, &graph, limits), absl::StatusCode::kResourceExhausted,
+                "graph of 3 nodes is over the max_graph_nodes limit of 2");
+}
+
 TEST(GraphDefImportTest, NodesInAnyOrder) {
   FlowGraph graph;
   absl::Status s = ImportText(Identity("z", "y") + N(R"(name: "n" op: "NoOp" input: "^z")") +

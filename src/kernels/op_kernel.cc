@@ -68,7 +68,8 @@ absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int i, const TensorShap
     return absl::ResourceExhaustedError(
         absl::StrCat("output ", i, " of shape ", shape.DebugString(), " is too large"));
   }
-  outputs_[i] = Tensor(dtype, shape);
+  // ResourceExhausted rather than std::bad_alloc when a run-time shape is too big for memory.
+  TW_ASSIGN_OR_RETURN(outputs_[i], Tensor::Allocate(dtype, shape));
   return &outputs_[i];
 }
 

@@ -61,7 +61,9 @@ absl::Status PlaceGraph(FlowGraph& graph, const std::vector<DeviceName>& devices
   absl::flat_hash_map<int, std::vector<Node*>> members;
   for (int i = 0; i < n; ++i) members[groups.Find(i)].push_back(nodes[i]);
 
-  for (auto& [root, group] : members) {
+  for (auto& member : members) {
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in `pick`.
+    std::vector<Node*>& group = member.second;
     // Merge the requests of the group; conflicting requests are an error.
     DeviceName request;
     const Node* requester = nullptr;

@@ -56,7 +56,15 @@ absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, const TensorShape& shape) {
     return absl::ResourceExhaustedError(
         absl::StrCat("tensor of shape ", shape.DebugString(), " is too large"));
   }
-  return Tensor(dtype, shape);
+  try {
+    return Tensor(dtype, shape);
+  } catch (const std::bad_alloc&) {
+    // A shape computed at run time (Fill, Zeros...) may ask for more than the machine
+    // has: fail the step, not the process.
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory allocating a ", DTypeName(dtype), " tensor of shape ",
+                                                     shape.DebugString(), " (", shape.num_elements() * DTypeSize(dtype),
+                                                     " bytes)"));
+  }
 }
 
 Tensor Tensor::Resource(ResourceHandle handle) {
@@ -118,10 +126,15 @@ void AppendNested(std::string* out, const T* data, absl::Span<const int64_t> dim
     --*budget;
     return;
   }
+  // Below an empty dim there are no values to count against the budget, so the empty
+  // sub-arrays are counted instead: [1000000,1000000,0] must not print 10^12 "[]"s.
+  bool empty_below = false;
+  for (size_t k = d + 1; k < dims.size(); ++k) empty_below |= dims[k] == 0;
   out->push_back('[');
   for (int64_t i = 0; i < dims[d]; ++i) {
     if (*budget <= 0) {
       out->append("...");
+      if (empty_below) break;
       int64_t rest = 1;
       for (size_t k = d + 1; k < dims.size(); ++k) rest *= dims[k];
       *index += (dims[d] - i) * rest;
@@ -129,6 +142,7 @@ void AppendNested(std::string* out, const T* data, absl::Span<const int64_t> dim
     }
     if (i > 0) out->push_back(' ');
     AppendNested(out, data, dims, d + 1, index, budget);
+    if (empty_below) --*budget;
   }
   out->push_back(']');
 }

@@ -93,9 +93,26 @@ TensorProto TensorToProto(const Tensor& tensor) {
   return proto;
 }
 
-absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto) {
+absl::Status CheckTensorBytes(DType dtype, const TensorShape& shape, int64_t max_bytes,
+                              absl::string_view what) {
+  // num_elements() <= 2^40 and an element is at most 8 bytes: no overflow.
+  const int64_t bytes = shape.num_elements() * static_cast<int64_t>(DTypeSize(dtype));
+  if (bytes <= max_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(what, ": ", DTypeName(dtype), " ", shape.DebugString(),
+                                                   " tensor of ", bytes, " bytes is over the max_tensor_bytes limit of ",
+                                                   max_bytes));
+}
+
+absl::Status CheckTensorProtoBytes(const TensorProto& proto, int64_t max_bytes) {
   TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(proto.dtype()));
   TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShapeFromProto(proto.tensor_shape()));
+  return CheckTensorBytes(dtype, shape, max_bytes, "TensorProto");
+}
+
+absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_bytes) {
+  TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(proto.dtype()));
+  TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShapeFromProto(proto.tensor_shape()));
+  TW_RETURN_IF_ERROR(CheckTensorBytes(dtype, shape, max_bytes, "TensorProto"));
   if (dtype == DType::kResource) {
     if (shape.num_elements() != 1 || proto.resource_handle_val_size() != 1) {
       return absl::InvalidArgumentError("a resource TensorProto must hold one scalar handle");

@@ -38,7 +38,15 @@ absl::StatusOr<TensorShape> TensorShape::Build(absl::Span<const int64_t> dims) {
 }
 
 void TensorShape::Recount() {
+  // With a zero dim the other dims may be huge (Build allows [10^17,105,0]): their
+  // product would overflow, so it is never formed.
   num_elements_ = 1;
+  for (int64_t d : dims_) {
+    if (d == 0) {
+      num_elements_ = 0;
+      return;
+    }
+  }
   for (int64_t d : dims_) num_elements_ *= d;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <limits>
 
 #include "tensor/tensor_proto.h"
@@ -40,6 +41,13 @@ TEST(TensorShapeTest, ScalarVectorAndZeroSize) {
   s.set_dim(3, 0);
   EXPECT_EQ(s.num_elements(), 0);
   EXPECT_NE(s, TensorShape({2, 2, 4, 5}));
+}
+
+TEST(TensorShapeTest, HugeDimsBeforeAZeroDimCountZeroWithoutOverflow) {
+  // Found by fuzzing (UBSan: signed overflow in the element count).
+  auto shape = TensorShape::Build({int64_t{162784403965575000}, 105, 0});
+  ASSERT_TRUE(shape.ok());
+  EXPECT_EQ(shape->num_elements(), 0);
 }
 
 TEST(TensorShapeTest, BuildValidates) {
@@ -203,6 +211,8 @@ TEST(TensorTest, DebugString) {
   EXPECT_EQ(F64({2}, {0.5, -1.25}).DebugString(), "float64 [2] [0.5 -1.25]");
   EXPECT_EQ(I32({0}, {}).DebugString(), "int32 [0] []");
   EXPECT_EQ(Tensor(DType::kInt32, TensorShape({2, 0})).DebugString(), "int32 [2,0] [[] []]");
+  // Empty sub-arrays count against max_entries (found by fuzzing: this never finished).
+  EXPECT_EQ(Tensor(DType::kFloat, TensorShape({1000000, 1000000, 0})).ValueString(3), "[[[] [] []...]...]");
   EXPECT_EQ(I32({5}, {1, 2, 3, 4, 5}).DebugString(3), "int32 [5] [1 2 3...]");
   EXPECT_EQ(I32({2, 3}, {1, 2, 3, 4, 5, 6}).ValueString(4), "[[1 2 3] [4...]]");
   EXPECT_EQ(Tensor::Resource({"/cpu:0", "c", "v"}).DebugString(),
@@ -355,6 +365,30 @@ TEST(TensorProtoTest, MalformedProtos) {
                 "one scalar handle");
   EXPECT_STATUS(TensorFromProto(Typed(DT_RESOURCE, {})).status(),
                 absl::StatusCode::kInvalidArgument, "one scalar handle");
+}
+
+TEST(TensorProtoTest, MaxBytesIsCheckedFromTheDeclaredShapeBeforeAllocating) {
+  TensorProto splat = Typed(DT_FLOAT, {4, 4});
+  splat.add_float_val(2);
+  EXPECT_EQ(ValueOrThrow(TensorFromProto(splat, 64)).NumElements(), 16);
+  EXPECT_STATUS(TensorFromProto(splat, 63).status(), absl::StatusCode::kResourceExhausted,
+                "TensorProto: float32 [4,4] tensor of 64 bytes is over the max_tensor_bytes limit of 63");
+  // A few bytes declaring 4 TiB: refused by the default limit, nothing allocated.
+  TensorProto huge = Typed(DT_FLOAT, {int64_t{1} << 20, int64_t{1} << 20});
+  huge.add_float_val(1);
+  EXPECT_STATUS(TensorFromProto(huge).status(), absl::StatusCode::kResourceExhausted,
+                "tensor of 4398046511104 bytes is over the max_tensor_bytes limit of 4294967296");
+  EXPECT_STATUS(CheckTensorProtoBytes(huge, int64_t{1} << 50), absl::StatusCode::kOk, "");
+}
+
+TEST(TensorTest, AllocationBeyondMemoryIsResourceExhausted) {
+  // Under overcommit mode 1 the kernel grants any mapping and touching it would OOM.
+  std::ifstream overcommit("/proc/sys/vm/overcommit_memory");
+  int mode = 0;
+  if (overcommit >> mode && mode == 1) GTEST_SKIP() << "vm.overcommit_memory=1 grants any allocation";
+  // 2^40 floats (4 TiB): a valid shape, but no machine here has the memory.
+  EXPECT_STATUS(Tensor::Allocate(DType::kFloat, TensorShape({int64_t{1} << 20, int64_t{1} << 20})).status(),
+                absl::StatusCode::kResourceExhausted, "out of memory allocating a float32 tensor of shape [1048576,1048576]");
 }
 
 TEST(TensorProtoTest, Shapes) {

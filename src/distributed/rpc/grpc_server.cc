@@ -109,9 +109,9 @@ class GrpcServer : public Server {
  public:
   GrpcServer(ClusterSpec cluster, std::string job, int task, std::string address, const ServerOptions& options)
       : address_(std::move(address)),
-        cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms)),
-        worker_(job, task, &cache_, options.intra_op_threads, options.inter_op_threads),
-        master_(cluster, job, task, &cache_, &worker_),
+        cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms), options.limits.max_tensor_bytes),
+        worker_(job, task, &cache_, options.limits, options.intra_op_threads, options.inter_op_threads),
+        master_(cluster, job, task, &cache_, &worker_, options.limits),
         worker_service_(&worker_),
         master_service_(&master_) {
     cache_.SetLocalWorker(job, task, &worker_);

@@ -10,12 +10,13 @@ namespace {
 class GrpcWorker : public WorkerInterface {
  public:
   GrpcWorker(const std::string& task, const std::string& address, absl::Duration timeout,
-             const ClientCredentials& credentials)
+             const ClientCredentials& credentials, int64_t max_tensor_bytes)
       : who_(absl::StrCat("task ", task, " at ", address)),
         channel_(MakeChannel(address, credentials)),
         stub_(WorkerService::NewStub(channel_)),
         generic_stub_(channel_),
-        timeout_(timeout) {}
+        timeout_(timeout),
+        max_tensor_bytes_(max_tensor_bytes) {}
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override {
     return Call(&WorkerService::Stub::GetStatus, req, resp);
@@ -36,7 +37,7 @@ class GrpcWorker : public WorkerInterface {
   }
   void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
                        RecvTensorDone done) override {
-    StartRecvTensorCall(&generic_stub_, req, timeout_, cancellation, who_, std::move(done));
+    StartRecvTensorCall(&generic_stub_, req, timeout_, max_tensor_bytes_, cancellation, who_, std::move(done));
   }
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override {
     return Call(&WorkerService::Stub::CleanupGraph, req, resp);
@@ -59,12 +60,13 @@ class GrpcWorker : public WorkerInterface {
   std::unique_ptr<WorkerService::Stub> stub_;
   grpc::GenericStub generic_stub_;  // For RecvTensor's raw messages.
   const absl::Duration timeout_;
+  const int64_t max_tensor_bytes_;
 };
 
 }  // namespace
 
-GrpcWorkerCache::GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout)
-    : cluster_(std::move(cluster)), timeout_(timeout) {}
+GrpcWorkerCache::GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout, int64_t max_tensor_bytes)
+    : cluster_(std::move(cluster)), timeout_(timeout), max_tensor_bytes_(max_tensor_bytes) {}
 
 GrpcWorkerCache::~GrpcWorkerCache() = default;
 
@@ -86,7 +88,7 @@ absl::StatusOr<WorkerInterface*> GrpcWorkerCache::GetWorker(const std::string& j
   if (worker == nullptr) {
     TW_ASSIGN_OR_RETURN(std::string address, cluster_.address(job, task));
     worker = std::make_unique<GrpcWorker>(absl::StrCat("/job:", job, "/replica:0/task:", task), address, timeout_,
-                                          credentials_);
+                                          credentials_, max_tensor_bytes_);
   }
   return worker.get();
 }

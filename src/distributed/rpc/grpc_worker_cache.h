@@ -11,14 +11,17 @@
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/worker_interface.h"
 #include "tensorweave/cluster_spec.h"
+#include "tensorweave/resource_limits.h"
 
 namespace tw {
 
 class GrpcWorkerCache : public WorkerCache {
  public:
   // Every call carries `timeout` as its deadline; a task that does not answer in time
-  // gives DeadlineExceeded, one that is down gives Unavailable, both naming the task.
-  GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout);
+  // gives DeadlineExceeded, one that is down gives Unavailable, both naming the task. A
+  // tensor received of more than `max_tensor_bytes` is refused (ResourceExhausted).
+  GrpcWorkerCache(ClusterSpec cluster, absl::Duration timeout,
+                  int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes);
   ~GrpcWorkerCache() override;
   absl::StatusOr<WorkerInterface*> GetWorker(const std::string& job, int task) override;
   // Calls to (job, task) go straight to `worker` in this process, skipping gRPC (the
@@ -30,6 +33,7 @@ class GrpcWorkerCache : public WorkerCache {
  private:
   const ClusterSpec cluster_;
   const absl::Duration timeout_;
+  const int64_t max_tensor_bytes_;
   absl::Mutex mu_;
   std::map<std::pair<std::string, int>, std::unique_ptr<WorkerInterface>> workers_ ABSL_GUARDED_BY(mu_);
   std::pair<std::string, int> local_key_ ABSL_GUARDED_BY(mu_);

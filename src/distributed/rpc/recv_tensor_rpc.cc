@@ -68,11 +68,12 @@ class RecvTensorReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 class RecvTensorCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  RecvTensorCall(CancellationManager* cancellation, std::string who, RecvTensorDone done)
+  RecvTensorCall(CancellationManager* cancellation, std::string who, RecvTensorDone done, int64_t max_tensor_bytes)
       : context_(std::make_shared<grpc::ClientContext>()),
         cancellation_(cancellation),
         who_(std::move(who)),
-        done_(std::move(done)) {}
+        done_(std::move(done)),
+        reader_(max_tensor_bytes) {}
 
   void Start(grpc::GenericStub* stub, const RecvTensorRequest& req, absl::Duration timeout) {
     context_->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
@@ -125,8 +126,9 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorReactor(WorkerInterface
 }
 
 void StartRecvTensorCall(grpc::GenericStub* stub, const RecvTensorRequest& req, absl::Duration timeout,
-                         CancellationManager* cancellation, const std::string& who, RecvTensorDone done) {
-  (new RecvTensorCall(cancellation, who, std::move(done)))->Start(stub, req, timeout);
+                         int64_t max_tensor_bytes, CancellationManager* cancellation, const std::string& who,
+                         RecvTensorDone done) {
+  (new RecvTensorCall(cancellation, who, std::move(done), max_tensor_bytes))->Start(stub, req, timeout);
 }
 
 }  // namespace tw

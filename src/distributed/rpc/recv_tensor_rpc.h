@@ -24,9 +24,10 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorReactor(WorkerInterface
 
 // Starts pulling a tensor from the task behind `stub`; `done` runs once, on a gRPC
 // thread, with the tensor or an error (`who` names the task in transport errors). A
-// `cancellation` that fires cancels the call.
+// `cancellation` that fires cancels the call. A tensor of more than `max_tensor_bytes`
+// is refused from its header (ResourceExhausted).
 void StartRecvTensorCall(grpc::GenericStub* stub, const RecvTensorRequest& req, absl::Duration timeout,
-                         CancellationManager* cancellation, const std::string& who, RecvTensorDone done);
+                         int64_t max_tensor_bytes, CancellationManager* cancellation, const std::string& who, RecvTensorDone done);
 
 }  // namespace tw
 

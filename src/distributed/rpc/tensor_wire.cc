@@ -145,10 +145,11 @@ absl::Status TensorChunkReader::StartTensor(const std::string& meta_bytes) {
   if (!meta.ParseFromString(meta_bytes)) return absl::DataLossError("tensor stream header does not parse");
   TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(meta.dtype()));
   if (dtype == DType::kResource) {
-    TW_ASSIGN_OR_RETURN(tensor_, TensorFromProto(meta));
+    TW_ASSIGN_OR_RETURN(tensor_, TensorFromProto(meta, max_bytes_));
     total_ = 0;
   } else {
     TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShapeFromProto(meta.tensor_shape()));
+    TW_RETURN_IF_ERROR(CheckTensorBytes(dtype, shape, max_bytes_, "received tensor"));
     TW_ASSIGN_OR_RETURN(tensor_, Tensor::Allocate(dtype, shape));
     total_ = tensor_.TotalBytes();
   }

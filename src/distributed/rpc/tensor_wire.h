@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
@@ -37,6 +38,8 @@ class TensorChunkWriter {
 
 class TensorChunkReader {
  public:
+  // A header declaring more than `max_bytes` is ResourceExhausted, before allocating.
+  explicit TensorChunkReader(int64_t max_bytes = ResourceLimits{}.max_tensor_bytes) : max_bytes_(max_bytes) {}
   // Consumes the next message. DataLoss for anything but the well-formed next message
   // of one tensor: data before the header, a second header, unknown fields, more bytes
   // than the header's shape holds. The header is validated (dtype, shape, size limits)
@@ -48,6 +51,7 @@ class TensorChunkReader {
 
  private:
   absl::Status StartTensor(const std::string& meta_bytes);
+  const int64_t max_bytes_;
   bool has_meta_ = false;
   Tensor tensor_;
   size_t total_ = 0, filled_ = 0;

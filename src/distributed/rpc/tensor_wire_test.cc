@@ -118,5 +118,14 @@ TEST(TensorWireTest, MalformedStreamsAreDataLoss) {
   EXPECT_STATUS(DecodeError({huge.SerializeAsString()}), absl::StatusCode::kResourceExhausted, "more than");
 }
 
+TEST(TensorWireTest, HeaderOverMaxBytesIsRefusedBeforeAllocating) {
+  const Tensor t(DType::kInt32, TensorShape({300}));
+  std::vector<std::string> messages = Encode(t);
+  TensorChunkReader at_limit(1200), under(1199);
+  EXPECT_TRUE(at_limit.Add({messages[0]}).ok());
+  EXPECT_STATUS(under.Add({messages[0]}), absl::StatusCode::kResourceExhausted,
+                "received tensor: int32 [300] tensor of 1200 bytes is over the max_tensor_bytes limit of 1199");
+}
+
 }  // namespace
 }  // namespace tw

@@ -1,0 +1,131 @@
+// Writes the seed corpus (valid inputs) of every fuzz target into fuzz/corpus/<target>/:
+//   build/fuzz/tw_fuzz_seed_corpus fuzz/corpus
+// Its output is checked in; rerun it when a target's input format changes.
+#include <grpcpp/support/byte_buffer.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "distributed/rpc/tensor_wire.h"
+#include "fuzz/fuzz_util.h"
+#include "graph/graph_def_import.h"
+#include "tensor/tensor_proto.h"
+#include "tensorweave/tensorweave.h"
+#include "train/checkpoint_writer.h"
+
+namespace tw::fuzz {
+namespace {
+
+std::filesystem::path root;
+
+void Write(const std::string& target, const std::string& name, const std::string& bytes) {
+  std::filesystem::create_directories(root / target);
+  std::ofstream(root / target / name, std::ios::binary) << bytes;
+}
+
+Tensor FloatVector(std::vector<float> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return ValueOrThrow(Tensor::FromVector<float>(values, TensorShape({n})));
+}
+
+std::vector<Tensor> SampleTensors() {
+  Tensor matrix(DType::kInt32, TensorShape({2, 3}));
+  for (int i = 0; i < 6; ++i) matrix.data<int32_t>()[i] = i - 2;
+  Tensor flags(DType::kBool, TensorShape({3}));
+  flags.data<bool>()[0] = true, flags.data<bool>()[1] = false, flags.data<bool>()[2] = true;
+  Tensor big(DType::kInt64, TensorShape({}));
+  big.data<int64_t>()[0] = int64_t{1} << 40;
+  Tensor d(DType::kDouble, TensorShape({2}));
+  d.data<double>()[0] = 0.5, d.data<double>()[1] = -1e300;
+  Tensor empty(DType::kFloat, TensorShape({0, 4}));
+  return {FloatVector({1.5f, -2, 3}), matrix, flags, big, d, empty};
+}
+
+// The tensor_wire target's framing: 2-byte little-endian length, then the message.
+std::string Frame(const grpc::ByteBuffer& message) {
+  std::vector<grpc::Slice> slices;
+  (void)message.Dump(&slices);
+  std::string bytes;
+  for (const auto& s : slices) bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return std::string{static_cast<char>(bytes.size() & 0xff), static_cast<char>(bytes.size() >> 8)} + bytes;
+}
+
+NamedTensor Named(const std::string& name, const Tensor& t) {
+  NamedTensor n;
+  n.set_name(name);
+  *n.mutable_tensor() = TensorToProto(t);
+  return n;
+}
+
+void WriteAll() {
+  const std::vector<Tensor> tensors = SampleTensors();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    Write("tensor_proto", absl::StrCat("tensor_", i), TensorToProto(tensors[i]).SerializeAsString());
+    TensorChunkWriter writer(tensors[i]);
+    std::string stream;
+    for (grpc::ByteBuffer message; writer.Next(&message);) stream += Frame(message);
+    Write("tensor_wire", absl::StrCat("tensor_", i), stream);
+  }
+  TensorProto repeated;  // One value filling a shape (TensorFlow's compressed constants).
+  repeated.set_dtype(DT_FLOAT);
+  *repeated.mutable_tensor_shape() = ShapeToProto(PartialShape({4, 4}));
+  repeated.add_float_val(7);
+  Write("tensor_proto", "repeated_value", repeated.SerializeAsString());
+  Write("tensor_proto", "resource", TensorToProto(Tensor::Resource({"/cpu:0", "", "v"})).SerializeAsString());
+
+  Write("graph_def", "session_graph", SessionGraph().SerializeAsString());
+  Write("graph_def", "partition_graph", PartitionGraph().SerializeAsString());
+  for (const char* file : {"mean.pbtxt", "shared_counter.pbtxt"}) {
+    auto def = ReadGraphDefFile(std::string(TW_SOURCE_DIR "/examples/graphs/") + file);
+    if (def.ok()) Write("graph_def", file, def->SerializeAsString());
+  }
+
+  RunStepRequest step;
+  *step.add_feed() = Named("x:0", FloatVector({1, 2, 3}));
+  step.add_fetch("y:0");
+  step.add_fetch("Sum:0");
+  Write("master_run_step", "feed_x_fetch_y", step.SerializeAsString());
+  RunStepRequest init;
+  init.add_target("init");
+  Write("master_run_step", "init", init.SerializeAsString());
+  RunStepRequest ints;
+  *ints.add_feed() = Named("n:0", Tensor::Scalar<int32_t>(4));
+  ints.add_fetch("m:0");
+  Write("master_run_step", "feed_n_fetch_m", ints.SerializeAsString());
+
+  RunGraphRequest run;
+  run.set_step_id(1);
+  *run.add_send() = Named("arg:0", FloatVector({1, 2}));
+  *run.add_send() = Named("arg:1", Tensor::Scalar<int32_t>(5));
+  run.add_recv_key("ret:0");
+  run.add_recv_key("ret:1");
+  Write("worker_run_graph", "both_args", run.SerializeAsString());
+
+  Write("cluster_spec", "one_job", "local|localhost:2222;localhost:2223");
+  Write("cluster_spec", "two_jobs", "ps|h:1,worker|h:2;h:3\n/job:ps/task:0");
+  Write("cluster_spec", "devices", "/job:worker/replica:0/task:1/device:CPU:0\n/cpu:0");
+  Write("cluster_spec", "tf_config",
+        R"({"cluster": {"ps": ["h:1"], "worker": {"0": "h:2", "1": "h:3"}}, "task": {"type": "worker", "index": 1}})");
+
+  const std::string ckpt = (std::filesystem::temp_directory_path() / "tw_seed_checkpoint").string();
+  std::vector<checkpoint::NamedTensor> named;
+  for (size_t i = 0; i < tensors.size(); ++i) named.push_back({absl::StrCat("var_", i), tensors[i]});
+  if (auto s = checkpoint::WriteCheckpoint(ckpt, named); !s.ok()) throw StatusError(s);
+  std::ifstream in(ckpt, std::ios::binary);
+  Write("checkpoint", "six_tensors", std::string(std::istreambuf_iterator<char>(in), {}));
+  std::filesystem::remove(ckpt);
+}
+
+}  // namespace
+}  // namespace tw::fuzz
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: tw_fuzz_seed_corpus DIR\n";
+    return 2;
+  }
+  tw::fuzz::root = argv[1];
+  tw::fuzz::WriteAll();
+  return 0;
+}
