@@ -289,6 +289,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, RunStepResponse* resp,
                   CancellationManager* client_cancel, StepDone done) {
     const size_t n = prepared->parts.size();
+    if (n == 0) return done(absl::InternalError("the step has no partition to run"));
     auto step = std::make_shared<Step>();
     step->step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
     step->prepared = std::move(prepared);
