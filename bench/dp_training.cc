@@ -27,7 +27,53 @@ constexpr int kBatch = 128;
 
 struct Options {
   int workers = 2, steps = 100, repeats = 5, warmup = 30;
+  bool in_graph = false;
 };
+
+// Times `o.repeats` runs of `o.steps` calls of `step` (after o.warmup), as examples/s.
+template <typename Fn>
+std::vector<double> TimeRepeats(const Options& o, Fn&& step) {
+  for (int i = 0; i < o.warmup; ++i) step();
+  std::vector<double> examples_per_s;
+  for (int r = 0; r < o.repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < o.steps; ++i) step();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    examples_per_s.push_back(static_cast<double>(o.steps) * kBatch * o.workers / secs);
+  }
+  return examples_per_s;
+}
+
+// In-graph replication (seed 003): one client; the variables, the mean of the gradients
+// and Adam on the ps; a tower per worker computing the gradients of its own batch, which
+// stays on the worker (as each PyTorch process holds its own).
+std::vector<double> RunInGraph(const tw::ClusterSpec& cluster, const Options& o) {
+  tw::Graph g;
+  g.set_seed(1);
+  tw::AdamOptimizer adam(0.001);
+  tw::bench::MlpParams params;
+  tw::Variable step;
+  {
+    auto on = g.device("/job:ps/task:0");
+    params = tw::bench::MakeMlpParams(g);
+    step = tw::get_or_create_global_step(g);
+  }
+  std::vector<tw::GradsAndVars> tower_grads;
+  for (int t = 0; t < o.workers; ++t) {
+    auto on = g.device("/job:worker/task:" + std::to_string(t));
+    tw::bench::MlpData data = tw::bench::MlpBatchData(kBatch, 5 + t);
+    tower_grads.push_back(adam.compute_gradients(
+        tw::bench::MlpLoss(params, tw::constant(g, data.x), tw::constant(g, data.labels))));
+  }
+  tw::Operation train;
+  {
+    auto on = g.device("/job:ps/task:0");
+    train = adam.apply_gradients(tw::average_gradients(tower_grads), &step);
+  }
+  tw::Session sess(g, "grpc://" + *cluster.address("ps", 0));
+  sess.run(tw::global_variables_initializer(g));
+  return TimeRepeats(o, [&] { sess.run(train); });
+}
 
 // Worker `task`'s client: trains until the chief (task 0) has made warmup + repeats *
 // steps global steps, timing each repeat; the others end when the chief stops the sync
@@ -165,6 +211,7 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--repeats")) o.repeats = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--warmup")) o.warmup = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--profile")) profile = std::atoi(argv[i + 1]) != 0;
+    if (!std::strcmp(argv[i], "--mode")) o.in_graph = !std::strcmp(argv[i + 1], "in_graph");
   }
   if (o.workers < 1 || o.steps < 1 || o.repeats < 1 || o.warmup < 0) {
     std::cerr << "dp_training: --workers, --steps and --repeats must be >= 1, --warmup >= 0\n";
@@ -181,11 +228,15 @@ int main(int argc, char** argv) {
       return 0;
     }
     std::vector<double> examples_per_s;
-    std::vector<std::thread> workers;
-    for (int t = 0; t < o.workers; ++t) {
-      workers.emplace_back([&, t] { RunWorker(cluster->spec(), t, o, &examples_per_s); });
+    if (o.in_graph) {
+      examples_per_s = RunInGraph(cluster->spec(), o);
+    } else {
+      std::vector<std::thread> workers;
+      for (int t = 0; t < o.workers; ++t) {
+        workers.emplace_back([&, t] { RunWorker(cluster->spec(), t, o, &examples_per_s); });
+      }
+      for (auto& w : workers) w.join();
     }
-    for (auto& w : workers) w.join();
     for (size_t r = 0; r < examples_per_s.size(); ++r) std::printf("repeat %zu: %.0f examples/s\n", r, examples_per_s[r]);
     std::sort(examples_per_s.begin(), examples_per_s.end());
     const double median = examples_per_s[examples_per_s.size() / 2];
