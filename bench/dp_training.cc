@@ -1,9 +1,12 @@
 // Examples/s of synchronous data-parallel training of the 784 -> 256 -> 10 MLP (Adam,
-// batch 128 per worker) on a local cluster of `tw server` processes: 1 ps + N workers on
-// loopback, between-graph replication (replica_device_setter, SyncReplicasOptimizer under
-// MonitoredTrainingSessions, one client thread per worker). The peer is
-// bench/torch_dp_training.py; bench/dp_training.sh runs both.
-//   dp_training [--workers N] [--steps S] [--repeats R] [--warmup W] [--profile 1]
+// batch 128 per worker, each worker's batch held on the worker) on a local cluster of
+// `tw server` processes, 1 ps + N workers on loopback, in one of two modes:
+//   sync_replicas (default): between-graph replication (replica_device_setter,
+//     SyncReplicasOptimizer under MonitoredTrainingSessions, one client thread per worker);
+//   in_graph: seed 003's in-graph replication (one client, a tower per worker, the mean
+//     gradient applied on the ps).
+// The peer is bench/torch_dp_training.py; bench/dp_training.sh runs both.
+//   dp_training [--mode M] [--workers N] [--steps S] [--repeats R] [--warmup W] [--profile 1]
 // Prints the examples/s of each repeat (S global steps) and their median. --profile 1
 // instead times the parts of a step on 1 ps + 1 worker, one session run each, driving
 // the sync loop by hand (see Profile).
@@ -85,15 +88,15 @@ void RunWorker(const tw::ClusterSpec& cluster, int task, const Options& o, std::
   tw::SyncReplicasOptimizer sync(adam, o.workers, o.workers);
   tw::Variable step;
   tw::Operation train;
-  tw::bench::Mlp mlp;
   {
     auto on = g.device(tw::replica_device_setter(cluster, "/job:worker/task:" + std::to_string(task)));
-    mlp = tw::bench::BuildMlp(g, kBatch);
+    // The batch stays on the worker, as each PyTorch process holds its own.
+    tw::bench::MlpData data = tw::bench::MlpBatchData(kBatch, 5 + task);
+    tw::bench::MlpParams params = tw::bench::MakeMlpParams(g);
     step = tw::get_or_create_global_step(g);
-    train = sync.minimize(mlp.loss, step);
+    train = sync.minimize(tw::bench::MlpLoss(params, tw::constant(g, data.x), tw::constant(g, data.labels)), step);
   }
   const tw::Output step_value = step.value();
-  const tw::FeedDict feeds = tw::bench::MlpBatch(mlp, kBatch, 5 + task);
   tw::MonitoredTrainingSessionOptions options;
   options.master = "grpc://" + *cluster.address("worker", task);
   options.is_chief = task == 0;
@@ -103,13 +106,13 @@ void RunWorker(const tw::ClusterSpec& cluster, int task, const Options& o, std::
   tw::MonitoredTrainingSession sess(g, options);
   if (task != 0) {
     try {
-      while (true) sess.run(train, feeds);
+      while (true) sess.run(train);
     } catch (const tw::StatusError& e) {
       if (!absl::IsOutOfRange(e.status())) throw;
     }
     return;
   }
-  auto global_step = [&] { return sess.run({step_value}, feeds, {train})[0].scalar<int64_t>(); };
+  auto global_step = [&] { return sess.run({step_value}, {}, {train})[0].scalar<int64_t>(); };
   int64_t at = global_step();
   while (at < o.warmup) at = global_step();
   for (int r = 0; r < o.repeats; ++r) {
@@ -211,7 +214,13 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--repeats")) o.repeats = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--warmup")) o.warmup = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--profile")) profile = std::atoi(argv[i + 1]) != 0;
-    if (!std::strcmp(argv[i], "--mode")) o.in_graph = !std::strcmp(argv[i + 1], "in_graph");
+    if (!std::strcmp(argv[i], "--mode")) {
+      o.in_graph = !std::strcmp(argv[i + 1], "in_graph");
+      if (!o.in_graph && std::strcmp(argv[i + 1], "sync_replicas") != 0) {
+        std::cerr << "dp_training: --mode must be in_graph or sync_replicas, not '" << argv[i + 1] << "'\n";
+        return 2;
+      }
+    }
   }
   if (o.workers < 1 || o.steps < 1 || o.repeats < 1 || o.warmup < 0) {
     std::cerr << "dp_training: --workers, --steps and --repeats must be >= 1, --warmup >= 0\n";
@@ -240,9 +249,9 @@ int main(int argc, char** argv) {
     for (size_t r = 0; r < examples_per_s.size(); ++r) std::printf("repeat %zu: %.0f examples/s\n", r, examples_per_s[r]);
     std::sort(examples_per_s.begin(), examples_per_s.end());
     const double median = examples_per_s[examples_per_s.size() / 2];
-    std::printf("tensorweave sync data-parallel MLP 784-256-10 Adam, 1 ps + %d worker(s), batch %d per worker: "
+    std::printf("tensorweave sync data-parallel (%s) MLP 784-256-10 Adam, 1 ps + %d worker(s), batch %d per worker: "
                 "%.0f examples/s median (%.2f ms/step)\n",
-                o.workers, kBatch, median, 1000.0 * kBatch * o.workers / median);
+                o.in_graph ? "in-graph" : "SyncReplicas", o.workers, kBatch, median, 1000.0 * kBatch * o.workers / median);
     std::printf("RESULT examples_per_s=%.1f\n", median);
   } catch (const tw::StatusError& e) {
     std::cerr << "dp_training: " << e.status() << "\n";

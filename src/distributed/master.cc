@@ -37,7 +37,7 @@ std::vector<int> SlotIndexes(const GraphDef& def, const std::string& op) {
 }
 
 // A small tensor that a task sends to the master's own task travels in that task's
-// RunGraph response instead of being pulled by a RecvTensor call: one round trip less
+// RunGraph response instead of being pulled by a RecvTensors call: one round trip less
 // on the step's critical path. Only for parts that receive nothing (they cannot wait on
 // the master's task, so returning their sends when they finish cannot deadlock) and whose
 // every send goes to the master's task with a known small size. Returns the rendezvous

@@ -1,5 +1,6 @@
 #include "distributed/worker.h"
 
+#include <algorithm>
 
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
@@ -12,50 +13,18 @@
 
 namespace tw {
 
-// The rendezvous of one step on this task: tensors sent here wait in a local table
-// (served to other tasks by RecvTensor); tensors sent by another task are pulled from it,
-// unless the master said it delivers them (then they arrive in the local table).
+// The rendezvous of one step on this task: a local table. Tensors sent here wait in it
+// (served to other tasks by RecvTensors); tensors sent by another task arrive in it,
+// pulled by StartPulling or handed over by the master (master_delivered_key).
 class StepRendezvous : public Rendezvous {
  public:
-  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* cache)
-      : step_id_(step_id), task_prefix_(std::move(task_name) + "/"), cache_(cache) {}
-
   absl::Status Send(const std::string& key, const Tensor& value) override { return local_.Send(key, value); }
-
   void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) override {
-    const std::string src_device = key.substr(0, key.find(';'));
-    if (absl::StartsWith(src_device, task_prefix_) || IsDelivered(key)) {
-      local_.RecvAsync(key, cancellation, std::move(done));
-      return;
-    }
-    auto src = DeviceName::Parse(src_device);
-    if (!src.ok() || !src->has_job || !src->has_task) {
-      done(absl::InternalError(absl::StrCat("bad source device in rendezvous key '", key, "'")), Tensor());
-      return;
-    }
-    auto worker = cache_->GetWorker(src->job, src->task);
-    if (!worker.ok()) {
-      done(worker.status(), Tensor());
-      return;
-    }
-    RecvTensorRequest req;
-    req.set_step_id(step_id_);
-    req.set_rendezvous_key(key);
-    (*worker)->RecvTensorAsync(req, cancellation, std::move(done));
+    local_.RecvAsync(key, cancellation, std::move(done));
   }
-
   void StartAbort(const absl::Status& status) override {
     local_.StartAbort(status);
     cancellation_.StartCancel();
-  }
-
-  void ExpectDelivered(const std::string& key) {
-    absl::MutexLock lock(&delivered_mu_);
-    delivered_.insert(key);
-  }
-  bool IsDelivered(const std::string& key) {
-    absl::MutexLock lock(&delivered_mu_);
-    return delivered_.contains(key);
   }
 
   LocalRendezvous& local() { return local_; }
@@ -63,19 +32,50 @@ class StepRendezvous : public Rendezvous {
   CancellationManager& cancellation() { return cancellation_; }
 
  private:
-  const int64_t step_id_;
-  const std::string task_prefix_;
-  WorkerCache* cache_;
   LocalRendezvous local_;
   CancellationManager cancellation_;
-  absl::Mutex delivered_mu_;
-  absl::flat_hash_set<std::string> delivered_ ABSL_GUARDED_BY(delivered_mu_);
 };
+
+namespace {
+
+// The tensors a partition receives from one other task in every step.
+struct RemoteSource {
+  std::string job;
+  int task = 0;
+  std::vector<std::string> keys;
+};
+
+// Adds the key of a _Recv node to the source task it receives from, unless that is this
+// task (`own_task`, "/job:x/replica:0/task:n").
+absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std::vector<RemoteSource>& sources) {
+  TW_ASSIGN_OR_RETURN(std::string send_device, GetStringAttr(recv.attrs(), "send_device"));
+  TW_ASSIGN_OR_RETURN(std::string recv_device, GetStringAttr(recv.attrs(), "recv_device"));
+  TW_ASSIGN_OR_RETURN(std::string tensor_name, GetStringAttr(recv.attrs(), "tensor_name"));
+  TW_ASSIGN_OR_RETURN(int64_t incarnation, GetIntAttr(recv.attrs(), "send_device_incarnation"));
+  if (absl::StartsWith(send_device, own_task + "/")) return absl::OkStatus();
+  auto src = DeviceName::Parse(send_device);
+  if (!src.ok() || !src->has_job || !src->has_task) {
+    return NodeError(recv.name(), recv.op(), absl::InvalidArgumentError(absl::StrCat(
+                                                 "send_device '", send_device, "' names no task")));
+  }
+  std::string key = Rendezvous::CreateKey(send_device, static_cast<uint64_t>(incarnation), recv_device, tensor_name);
+  for (RemoteSource& s : sources) {
+    if (s.job == src->job && s.task == src->task) {
+      s.keys.push_back(std::move(key));
+      return absl::OkStatus();
+    }
+  }
+  sources.push_back({src->job, src->task, {std::move(key)}});
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 struct Worker::Registered {
   std::unique_ptr<Executor> executor;
   int num_args = 0;
   int num_rets = 0;
+  std::vector<RemoteSource> remote_sources;
 };
 
 namespace {
@@ -131,6 +131,7 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
     }
     device = d;
     n->set_assigned_device(d->name());
+    if (n->op() == "_Recv") TW_RETURN_IF_ERROR(AddRemoteSource(*n, task_name_, registered->remote_sources));
     if (n->op() == "_Arg") registered->num_args = std::max<int>(registered->num_args, *GetIntAttr(n->attrs(), "index") + 1);
     if (n->op() == "_Retval") registered->num_rets = std::max<int>(registered->num_rets, *GetIntAttr(n->attrs(), "index") + 1);
   }
@@ -159,7 +160,7 @@ std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id, bool for_graph)
   absl::MutexLock lock(&mu_);
   if (finished_.contains(step_id)) return nullptr;
   auto& step = steps_[step_id];
-  if (step == nullptr) step = std::make_shared<StepRendezvous>(step_id, task_name_, cache_);
+  if (step == nullptr) step = std::make_shared<StepRendezvous>();
   if (for_graph) ++step->running_graphs;
   return step;
 }
@@ -224,12 +225,38 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
   }
   run->step = StepFor(req.step_id(), /*for_graph=*/true);
   if (run->step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
-  for (const std::string& key : req.master_delivered_key()) run->step->ExpectDelivered(key);
+  StartPulling(*run->graph, req, run->step);
   run->args.step_id = req.step_id();
   run->args.call_frame = &run->frame;
   run->args.cancellation = &run->step->cancellation();
   run->args.rendezvous = run->step.get();
   return run;
+}
+
+void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
+                          const std::shared_ptr<StepRendezvous>& step) {
+  for (const RemoteSource& source : graph.remote_sources) {
+    auto pull = std::make_shared<RecvTensorsRequest>();
+    pull->set_step_id(req.step_id());
+    for (const std::string& key : source.keys) {
+      const auto& delivered = req.master_delivered_key();
+      if (std::find(delivered.begin(), delivered.end(), key) == delivered.end()) pull->add_rendezvous_key(key);
+    }
+    if (pull->rendezvous_key_size() == 0) continue;
+    auto worker = cache_->GetWorker(source.job, source.task);
+    // The receivers wait in the step's table; a failed pull fails them with its error
+    // (which the step then reports; cancelling the step here could report "cancelled").
+    if (!worker.ok()) {
+      step->local().StartAbort(worker.status());
+      return;
+    }
+    (*worker)->RecvTensorsAsync(
+        *pull, &step->cancellation(),
+        [step, pull](int i, const Tensor& t) { step->Send(pull->rendezvous_key(i), t).IgnoreError(); },
+        [step](const absl::Status& s) {
+          if (!s.ok()) step->local().StartAbort(s);
+        });
+  }
 }
 
 void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
@@ -269,21 +296,47 @@ void Worker::Deliver(int64_t step_id, const std::string& key, const Tensor& valu
   if (step != nullptr) step->Send(key, value).IgnoreError();
 }
 
-void Worker::RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
-                             RecvTensorDone done) {
+void Worker::RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation,
+                              RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) {
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id(), /*for_graph=*/false);
   if (step == nullptr) {
-    done(absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_)),
-         Tensor());
+    done(absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_)));
     return;
   }
-  // Waits in the step's table until the tensor is sent, the step ends (CleanupGraph aborts
-  // it) or the caller cancels (e.g. its deadline passed).
-  step->local().RecvAsync(req.rendezvous_key(), cancellation,
-                          [this, step_id = req.step_id(), done = std::move(done)](const absl::Status& s, const Tensor& t) {
-                            done(s, t);
-                            ForgetIfDone(step_id, /*graph_finished=*/false);
-                          });
+  // `done` runs once every key's receive ended: a failed one aborts the step's table
+  // (LocalRendezvous), which ends the others at once.
+  struct Pending {
+    absl::Mutex mu;
+    int left;
+    absl::Status status;
+    RecvTensorsArrived arrived;
+    std::function<void(const absl::Status&)> done;
+  };
+  auto pending = std::make_shared<Pending>();
+  pending->left = req.rendezvous_key_size();
+  pending->arrived = std::move(arrived);
+  pending->done = std::move(done);
+  if (pending->left == 0) {
+    pending->done(absl::OkStatus());
+    return;
+  }
+  // Each waits in the step's table until the tensor is sent, the step ends (CleanupGraph
+  // aborts it) or the caller cancels (e.g. its deadline passed).
+  for (int i = 0; i < req.rendezvous_key_size(); ++i) {
+    step->local().RecvAsync(req.rendezvous_key(i), cancellation,
+                            [this, pending, i, step_id = req.step_id()](const absl::Status& s, const Tensor& t) {
+                              {
+                                absl::ReleasableMutexLock lock(&pending->mu);
+                                if (s.ok() && pending->status.ok()) pending->arrived(i, t);  // One at a time.
+                                pending->status.Update(s);
+                                if (--pending->left == 0) {
+                                  lock.Release();
+                                  pending->done(pending->status);
+                                }
+                              }
+                              ForgetIfDone(step_id, /*graph_finished=*/false);
+                            });
+  }
 }
 
 absl::Status Worker::CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse*) {

@@ -36,8 +36,8 @@ class Worker : public WorkerInterface {
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override;
   void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
                      std::function<void(const absl::Status&)> done) override;
-  void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
-                       RecvTensorDone done) override;
+  void RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation,
+                        RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
   absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) override;
 
@@ -52,6 +52,9 @@ class Worker : public WorkerInterface {
  private:
   struct Registered;
   struct RunningGraph;
+  // Starts pulling what the partition receives from other tasks, one RecvTensors
+  // exchange per task, into the step's local table.
+  void StartPulling(const Registered& graph, const RunGraphRequest& req, const std::shared_ptr<StepRendezvous>& step);
   // Checks a RunGraph request and gathers what its run needs.
   absl::StatusOr<std::unique_ptr<RunningGraph>> StartRunning(const RunGraphRequest& req);
   // The step's rendezvous (created on first use), or null if the step already finished.

@@ -1,6 +1,6 @@
 // What a master (or another worker) can ask of a task, independent of the transport.
 // Calls block until done or until the deadline given to the implementation passes,
-// except RecvTensorAsync, which never blocks.
+// except the ...Async ones, which never block.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_WORKER_INTERFACE_H_
 
@@ -15,7 +15,8 @@
 
 namespace tw {
 
-using RecvTensorDone = std::function<void(const absl::Status&, const Tensor&)>;
+// One tensor of a RecvTensors exchange: its index in the request's rendezvous_key.
+using RecvTensorsArrived = std::function<void(int key_index, const Tensor&)>;
 
 class WorkerInterface {
  public:
@@ -30,11 +31,12 @@ class WorkerInterface {
                              std::function<void(const absl::Status&)> done) = 0;
   // The same, waiting for it.
   absl::Status RunGraph(const RunGraphRequest& req, RunGraphResponse* resp);
-  // Calls `done` once with the tensor sent under req.rendezvous_key in step req.step_id
-  // (when it is sent, possibly on this thread), or with an error: the step finished or
+  // Receives the tensors sent under req.rendezvous_key in step req.step_id, in one
+  // exchange: `arrived` runs for each as it is sent (possibly on this thread; one at a
+  // time), then `done` once: OK after all arrived, or an error: the step finished or
   // failed, the deadline passed, or `cancellation` (may be null) fired.
-  virtual void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
-                               RecvTensorDone done) = 0;
+  virtual void RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation,
+                                RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) = 0;
   virtual absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) = 0;
   virtual absl::Status CleanupAll(const CleanupAllRequest& req, CleanupAllResponse* resp) = 0;
 };

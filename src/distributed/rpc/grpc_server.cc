@@ -4,12 +4,13 @@
 
 #include "absl/synchronization/notification.h"
 #include "core/malloc_tuning.h"
+#include "core/mutex_mode.h"
 #include "core/net_util.h"
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
-#include "distributed/rpc/recv_tensor_rpc.h"
+#include "distributed/rpc/recv_tensors_rpc.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
@@ -18,12 +19,12 @@
 namespace tw {
 namespace {
 
-// RunGraph and RecvTensor (raw: recv_tensor_rpc.h) are served through the callback API:
+// RunGraph and RecvTensors (raw: recv_tensors_rpc.h) are served through the callback API:
 // a step's work finishes the call from whichever thread completes it, with no thread
 // waiting per call. The rest are plain synchronous methods.
 class WorkerServiceImpl final
     : public WorkerService::WithCallbackMethod_RunGraph<
-          WorkerService::WithRawCallbackMethod_RecvTensor<WorkerService::Service>> {
+          WorkerService::WithRawCallbackMethod_RecvTensors<WorkerService::Service>> {
  public:
   explicit WorkerServiceImpl(Worker* worker) : worker_(worker) {}
   grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest* req, GetStatusResponse* resp) override {
@@ -43,9 +44,9 @@ class WorkerServiceImpl final
     worker_->RunGraphAsync(req, resp, [reactor](const absl::Status& s) { reactor->Finish(ToGrpcStatus(s)); });
     return reactor;
   }
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext*,
-                                                         const grpc::ByteBuffer* request) override {
-    return NewRecvTensorReactor(worker_, *request);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensors(grpc::CallbackServerContext*,
+                                                          const grpc::ByteBuffer* request) override {
+    return NewRecvTensorsReactor(worker_, *request);
   }
   grpc::Status CleanupGraph(grpc::ServerContext*, const CleanupGraphRequest* req,
                             CleanupGraphResponse* resp) override {
@@ -129,6 +130,7 @@ class GrpcServer : public Server {
     if (!warning.empty()) std::cerr << "tw server: WARNING: " << warning << std::endl;
     cache_.SetClientCredentials(MakeClientCredentials(security));
     TuneMallocForLargeTensors();
+    ConfigureMutexDeadlockDetection();
     grpc::ServerBuilder builder;
     int bound_port = 0;
     builder.AddListeningPort(address_, MakeServerCredentials(security), &bound_port);

@@ -1,7 +1,7 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 
 #include "distributed/rpc/grpc_util.h"
-#include "distributed/rpc/recv_tensor_rpc.h"
+#include "distributed/rpc/recv_tensors_rpc.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 
 namespace tw {
@@ -35,9 +35,10 @@ class GrpcWorker : public WorkerInterface {
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override {
     return Call(&WorkerService::Stub::DeregisterGraph, req, resp);
   }
-  void RecvTensorAsync(const RecvTensorRequest& req, CancellationManager* cancellation,
-                       RecvTensorDone done) override {
-    StartRecvTensorCall(&generic_stub_, req, timeout_, max_tensor_bytes_, cancellation, who_, std::move(done));
+  void RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation, RecvTensorsArrived arrived,
+                        std::function<void(const absl::Status&)> done) override {
+    StartRecvTensorsCall(&generic_stub_, req, timeout_, max_tensor_bytes_, cancellation, who_, std::move(arrived),
+                         std::move(done));
   }
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override {
     return Call(&WorkerService::Stub::CleanupGraph, req, resp);
@@ -58,7 +59,7 @@ class GrpcWorker : public WorkerInterface {
   const std::string who_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<WorkerService::Stub> stub_;
-  grpc::GenericStub generic_stub_;  // For RecvTensor's raw messages.
+  grpc::GenericStub generic_stub_;  // For RecvTensors' raw messages.
   const absl::Duration timeout_;
   const int64_t max_tensor_bytes_;
 };

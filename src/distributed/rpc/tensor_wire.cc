@@ -15,15 +15,17 @@ namespace {
 
 using google::protobuf::io::CodedOutputStream;
 
-// Protobuf tags of RecvTensorChunk's fields (both length-delimited).
+// Protobuf tags of RecvTensorChunk's fields: meta and data length-delimited, key_index a varint.
 constexpr uint8_t kMetaTag = (1 << 3) | 2;
 constexpr uint8_t kDataTag = (2 << 3) | 2;
+constexpr uint8_t kKeyIndexTag = (3 << 3) | 0;
 
-// A length-delimited field's tag and length, as protobuf encodes them.
-std::string FieldHeader(uint8_t tag, size_t length) {
+// A field's tag followed by a varint (a length-delimited field's length, or a varint
+// field's value), as protobuf encodes them.
+std::string TagAndVarint(uint8_t tag, uint64_t value) {
   uint8_t bytes[1 + 10];  // A varint takes at most 10 bytes.
   bytes[0] = tag;
-  uint8_t* end = CodedOutputStream::WriteVarint64ToArray(length, bytes + 1);
+  uint8_t* end = CodedOutputStream::WriteVarint64ToArray(value, bytes + 1);
   return std::string(reinterpret_cast<char*>(bytes), end - bytes);
 }
 
@@ -71,7 +73,7 @@ void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
 }  // namespace
 
-TensorChunkWriter::TensorChunkWriter(Tensor tensor) : tensor_(std::move(tensor)) {
+TensorChunkWriter::TensorChunkWriter(Tensor tensor, int key_index) : tensor_(std::move(tensor)), key_index_(key_index) {
   // Resource handles travel whole in the header.
   total_ = tensor_.dtype() == DType::kResource ? 0 : tensor_.TotalBytes();
 }
@@ -80,6 +82,7 @@ bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
   if (done()) return false;
   std::string head;
   if (!started_) {
+    if (key_index_ >= 0) head = TagAndVarint(kKeyIndexTag, static_cast<uint64_t>(key_index_));
     TensorProto meta;
     if (tensor_.dtype() == DType::kResource) {
       meta = TensorToProto(tensor_);
@@ -87,13 +90,13 @@ bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
       meta.set_dtype(DTypeToProto(tensor_.dtype()));
       *meta.mutable_tensor_shape() = ShapeToProto(tensor_.shape());
     }
-    head = FieldHeader(kMetaTag, meta.ByteSizeLong()) + meta.SerializeAsString();
+    head += TagAndVarint(kMetaTag, meta.ByteSizeLong()) + meta.SerializeAsString();
     started_ = true;
   }
   const size_t n = std::min(kTensorChunkBytes, total_ - offset_);
   grpc::Slice slices[2];
   size_t count = 0;
-  if (n > 0) head += FieldHeader(kDataTag, n);
+  if (n > 0) head += TagAndVarint(kDataTag, n);
   slices[count++] = grpc::Slice(head);
   if (n > 0) {
     char* data = static_cast<char*>(tensor_.raw_data()) + offset_;
@@ -117,7 +120,18 @@ absl::Status TensorChunkReader::Add(const std::vector<absl::string_view>& messag
   PieceCursor in(message_pieces);
   while (in.remaining() > 0) {
     uint64_t tag, length;
-    if (!in.ReadVarint(&tag) || !in.ReadVarint(&length) || length > in.remaining()) {
+    if (!in.ReadVarint(&tag)) return absl::DataLossError("truncated field in a tensor stream message");
+    if (tag == kKeyIndexTag) {
+      uint64_t index;
+      if (!in.ReadVarint(&index)) return absl::DataLossError("truncated key index in a tensor stream message");
+      if (has_meta_ || key_index_ >= 0) {
+        return absl::DataLossError("tensor stream names a key index other than before its header");
+      }
+      if (index > INT32_MAX) return absl::DataLossError(absl::StrCat("tensor stream key index ", index, " is too large"));
+      key_index_ = static_cast<int>(index);
+      continue;
+    }
+    if (!in.ReadVarint(&length) || length > in.remaining()) {
       return absl::DataLossError("truncated field in a tensor stream message");
     }
     if (tag == kMetaTag) {

@@ -3,6 +3,8 @@
 // copied exactly once (into the destination) on the receiving side:
 //   first message: field 1 `meta` (dtype and shape) + field 2 `data` (the first bytes);
 //   then one message per ~1 MiB of field 2 `data`.
+// In a RecvTensors stream (several tensors, one after the other) each tensor's first
+// message starts with field 3 `key_index`, the tensor's index in the request.
 // The data of each message is a grpc::Slice that references the tensor's buffer and
 // keeps the tensor alive until gRPC has sent it.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_TENSOR_WIRE_H_
@@ -24,7 +26,8 @@ inline constexpr size_t kTensorChunkBytes = 1 << 20;
 
 class TensorChunkWriter {
  public:
-  explicit TensorChunkWriter(Tensor tensor);
+  // key_index >= 0: the first message names it (RecvTensors).
+  explicit TensorChunkWriter(Tensor tensor, int key_index = -1);
   // The next message into *out; false once every message was produced.
   bool Next(grpc::ByteBuffer* out);
   // Whether the message Next() just produced is the last one.
@@ -32,6 +35,7 @@ class TensorChunkWriter {
 
  private:
   Tensor tensor_;
+  int key_index_;
   size_t total_ = 0, offset_ = 0;
   bool started_ = false;
 };
@@ -48,11 +52,16 @@ class TensorChunkReader {
   absl::Status Add(const std::vector<absl::string_view>& message_pieces);
   // The tensor once all its bytes arrived; DataLoss naming how much is missing otherwise.
   absl::StatusOr<Tensor> Finish();
+  // Whether the header and every byte it declares arrived.
+  bool complete() const { return has_meta_ && filled_ == total_; }
+  // The key_index of the first message; -1 if it named none.
+  int key_index() const { return key_index_; }
 
  private:
   absl::Status StartTensor(const std::string& meta_bytes);
   const int64_t max_bytes_;
   bool has_meta_ = false;
+  int key_index_ = -1;
   Tensor tensor_;
   size_t total_ = 0, filled_ = 0;
 };

@@ -9,9 +9,9 @@ namespace tw {
 namespace {
 
 // Every message the writer produces, flattened.
-std::vector<std::string> Encode(const Tensor& t) {
+std::vector<std::string> Encode(const Tensor& t, int key_index = -1) {
   std::vector<std::string> messages;
-  TensorChunkWriter writer(t);
+  TensorChunkWriter writer(t, key_index);
   grpc::ByteBuffer buffer;
   while (writer.Next(&buffer)) {
     grpc::Slice flat;
@@ -55,6 +55,35 @@ TEST(TensorWireTest, LargeTensorsCrossInOneMiBMessagesWithoutCopiesOnTheWay) {
   ASSERT_TRUE(buffer.Dump(&slices).ok());
   ASSERT_EQ(slices.size(), 2u);
   EXPECT_EQ(static_cast<const void*>(slices[1].begin()), t.raw_data());
+}
+
+// In a RecvTensors stream each tensor's first message names its key index; a reader
+// tells when its tensor is complete.
+TEST(TensorWireTest, KeyIndexTravelsWithTheFirstMessage) {
+  Tensor t(DType::kInt32, TensorShape({2, 3}));
+  for (int i = 0; i < 6; ++i) t.flat<int32_t>()[i] = i * 7;
+  std::vector<std::string> messages = Encode(t, 300);  // A two-byte varint.
+  ASSERT_EQ(messages.size(), 1u);
+  RecvTensorChunk parsed;  // Still a well-formed RecvTensorChunk.
+  ASSERT_TRUE(parsed.ParseFromString(messages[0]));
+  EXPECT_EQ(parsed.key_index(), 300);
+  TensorChunkReader reader;
+  EXPECT_FALSE(reader.complete());
+  ASSERT_TRUE(reader.Add({absl::string_view(messages[0]).substr(0, 2), absl::string_view(messages[0]).substr(2)}).ok());
+  EXPECT_TRUE(reader.complete());
+  EXPECT_EQ(reader.key_index(), 300);
+  auto out = reader.Finish();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(out->Equals(t));
+  EXPECT_EQ(Encode(t)[0].size() + 3, messages[0].size());  // Without an index: no field 3.
+
+  // The index comes once, before the header.
+  std::string index = messages[0].substr(0, 3);
+  EXPECT_STATUS(DecodeError({messages[0] + index}), absl::StatusCode::kDataLoss, "key index other than before its header");
+  EXPECT_STATUS(DecodeError({index + messages[0]}), absl::StatusCode::kDataLoss, "key index other than before its header");
+  EXPECT_STATUS(DecodeError({std::string("\x18\xff\xff\xff\xff\x0f")}), absl::StatusCode::kDataLoss,
+                "key index 4294967295 is too large");
+  EXPECT_STATUS(DecodeError({std::string("\x18\xff")}), absl::StatusCode::kDataLoss, "truncated key index");
 }
 
 TEST(TensorWireTest, MessagesSplitAnywhereStillDecode) {

@@ -1,0 +1,228 @@
+#include "distributed/rpc/recv_tensors_rpc.h"
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "distributed/rpc/grpc_util.h"
+#include "distributed/rpc/tensor_wire.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+namespace {
+
+bool ParseRequest(const grpc::ByteBuffer& buffer, RecvTensorsRequest* req) {
+  grpc::Slice flat;
+  if (!buffer.DumpToSingleSlice(&flat).ok()) return false;
+  return req->ParseFromArray(flat.begin(), static_cast<int>(flat.size()));
+}
+
+// Writes the tensors in the order the worker hands them over, one message in flight at a
+// time (gRPC's rule); the last message goes out with the status. Deleted once gRPC is
+// done with the call and the worker is done with the receives (they use cancellation_).
+class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  RecvTensorsReactor(WorkerInterface* worker, const grpc::ByteBuffer& request) {
+    RecvTensorsRequest req;
+    if (!ParseRequest(request, &req)) {
+      refs_ = 1;  // No receives started.
+      Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RecvTensors request does not parse"));
+      return;
+    }
+    keys_ = req.rendezvous_key_size();
+    worker->RecvTensorsAsync(
+        req, &cancellation_,
+        [this](int i, const Tensor& t) {
+          absl::ReleasableMutexLock lock(&mu_);
+          ready_.emplace_back(i, t);
+          Pump(lock);
+        },
+        [this](const absl::Status& s) {
+          {
+            absl::ReleasableMutexLock lock(&mu_);
+            ended_ = true;
+            end_status_ = s;
+            Pump(lock);
+          }
+          Unref();
+        });
+  }
+
+  void OnWriteDone(bool ok) override {
+    absl::ReleasableMutexLock lock(&mu_);
+    writing_ = false;
+    if (!ok) {
+      if (!finished_) {
+        finished_ = true;
+        lock.Release();
+        cancellation_.StartCancel();  // Releases the receives still waiting.
+        Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the receiving task went away"));
+      }
+      return;
+    }
+    Pump(lock);
+  }
+  void OnCancel() override { cancellation_.StartCancel(); }
+  void OnDone() override { Unref(); }
+
+ private:
+  // Starts the next write or the finish, if one is due and none is in flight. Called
+  // with mu_ held (released inside, before calling into gRPC).
+  void Pump(absl::ReleasableMutexLock& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_ || writing_) return;
+    if (ended_ && !end_status_.ok()) {
+      finished_ = true;
+      lock.Release();
+      Finish(ToGrpcStatus(end_status_));
+      return;
+    }
+    if (!writer_.has_value() || writer_->done()) {
+      if (ready_.empty()) {
+        if (ended_ && started_ == keys_) {  // Everything went out (or nothing was asked).
+          finished_ = true;
+          lock.Release();
+          Finish(grpc::Status::OK);
+        }
+        return;
+      }
+      writer_.emplace(std::move(ready_.front().second), ready_.front().first);
+      ready_.pop_front();
+      ++started_;
+    }
+    writer_->Next(&message_);
+    // The last message of the last tensor carries the status: one batch, no OnWriteDone.
+    if (writer_->done() && started_ == keys_) {
+      finished_ = true;
+      lock.Release();
+      StartWriteAndFinish(&message_, grpc::WriteOptions(), grpc::Status::OK);
+      return;
+    }
+    writing_ = true;
+    lock.Release();
+    StartWrite(&message_);
+  }
+
+  void Unref() {
+    bool last;
+    {
+      absl::MutexLock lock(&mu_);
+      last = --refs_ == 0;
+    }
+    if (last) delete this;
+  }
+
+  CancellationManager cancellation_;
+  absl::Mutex mu_;
+  int refs_ ABSL_GUARDED_BY(mu_) = 2;  // gRPC's OnDone and the worker's done.
+  int keys_ = 0;
+  std::deque<std::pair<int, Tensor>> ready_ ABSL_GUARDED_BY(mu_);
+  std::optional<TensorChunkWriter> writer_ ABSL_GUARDED_BY(mu_);
+  int started_ ABSL_GUARDED_BY(mu_) = 0;  // Tensors whose writing began.
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status end_status_ ABSL_GUARDED_BY(mu_);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ByteBuffer message_;
+};
+
+class RecvTensorsCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  RecvTensorsCall(CancellationManager* cancellation, std::string who, int keys, RecvTensorsArrived arrived,
+                  std::function<void(const absl::Status&)> done, int64_t max_tensor_bytes)
+      : context_(std::make_shared<grpc::ClientContext>()),
+        cancellation_(cancellation),
+        who_(std::move(who)),
+        arrived_(std::move(arrived)),
+        done_(std::move(done)),
+        max_tensor_bytes_(max_tensor_bytes),
+        seen_(keys, false) {}
+
+  void Start(grpc::GenericStub* stub, const RecvTensorsRequest& req, absl::Duration timeout) {
+    context_->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    grpc::Slice request(req.SerializeAsString());
+    request_ = grpc::ByteBuffer(&request, 1);
+    stub->PrepareBidiStreamingCall(context_.get(), kRecvTensorsMethod, grpc::StubOptions(), this);
+    if (cancellation_ != nullptr) {
+      // The context outlives the call while the callback may still use it.
+      token_ = cancellation_->RegisterCallback([context = context_] { context->TryCancel(); });
+      if (token_ == CancellationManager::kInvalidToken) context_->TryCancel();
+    }
+    StartWriteLast(&request_, grpc::WriteOptions());
+    StartRead(&message_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // The stream ended; OnDone says how.
+    if (decode_.ok()) decode_ = Consume();
+    if (!decode_.ok()) context_->TryCancel();  // Bad data: stop the sender.
+    StartRead(&message_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    if (token_ != CancellationManager::kInvalidToken) cancellation_->DeregisterCallback(token_);
+    // Bad data, if any, is why the call ended.
+    absl::Status s = decode_;
+    if (s.ok() && !status.ok()) s = FromGrpcStatus(status, who_);
+    if (s.ok() && (reader_.has_value() || arrived_count_ < seen_.size())) {
+      s = absl::DataLossError(absl::StrCat("the tensor stream from ", who_, " ended after ", arrived_count_, " of ",
+                                           seen_.size(), " tensors"));
+    }
+    done_(s);
+    delete this;
+  }
+
+ private:
+  // Adds message_ to the tensor being read; hands the tensor over once complete.
+  absl::Status Consume() {
+    if (!reader_.has_value()) reader_.emplace(max_tensor_bytes_);
+    TW_RETURN_IF_ERROR(reader_->Add(message_));
+    if (!reader_->complete()) return absl::OkStatus();
+    const int i = reader_->key_index();
+    if (i < 0 || static_cast<size_t>(i) >= seen_.size()) {
+      return absl::DataLossError(absl::StrCat("tensor stream from ", who_, " names key index ", i, ", not one of the ",
+                                              seen_.size(), " asked for"));
+    }
+    if (seen_[i]) return absl::DataLossError(absl::StrCat("tensor stream from ", who_, " sends key index ", i, " twice"));
+    TW_ASSIGN_OR_RETURN(Tensor t, reader_->Finish());
+    reader_.reset();
+    seen_[i] = true;
+    ++arrived_count_;
+    arrived_(i, t);
+    return absl::OkStatus();
+  }
+
+  std::shared_ptr<grpc::ClientContext> context_;
+  CancellationManager* cancellation_;
+  CancellationManager::Token token_ = CancellationManager::kInvalidToken;
+  const std::string who_;
+  RecvTensorsArrived arrived_;
+  std::function<void(const absl::Status&)> done_;
+  const int64_t max_tensor_bytes_;
+  grpc::ByteBuffer request_, message_;
+  std::optional<TensorChunkReader> reader_;  // The tensor being read, if any.
+  std::vector<bool> seen_;                   // Per key: arrived.
+  size_t arrived_count_ = 0;
+  absl::Status decode_;
+};
+
+}  // namespace
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorsReactor(WorkerInterface* worker,
+                                                                  const grpc::ByteBuffer& request) {
+  return new RecvTensorsReactor(worker, request);
+}
+
+void StartRecvTensorsCall(grpc::GenericStub* stub, const RecvTensorsRequest& req, absl::Duration timeout,
+                          int64_t max_tensor_bytes, CancellationManager* cancellation, const std::string& who,
+                          RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) {
+  (new RecvTensorsCall(cancellation, who, req.rendezvous_key_size(), std::move(arrived), std::move(done),
+                       max_tensor_bytes))
+      ->Start(stub, req, timeout);
+}
+
+}  // namespace tw
