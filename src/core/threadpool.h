@@ -27,8 +27,9 @@ class ThreadPool {
   // True when called from one of this pool's threads.
   bool InPool() const;
 
-  // Calls fn(begin, end) over [0, n) in blocks, in parallel when the total cost
-  // (n * cost_per_unit, roughly in nanoseconds) is worth it; returns when all are done.
+  // Calls fn(begin, end) over [0, n) in blocks, on up to NumThreads() threads (the caller
+  // is one of them) when the total cost (n * cost_per_unit, roughly in nanoseconds) is
+  // worth it; returns when all are done.
   // Called from inside the pool it runs inline, so nesting never deadlocks.
   void ParallelFor(int64_t n, int64_t cost_per_unit, const std::function<void(int64_t, int64_t)>& fn);
 

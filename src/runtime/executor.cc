@@ -5,6 +5,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "core/denormal.h"
 #include "kernels/kernel_registry.h"
 
 namespace tw {
@@ -109,6 +110,7 @@ class ExecutorState {
   }
 
   void Process(int id, Ready& ready) {
+    ScopedFlushDenormal flush;  // Whichever thread runs the kernel (core/denormal.h).
     const Executor::Item& item = ex_->items_[id];
     if (aborted_.load(std::memory_order_acquire) || args_.cancellation->IsCancelled()) {
       if (!aborted_.load()) Abort(absl::CancelledError("step was cancelled"));
