@@ -148,7 +148,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       closed_ = true;
       for (const auto& [step_id, step] : running_) running.push_back(step);
     }
-    for (const auto& step : running) step->Abort();
+    for (const auto& step : running) Step::Abort(step, rpc_pool_);
     absl::MutexLock lock(&mu_);
     for (const auto& [key, prepared] : prepared_) {
       for (const Part& part : prepared->parts) {
@@ -257,17 +257,21 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     std::atomic<size_t> pending{0};
     std::atomic<bool> aborted{false};
 
-    void Cleanup() const {
-      CleanupGraphRequest cleanup;
-      cleanup.set_step_id(step_id);
-      for (const Part& part : prepared->parts) {
-        CleanupGraphResponse ignored;
-        part.worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+    // Releases every task (once), some of which may wait for tensors a failed one will
+    // never send: one CleanupGraph per task, each on its own pool thread, so that an
+    // unreachable task holds up no other. The step's failure is reported without waiting
+    // for them: once every part returned, what a task still holds of the step (tensors
+    // sent and never received) cannot meet a later step.
+    static void Abort(const std::shared_ptr<Step>& step, ThreadPool* pool) {
+      if (step->aborted.exchange(true)) return;
+      for (const Part& part : step->prepared->parts) {
+        pool->Schedule([step, worker = part.worker] {
+          CleanupGraphRequest cleanup;
+          cleanup.set_step_id(step->step_id);
+          CleanupGraphResponse ignored;
+          worker->CleanupGraph(cleanup, &ignored).IgnoreError();
+        });
       }
-    }
-    // Releases every task, some of which may wait for tensors a failed one will never send.
-    void Abort() {
-      if (!aborted.exchange(true)) Cleanup();
     }
     // Keeps the error that explains the step's failure: the first one, unless it only
     // followed from the abort (Cancelled, or Aborted for a part that started late).
@@ -321,8 +325,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     }
     ThreadPool* pool = rpc_pool_;
     if (client_cancel != nullptr) {
-      // Aborting makes blocking calls: not on the gRPC thread that reports the cancel.
-      step->cancel_token = client_cancel->RegisterCallback([step, pool] { pool->Schedule([step] { step->Abort(); }); });
+      step->cancel_token = client_cancel->RegisterCallback([step, pool] { Step::Abort(step, pool); });
       if (step->cancel_token == CancellationManager::kInvalidToken) {
         step->pending = 1;
         return FinishPart(step, 0, absl::CancelledError("the client went away"));
@@ -340,7 +343,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   void FinishPart(const std::shared_ptr<Step>& step, size_t part, const absl::Status& s) {
     if (!s.ok()) {
       step->RecordError(s);
-      rpc_pool_->Schedule([step] { step->Abort(); });
+      Step::Abort(step, rpc_pool_);
     } else if (!step->prepared->parts[part].returned_keys.empty()) {
       for (const NamedTensor& t : step->responses[part].recv()) {
         if (absl::StartsWith(t.name(), "ret:")) continue;
@@ -349,7 +352,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
           step->RecordError(absl::DataLossError(absl::StrCat("tensor '", t.name(), "' returned by ",
                                                              step->prepared->parts[part].task, ": ",
                                                              value.status().message())));
-          rpc_pool_->Schedule([step] { step->Abort(); });
+          Step::Abort(step, rpc_pool_);
           break;
         }
         local_worker_->Deliver(step->step_id, t.name(), *value);
@@ -368,17 +371,10 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       status = absl::CancelledError("the client went away during the step");
     }
     if (status.ok()) status = GatherFetches(*step);
-    // Tasks forget a successful step by themselves; a failed one's state is released
-    // before its caller hears of it (blocking calls: not on this, possibly gRPC, thread).
-    if (!status.ok() || step->aborted) {
-      rpc_pool_->Schedule([step, status] {
-        step->aborted = true;
-        step->Cleanup();
-        step->done(status);
-      });
-    } else {
-      step->done(status);
-    }
+    // Tasks forget a successful step by themselves; a failed one is cleaned up (if no
+    // failed part did it already).
+    if (!status.ok()) Step::Abort(step, rpc_pool_);
+    step->done(status);
   }
 
   static absl::Status GatherFetches(const Step& step) {

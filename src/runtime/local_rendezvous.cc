@@ -1,8 +1,12 @@
 #include "runtime/local_rendezvous.h"
 
+#include <deque>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace tw {
 
@@ -11,9 +15,41 @@ std::string Rendezvous::CreateKey(const std::string& src_device, uint64_t src_in
   return absl::StrCat(src_device, ";", absl::Hex(src_incarnation), ";", dst_device, ";", tensor_name, ";0:0");
 }
 
-LocalRendezvous::~LocalRendezvous() { StartAbort(absl::CancelledError("rendezvous destroyed")); }
+class LocalRendezvous::Table : public std::enable_shared_from_this<Table> {
+ public:
+  absl::Status Send(const std::string& key, const Tensor& value);
+  void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done);
+  void StartAbort(const absl::Status& status);
+  absl::StatusOr<Tensor> TakeSent(const std::string& key);
+  bool Empty();
 
-absl::Status LocalRendezvous::Send(const std::string& key, const Tensor& value) {
+ private:
+  struct Waiter {
+    DoneCallback done;
+    CancellationManager* cancellation;
+    CancellationManager::Token token;
+  };
+  struct Item {
+    bool has_value = false;
+    Tensor value;
+    std::deque<Waiter> waiters;
+  };
+  absl::Mutex mu_;
+  absl::Status aborted_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Item> table_ ABSL_GUARDED_BY(mu_);
+};
+
+LocalRendezvous::LocalRendezvous() : table_(std::make_shared<Table>()) {}
+LocalRendezvous::~LocalRendezvous() { table_->StartAbort(absl::CancelledError("rendezvous destroyed")); }
+absl::Status LocalRendezvous::Send(const std::string& key, const Tensor& value) { return table_->Send(key, value); }
+void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) {
+  table_->RecvAsync(key, cancellation, std::move(done));
+}
+void LocalRendezvous::StartAbort(const absl::Status& status) { table_->StartAbort(status); }
+absl::StatusOr<Tensor> LocalRendezvous::TakeSent(const std::string& key) { return table_->TakeSent(key); }
+bool LocalRendezvous::Empty() { return table_->Empty(); }
+
+absl::Status LocalRendezvous::Table::Send(const std::string& key, const Tensor& value) {
   Waiter waiter;
   {
     absl::MutexLock lock(&mu_);
@@ -37,7 +73,7 @@ absl::Status LocalRendezvous::Send(const std::string& key, const Tensor& value) 
   return absl::OkStatus();
 }
 
-void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) {
+void LocalRendezvous::Table::RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) {
   Tensor value;
   absl::Status status;
   {
@@ -52,9 +88,12 @@ void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* can
       } else {
         Waiter waiter{std::move(done), cancellation, CancellationManager::kInvalidToken};
         if (cancellation != nullptr) {
-          // The callback may run before RegisterCallback returns, so it only touches `this`.
-          waiter.token = cancellation->RegisterCallback([this, key] {
-            StartAbort(absl::CancelledError(absl::StrCat("receive of '", key, "' was cancelled")));
+          // The callback may run before RegisterCallback returns, so it only touches the
+          // table, and it may run while the rendezvous is destroyed, so it holds the table.
+          waiter.token = cancellation->RegisterCallback([weak = weak_from_this(), key] {
+            if (auto table = weak.lock()) {
+              table->StartAbort(absl::CancelledError(absl::StrCat("receive of '", key, "' was cancelled")));
+            }
           });
           if (waiter.token == CancellationManager::kInvalidToken) {
             status = absl::CancelledError("step was cancelled before the receive");
@@ -71,7 +110,7 @@ void LocalRendezvous::RecvAsync(const std::string& key, CancellationManager* can
   done(status, value);
 }
 
-absl::StatusOr<Tensor> LocalRendezvous::TakeSent(const std::string& key) {
+absl::StatusOr<Tensor> LocalRendezvous::Table::TakeSent(const std::string& key) {
   absl::MutexLock lock(&mu_);
   if (!aborted_.ok()) return aborted_;
   auto it = table_.find(key);
@@ -83,12 +122,12 @@ absl::StatusOr<Tensor> LocalRendezvous::TakeSent(const std::string& key) {
   return value;
 }
 
-bool LocalRendezvous::Empty() {
+bool LocalRendezvous::Table::Empty() {
   absl::MutexLock lock(&mu_);
   return table_.empty();
 }
 
-void LocalRendezvous::StartAbort(const absl::Status& status) {
+void LocalRendezvous::Table::StartAbort(const absl::Status& status) {
   std::vector<Waiter> waiters;
   {
     absl::MutexLock lock(&mu_);
