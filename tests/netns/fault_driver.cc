@@ -144,7 +144,13 @@ Model BuildModel(tw::Graph& g, const tw::ClusterSpec& cluster, int task) {
   auto hidden = tw::tanh(tw::matmul(m.x, w1.value()) + b1.value());
   m.loss = tw::reduce_mean(tw::square(tw::matmul(hidden, w2.value()) + b2.value() - m.y), {}, false, "loss");
   tw::AdamOptimizer adam(0.01);
-  m.train = adam.minimize(m.loss, &m.step);
+  const tw::GradsAndVars grads = adam.compute_gradients(m.loss);
+  // The updates' group, Adam's beta powers and the global step increment on the ps too
+  // (in TF's minimize the group is on the worker): once the ps has a step's gradients it
+  // finishes the step without another hop to the worker, so a worker killed mid-step
+  // leaves the step applied whole or not at all, never the updates without the increment.
+  auto on_ps = g.device("/job:ps/task:0");
+  m.train = adam.apply_gradients(grads, &m.step);
   return m;
 }
 
