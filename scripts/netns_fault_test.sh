@@ -65,6 +65,7 @@ remove_namespaces() {  # $@: namespaces; kills every process in them first
 }
 cleanup() {
   trap - EXIT INT TERM
+  exec 2>/dev/null  # no "Killed" notices for the processes killed below
   remove_namespaces "${ns_all[@]}"
   wait 2>/dev/null || true
   if [ -n "$dir" ]; then
@@ -84,15 +85,18 @@ for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^twnf[0-9]+-
   fi
 done
 
-ip netns add "${ns_all[0]}" 2>/dev/null || skip "'ip netns add' failed"
+# What the test needs, tried in the switch namespace: a namespace, a bridge, a veth pair, exec.
+sw=${ns_all[0]}
+ip netns add "$sw" 2>/dev/null || skip "'ip netns add' failed"
+{ ip -n "$sw" link add br0 type bridge && ip -n "$sw" link add probe0 type veth peer name probe1 &&
+  ip -n "$sw" link del probe0 && ip netns exec "$sw" true; } 2>/dev/null ||
+  skip "a bridge, a veth pair or 'ip netns exec' is not allowed"
 scripts/setup.sh tw tw_netns_fault_driver >/dev/null
 tw=$PWD/build/tools/tw driver=$PWD/build/tests/tw_netns_fault_driver
 dir=$(mktemp -d "/tmp/tw_netns.$prefix.XXXXXX")
 
 # Topology: the bridge br0 in the switch namespace, one veth pair per host (eth0 in the
 # host, port-<name> on the bridge). Everything lives in namespaces: deleting them removes it.
-sw=${ns_all[0]}
-ip -n "$sw" link add br0 type bridge
 ip -n "$sw" link set br0 up
 hosts=(ps w0 w1)
 declare -A ns_of addr_of
@@ -276,13 +280,13 @@ if wait_for 60 grew "$log0" ': restored ' "$before_restore"; then
   restored=$(grep ': restored ' "$log0" | tail -n 1)
   restored_step=$(sed -n 's/.*model\.ckpt-\([0-9]*\),.*/\1/p' <<< "$restored")
   snapshot=$(sed -n 's/.*copied to //p' <<< "$restored")
-  echo "   chief: ${restored#*: } ($(secs_since "$ps_restart_ms") s after the ps restart; ${at_kill} was the last step trained)"
+  echo "   chief: ${restored#*: } ($(secs_since "$ps_restart_ms") s after the ps restart; ${at_kill} the last step seen trained before the kill)"
   if wait_clients faulted 120; then
     expected=$(seq "$restored_step" $((last_step - 1)))
     got=$(cat "$dir"/faulted-w?.log | awk -v t="$ps_restart_ms" \
             '{ms = substr($3, 2, length($3) - 2)} ms > t && /: trained step / {sub(",", "", $6); print $6}' | sort -n)
     if [ "$got" = "$expected" ]; then
-      result PASS "3 kill -9 ps" "restored model.ckpt-$restored_step (last step trained before: $at_kill); steps $restored_step..$((last_step - 1)) each trained once after it"
+      result PASS "3 kill -9 ps" "restored model.ckpt-$restored_step (last step seen trained before the kill: $at_kill); steps $restored_step..$((last_step - 1)) each trained once after it"
     else
       twice=$(uniq -d <<< "$got" | tr '\n' ' ')
       missing=$(comm -23 <(sort <<< "$expected") <(sort -u <<< "$got") | sort -n | tr '\n' ' ' || true)
