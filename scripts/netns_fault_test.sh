@@ -17,7 +17,7 @@
 # Every process and namespace it made is removed on any exit (also Ctrl-C or SIGTERM);
 # namespaces left by a run that was killed with -9 are removed by the next run.
 # Without root or network namespaces it prints "skipped: ..." and exits 0.
-#   scripts/netns_fault_test.sh [--last_step N (default 300)] [--rpc_timeout_ms MS (default 2000)]
+#   scripts/netns_fault_test.sh [--last_step N (default 300, at most 10000)] [--rpc_timeout_ms MS (default 2000)]
 #                               [--keep_dir]   keep the work directory (logs, checkpoints)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +35,8 @@ while (($#)); do
     *) echo "error: unknown argument '$1'" >&2; usage ;;
   esac
 done
-((last_step >= 200)) || { echo "error: --last_step must be >= 200 (the faults happen on the way)" >&2; exit 2; }
+((last_step >= 200 && last_step <= 10000)) ||
+  { echo "error: --last_step must be in [200, 10000] (the faults happen on the way; the run must end in 300 s)" >&2; exit 2; }
 ((rpc_timeout_ms >= 200 && rpc_timeout_ms <= 30000)) ||
   { echo "error: --rpc_timeout_ms must be in [200, 30000]" >&2; exit 2; }
 
@@ -64,22 +65,29 @@ remove_namespaces() {  # $@: namespaces; kills every process in them first
   done
 }
 cleanup() {
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM USR1
+  set +e  # every step of the cleanup runs, whatever fails
   exec 2>/dev/null  # no "Killed" notices for the processes killed below
+  if [ -n "$watchdog" ]; then pkill -P "$watchdog" sleep; kill "$watchdog"; fi 2>/dev/null
   remove_namespaces "${ns_all[@]}"
   wait 2>/dev/null || true
   if [ -n "$dir" ]; then
     if ((keep_dir)); then echo "work directory kept: $dir"; else rm -rf "$dir"; fi
   fi
 }
+watchdog=""
 trap cleanup EXIT
 trap 'echo "interrupted: cleaning up" >&2; exit 130' INT TERM
+# Nothing hangs: past 300 s the run fails (SIGUSR1 from a sleeping watchdog).
+trap 'echo "FAIL: the test ran past 300 s; cleaning up"; exit 1' USR1
+( sleep 300 && kill -USR1 $$ ) 2>/dev/null &
+watchdog=$!
 
 # Namespaces of earlier runs whose script is gone (killed with -9).
 for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^twnf[0-9]+-' || true); do
   pid=${ns#twnf}; pid=${pid%%-*}
   if ! kill -0 "$pid" 2>/dev/null; then
-    echo "removing $ns, left by an earlier run (killed with -9), and its work directory"
+    echo "removing $ns, left by an earlier run that did not clean up (killed with -9), and its work directory"
     remove_namespaces "$ns"
     rm -rf /tmp/tw_netns."twnf$pid".*
   fi
@@ -121,7 +129,7 @@ echo "== cluster $spec (namespaces ${ns_all[*]})"
   openssl req -x509 $key -keyout ca.key -out ca.pem -days 1 -subj /CN=tw-netns-ca 2>/dev/null
   for i in 0 1 2; do
     h=${hosts[$i]}
-    printf 'basicConstraints=CA:FALSE\nsubjectAltName=IP:10.99.0.%d\n' $((i + 1)) > $h.ext
+    printf 'basicConstraints=CA:FALSE\nsubjectAltName=IP:%s\n' "${addr_of[$h]}" > $h.ext
     openssl req $key -keyout $h.key -out $h.csr -subj /CN=$h 2>/dev/null
     openssl x509 -req -in $h.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -out $h.pem \
       -extfile $h.ext 2>/dev/null
