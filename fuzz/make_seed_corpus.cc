@@ -60,13 +60,21 @@ NamedTensor Named(const std::string& name, const Tensor& t) {
 
 void WriteAll() {
   const std::vector<Tensor> tensors = SampleTensors();
+  // The tensor_wire target reads streams of 3 tensors: each sample three times (keys 0, 1,
+  // 2), and three different samples in the order of keys 2, 0, 1.
+  auto stream_of = [](const std::vector<std::pair<int, Tensor>>& keyed) {
+    std::string stream;
+    for (const auto& [key, tensor] : keyed) {
+      TensorChunkWriter writer(tensor, key);
+      for (grpc::ByteBuffer message; writer.Next(&message);) stream += Frame(message);
+    }
+    return stream;
+  };
   for (size_t i = 0; i < tensors.size(); ++i) {
     Write("tensor_proto", absl::StrCat("tensor_", i), TensorToProto(tensors[i]).SerializeAsString());
-    TensorChunkWriter writer(tensors[i]);
-    std::string stream;
-    for (grpc::ByteBuffer message; writer.Next(&message);) stream += Frame(message);
-    Write("tensor_wire", absl::StrCat("tensor_", i), stream);
+    Write("tensor_wire", absl::StrCat("tensor_", i), stream_of({{0, tensors[i]}, {1, tensors[i]}, {2, tensors[i]}}));
   }
+  Write("tensor_wire", "three_tensors", stream_of({{2, tensors[0]}, {0, tensors[1]}, {1, tensors[2]}}));
   TensorProto repeated;  // One value filling a shape (TensorFlow's compressed constants).
   repeated.set_dtype(DT_FLOAT);
   *repeated.mutable_tensor_shape() = ShapeToProto(PartialShape({4, 4}));

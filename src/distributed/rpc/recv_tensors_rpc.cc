@@ -136,10 +136,8 @@ class RecvTensorsCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::B
       : context_(std::make_shared<grpc::ClientContext>()),
         cancellation_(cancellation),
         who_(std::move(who)),
-        arrived_(std::move(arrived)),
         done_(std::move(done)),
-        max_tensor_bytes_(max_tensor_bytes),
-        seen_(keys, false) {}
+        reader_(keys, max_tensor_bytes, std::move(arrived)) {}
 
   void Start(grpc::GenericStub* stub, const RecvTensorsRequest& req, absl::Duration timeout) {
     context_->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
@@ -158,55 +156,38 @@ class RecvTensorsCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::B
 
   void OnReadDone(bool ok) override {
     if (!ok) return;  // The stream ended; OnDone says how.
-    if (decode_.ok()) decode_ = Consume();
+    if (decode_.ok()) decode_ = reader_.Add(message_);
     if (!decode_.ok()) context_->TryCancel();  // Bad data: stop the sender.
     StartRead(&message_);
   }
 
   void OnDone(const grpc::Status& status) override {
     if (token_ != CancellationManager::kInvalidToken) cancellation_->DeregisterCallback(token_);
-    // Bad data, if any, is why the call ended.
-    absl::Status s = decode_;
-    if (s.ok() && !status.ok()) s = FromGrpcStatus(status, who_);
-    if (s.ok() && (reader_.has_value() || arrived_count_ < seen_.size())) {
-      s = absl::DataLossError(absl::StrCat("the tensor stream from ", who_, " ended after ", arrived_count_, " of ",
-                                           seen_.size(), " tensors"));
+    absl::Status s;
+    if (!decode_.ok()) {
+      s = FromStream(decode_);  // Bad data is why the call ended.
+    } else if (!status.ok()) {
+      s = FromGrpcStatus(status, who_);
+    } else {
+      s = FromStream(reader_.Finish());
     }
     done_(s);
     delete this;
   }
 
  private:
-  // Adds message_ to the tensor being read; hands the tensor over once complete.
-  absl::Status Consume() {
-    if (!reader_.has_value()) reader_.emplace(max_tensor_bytes_);
-    TW_RETURN_IF_ERROR(reader_->Add(message_));
-    if (!reader_->complete()) return absl::OkStatus();
-    const int i = reader_->key_index();
-    if (i < 0 || static_cast<size_t>(i) >= seen_.size()) {
-      return absl::DataLossError(absl::StrCat("tensor stream from ", who_, " names key index ", i, ", not one of the ",
-                                              seen_.size(), " asked for"));
-    }
-    if (seen_[i]) return absl::DataLossError(absl::StrCat("tensor stream from ", who_, " sends key index ", i, " twice"));
-    TW_ASSIGN_OR_RETURN(Tensor t, reader_->Finish());
-    reader_.reset();
-    seen_[i] = true;
-    ++arrived_count_;
-    arrived_(i, t);
-    return absl::OkStatus();
+  // A decoding error, naming the sender.
+  absl::Status FromStream(const absl::Status& s) const {
+    return s.ok() ? s : absl::Status(s.code(), absl::StrCat(s.message(), " (from ", who_, ")"));
   }
 
   std::shared_ptr<grpc::ClientContext> context_;
   CancellationManager* cancellation_;
   CancellationManager::Token token_ = CancellationManager::kInvalidToken;
   const std::string who_;
-  RecvTensorsArrived arrived_;
   std::function<void(const absl::Status&)> done_;
-  const int64_t max_tensor_bytes_;
   grpc::ByteBuffer request_, message_;
-  std::optional<TensorChunkReader> reader_;  // The tensor being read, if any.
-  std::vector<bool> seen_;                   // Per key: arrived.
-  size_t arrived_count_ = 0;
+  TensorStreamReader reader_;
   absl::Status decode_;
 };
 

@@ -182,4 +182,41 @@ absl::StatusOr<Tensor> TensorChunkReader::Finish() {
   return tensor_;
 }
 
+absl::Status TensorStreamReader::Add(const grpc::ByteBuffer& message) {
+  if (!reader_.has_value()) reader_.emplace(max_bytes_);
+  TW_RETURN_IF_ERROR(reader_->Add(message));
+  return TensorDone();
+}
+
+absl::Status TensorStreamReader::Add(const std::vector<absl::string_view>& message_pieces) {
+  if (!reader_.has_value()) reader_.emplace(max_bytes_);
+  TW_RETURN_IF_ERROR(reader_->Add(message_pieces));
+  return TensorDone();
+}
+
+// Hands the tensor being read over once it is complete.
+absl::Status TensorStreamReader::TensorDone() {
+  if (!reader_->complete()) return absl::OkStatus();
+  const int i = reader_->key_index();
+  if (i < 0 || static_cast<size_t>(i) >= seen_.size()) {
+    return absl::DataLossError(absl::StrCat("tensor stream names key index ", i, ", not one of the ", seen_.size(),
+                                            " asked for"));
+  }
+  if (seen_[i]) return absl::DataLossError(absl::StrCat("tensor stream sends key index ", i, " twice"));
+  TW_ASSIGN_OR_RETURN(Tensor t, reader_->Finish());
+  reader_.reset();
+  seen_[i] = true;
+  ++arrived_count_;
+  arrived_(i, t);
+  return absl::OkStatus();
+}
+
+absl::Status TensorStreamReader::Finish() const {
+  if (reader_.has_value() || arrived_count_ < seen_.size()) {
+    return absl::DataLossError(absl::StrCat("tensor stream ended after ", arrived_count_, " of ", seen_.size(),
+                                            " tensors", reader_.has_value() ? " and part of another" : ""));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace tw

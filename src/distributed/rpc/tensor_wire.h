@@ -12,7 +12,10 @@
 
 #include <grpcpp/support/byte_buffer.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -64,6 +67,29 @@ class TensorChunkReader {
   int key_index_ = -1;
   Tensor tensor_;
   size_t total_ = 0, filled_ = 0;
+};
+
+// Reads a RecvTensors stream of `keys` tensors: one TensorChunkReader per tensor in turn,
+// each tensor handed over (with its key index) as soon as its last byte arrived.
+class TensorStreamReader {
+ public:
+  using Arrived = std::function<void(int key_index, const Tensor&)>;
+  TensorStreamReader(int keys, int64_t max_bytes, Arrived arrived)
+      : max_bytes_(max_bytes), seen_(keys, false), arrived_(std::move(arrived)) {}
+  // Consumes the next message. DataLoss as TensorChunkReader::Add, and for a tensor whose
+  // first message names no key index, one out of range, or one already sent.
+  absl::Status Add(const grpc::ByteBuffer& message);
+  absl::Status Add(const std::vector<absl::string_view>& message_pieces);
+  // At the end of the stream: DataLoss unless every key's tensor arrived whole.
+  absl::Status Finish() const;
+
+ private:
+  absl::Status TensorDone();
+  const int64_t max_bytes_;
+  std::vector<bool> seen_;  // Per key: arrived.
+  size_t arrived_count_ = 0;
+  Arrived arrived_;
+  std::optional<TensorChunkReader> reader_;  // The tensor being read, if any.
 };
 
 }  // namespace tw

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tensorweave/proto/worker.pb.h"
 #include "testing/test_util.h"
 
@@ -84,6 +86,38 @@ TEST(TensorWireTest, KeyIndexTravelsWithTheFirstMessage) {
   EXPECT_STATUS(DecodeError({std::string("\x18\xff\xff\xff\xff\x0f")}), absl::StatusCode::kDataLoss,
                 "key index 4294967295 is too large");
   EXPECT_STATUS(DecodeError({std::string("\x18\xff")}), absl::StatusCode::kDataLoss, "truncated key index");
+}
+
+// A RecvTensors stream: tensors one after the other in any key order, each handed over
+// once whole; a stream that breaks the rules is DataLoss.
+TEST(TensorWireTest, StreamReaderHandsOverEachTensorOnce) {
+  Tensor big(DType::kFloat, TensorShape({(3 << 18) / 2}));  // 1.5 MiB: two messages.
+  for (int64_t i = 0; i < big.NumElements(); ++i) big.flat<float>()[i] = static_cast<float>(i % 1000);
+  Tensor small = Tensor::Scalar<int64_t>(-5);
+  std::vector<std::string> stream = Encode(big, 1);
+  ASSERT_EQ(stream.size(), 2u);
+  stream.push_back(Encode(small, 0)[0]);
+  std::map<int, Tensor> got;
+  auto read = [&](const std::vector<std::string>& messages, int keys) {
+    got.clear();
+    TensorStreamReader reader(keys, ResourceLimits{}.max_tensor_bytes, [&](int i, const Tensor& t) {
+      EXPECT_TRUE(got.emplace(i, t).second) << "key " << i << " handed over twice";
+    });
+    for (const std::string& m : messages) TW_RETURN_IF_ERROR(reader.Add({absl::string_view(m)}));
+    return reader.Finish();
+  };
+  ASSERT_TRUE(read(stream, 2).ok());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_TRUE(got[1].Equals(big));
+  EXPECT_EQ(got[0].scalar<int64_t>(), -5);
+
+  EXPECT_STATUS(read({stream[0]}, 2), absl::StatusCode::kDataLoss, "ended after 0 of 2 tensors and part of another");
+  EXPECT_STATUS(read({stream[0], stream[1]}, 2), absl::StatusCode::kDataLoss, "ended after 1 of 2 tensors");
+  EXPECT_STATUS(read(stream, 1), absl::StatusCode::kDataLoss, "names key index 1, not one of the 1 asked for");
+  EXPECT_STATUS(read({stream[2], stream[2]}, 2), absl::StatusCode::kDataLoss, "sends key index 0 twice");
+  EXPECT_STATUS(read(Encode(small), 1), absl::StatusCode::kDataLoss, "names key index -1");
+  // A second header while a tensor is still missing bytes.
+  EXPECT_STATUS(read({stream[0], stream[2]}, 2), absl::StatusCode::kDataLoss, "key index other than before its header");
 }
 
 TEST(TensorWireTest, MessagesSplitAnywhereStillDecode) {
