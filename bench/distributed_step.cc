@@ -3,8 +3,6 @@
 // same run (WorkerService.GetStatus: a tiny request and reply). Servers run in this
 // process on loopback; medians over repeated runs.
 //   distributed_step [--steps N]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -13,20 +11,13 @@
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
+#include "timing.h"
 
 namespace {
 
 template <typename Fn>
 double MedianMicros(int n, Fn&& fn) {
-  for (int i = 0; i < 50; ++i) fn();  // Warm-up: connections, prepared partitions.
-  std::vector<double> us;
-  for (int i = 0; i < n; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  return 1e6 * tw::bench::MedianSeconds(n, /*warmup=*/50, fn);  // Warm-up: connections, prepared partitions.
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -21,6 +20,7 @@
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
+#include "timing.h"
 
 namespace {
 
@@ -28,16 +28,7 @@ constexpr int64_t kBytes = 64 << 20;
 
 template <typename Fn>
 double MedianGBps(int repeats, Fn&& fn) {
-  fn();  // Warm-up.
-  std::vector<double> gbps;
-  for (int i = 0; i < repeats; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    gbps.push_back(kBytes / s / 1e9);
-  }
-  std::sort(gbps.begin(), gbps.end());
-  return gbps[gbps.size() / 2];
+  return kBytes / tw::bench::MedianSeconds(repeats, /*warmup=*/1, fn) / 1e9;
 }
 
 // The raw peer: GetStatus answers with the same prebuilt 64 MiB reply (in the device

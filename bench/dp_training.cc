@@ -10,7 +10,6 @@
 // Prints the examples/s of each repeat (S global steps) and their median. --profile 1
 // instead times the parts of a step on 1 ps + 1 worker, one session run each, driving
 // the sync loop by hand (see Profile).
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +22,7 @@
 #include "distributed/process_cluster.h"
 #include "mlp_model.h"
 #include "tensorweave/tensorweave.h"
+#include "timing.h"
 
 namespace {
 
@@ -33,15 +33,14 @@ struct Options {
   bool in_graph = false;
 };
 
-// Times `o.repeats` runs of `o.steps` calls of `step` (after o.warmup), as examples/s.
+// Examples/s of `o.repeats` runs of `o.steps` calls of `step` (after o.warmup).
 template <typename Fn>
 std::vector<double> TimeRepeats(const Options& o, Fn&& step) {
   for (int i = 0; i < o.warmup; ++i) step();
   std::vector<double> examples_per_s;
-  for (int r = 0; r < o.repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < o.steps; ++i) step();
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (double secs : tw::bench::TimeCalls(o.repeats, 0, [&] {
+         for (int i = 0; i < o.steps; ++i) step();
+       })) {
     examples_per_s.push_back(static_cast<double>(o.steps) * kBatch * o.workers / secs);
   }
   return examples_per_s;
@@ -125,17 +124,10 @@ void RunWorker(const tw::ClusterSpec& cluster, int task, const Options& o, std::
   sess.close();  // Stops the sync loop; the other workers end.
 }
 
+// Warm-up: connections, prepared partitions.
 template <typename Fn>
 double MedianMs(int n, Fn&& fn) {
-  for (int i = 0; i < 20; ++i) fn();  // Warm-up: connections, prepared partitions.
-  std::vector<double> ms;
-  for (int i = 0; i < n; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return 1e3 * tw::bench::MedianSeconds(n, /*warmup=*/20, fn);
 }
 
 // Where a step's time goes, one worker (replicas_to_aggregate 1), each part its own run
@@ -195,10 +187,8 @@ void Profile(const tw::ClusterSpec& cluster, int n) {
     pushes.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     loops.push_back(std::chrono::duration<double, std::milli>(t2 - t1).count());
   }
-  std::sort(pushes.begin(), pushes.end());
-  std::sort(loops.begin(), loops.end());
-  push = pushes[n / 2];
-  loop = loops[n / 2];
+  push = tw::bench::Median(pushes);
+  loop = tw::bench::Median(loops);
   std::printf("  worker train op (grads, push, token)  %7.3f\n", push);
   std::printf("  chief sync op (take, Adam, tokens)    %7.3f\n", loop);
 }
@@ -247,8 +237,7 @@ int main(int argc, char** argv) {
       for (auto& w : workers) w.join();
     }
     for (size_t r = 0; r < examples_per_s.size(); ++r) std::printf("repeat %zu: %.0f examples/s\n", r, examples_per_s[r]);
-    std::sort(examples_per_s.begin(), examples_per_s.end());
-    const double median = examples_per_s[examples_per_s.size() / 2];
+    const double median = tw::bench::Median(examples_per_s);
     std::printf("tensorweave sync data-parallel (%s) MLP 784-256-10 Adam, 1 ps + %d worker(s), batch %d per worker: "
                 "%.0f examples/s median (%.2f ms/step)\n",
                 o.in_graph ? "in-graph" : "SyncReplicas", o.workers, kBatch, median, 1000.0 * kBatch * o.workers / median);

@@ -2,29 +2,20 @@
 // (x = x + 1, each depending on the last) and as 10,000 independent adds of two
 // constants. Prints the median microseconds per node over repeated runs.
 //   executor_overhead [--nodes N] [--repeats R]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "tensorweave/tensorweave.h"
+#include "timing.h"
 
 namespace {
 
 double MedianMicrosPerNode(tw::Session& sess, const std::vector<tw::Output>& fetches,
                            const std::vector<tw::Operation>& targets, int nodes, int repeats) {
-  sess.run(fetches, {}, targets);  // Prepare the signature once, outside the timing.
-  std::vector<double> per_node;
-  for (int r = 0; r < repeats; ++r) {
-    auto start = std::chrono::steady_clock::now();
-    sess.run(fetches, {}, targets);
-    std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
-    per_node.push_back(took.count() / nodes);
-  }
-  std::sort(per_node.begin(), per_node.end());
-  return per_node[per_node.size() / 2];
+  // The signature is prepared once, by the warm-up call, outside the timing.
+  return 1e6 * tw::bench::MedianSeconds(repeats, /*warmup=*/1, [&] { sess.run(fetches, {}, targets); }) / nodes;
 }
 
 }  // namespace

@@ -1,14 +1,13 @@
 // Training step time of a 784 -> 256 -> 10 MLP (ReLU, softmax cross-entropy), batch 128,
 // float32, Adam, on fixed random data. Prints the median step time.
 //   mlp_training [--threads N] [--steps S]
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "mlp_model.h"
 #include "tensorweave/tensorweave.h"
+#include "timing.h"
 
 int main(int argc, char** argv) {
   int threads = 1, steps = 300;
@@ -30,15 +29,8 @@ int main(int argc, char** argv) {
   tw::Session sess(g, "", config);
   sess.run(tw::global_variables_initializer(g));
   tw::FeedDict feeds = tw::bench::MlpBatch(mlp, kBatch, 5);
-  for (int i = 0; i < 20; ++i) sess.run(train, feeds);  // Warm-up: prepare and settle.
-  std::vector<double> ms;
-  for (int i = 0; i < steps; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    sess.run(train, feeds);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  double median = ms[ms.size() / 2];
+  // Warm-up: prepare and settle.
+  const double median = 1e3 * tw::bench::MedianSeconds(steps, /*warmup=*/20, [&] { sess.run(train, feeds); });
   float final_loss = sess.run(loss, feeds).scalar<float>();
   std::printf("tensorweave MLP 784-256-10 batch 128 Adam, %d thread(s): %.3f ms/step median (%.0f steps/s), loss %.4f\n",
               threads, median, 1000.0 / median, final_loss);
