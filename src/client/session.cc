@@ -17,6 +17,7 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
   options.intra_op_threads = config.intra_op_threads;
   options.cpu_device_count = config.cpu_device_count;
   options.security = config.security;
+  options.max_tensor_bytes = config.max_tensor_bytes;
   if (target.empty() || target == "local") {
     impl_ = std::make_unique<LocalSession>(options);
   } else if (absl::StartsWith(target, "grpc://")) {
