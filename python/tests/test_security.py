@@ -98,14 +98,17 @@ def test_server_process_with_mutual_tls_and_a_token(certificates):
     spec = "local|localhost:%d" % free_port()
     servers = ServerProcesses(spec, "local", 1, flags=[
         "--tls_cert=%s" % (d / "server.pem"), "--tls_key=%s" % (d / "server.key"), "--tls_ca=%s" % (d / "ca.pem"),
-        "--cluster_token_file=%s" % (d / "token")])
+        "--cluster_token_file=%s" % (d / "token"), "--max_tensor_bytes=4096"])
     try:
         target = "grpc://" + spec.split("|")[1]
         y = tf.constant([1.0, 2.0]) * 3
         client = tf.train.TransportSecurity(cluster_token_file=d / "token", tls_ca_file=d / "ca.pem",
                                             tls_cert_file=d / "client.pem", tls_key_file=d / "client.key")
+        dims, filled = fill_graph()
         with tf.Session(target, security=client) as sess:
             np.testing.assert_array_equal(sess.run(y), [3, 6])
+            with pytest.raises(tf.errors.ResourceExhaustedError, match="over the max_tensor_bytes limit of 4096"):
+                sess.run(filled, {dims: [1025]})
         # Without a client certificate the server ends the TLS handshake.
         no_cert = tf.train.TransportSecurity(cluster_token_file=d / "token", tls_ca_file=d / "ca.pem")
         with pytest.raises(tf.errors.UnavailableError, match="over TLS: failed to connect"):
@@ -122,11 +125,11 @@ def test_server_process_with_mutual_tls_and_a_token(certificates):
     assert code == 0, err
 
 
-def test_in_process_server_with_tls(certificates):
+def test_local_server_with_tls(certificates):
     d = certificates
     security = tf.train.TransportSecurity(cluster_token_file=d / "token", tls_ca_file=d / "ca.pem",
                                           tls_cert_file=d / "server.pem", tls_key_file=d / "server.key")
-    server = one_task_server(security=security)
+    server = tf.train.Server.create_local_server(security=security)
     try:
         client = tf.train.TransportSecurity(cluster_token=TOKEN, tls_ca_file=d / "ca.pem",
                                             tls_cert_file=d / "client.pem", tls_key_file=d / "client.key")
