@@ -131,6 +131,9 @@ TEST(KernelOutputLimitsTest, SessionConfigSetsTheLocalCap) {
   EXPECT_STATUS(ErrorOf([&] { sess.run(filled, {{n, I32({1}, {101})}}); }), absl::StatusCode::kResourceExhausted,
                 "node 'filled' (Fill): output 0: float32 [101] tensor of 404 bytes is over the max_tensor_bytes "
                 "limit of 400");
+  config.max_tensor_bytes = 0;
+  EXPECT_STATUS(ErrorOf([&] { Session zero(g, "", config); }), absl::StatusCode::kInvalidArgument,
+                "SessionConfig::max_tensor_bytes must be positive, not 0");
   // The default is the servers' default (4 GiB): 2^32 floats are 16 GiB.
   Session defaults(g);
   EXPECT_STATUS(ErrorOf([&] { defaults.run(filled, {{n, I32({2}, {65536, 65536})}}); }),
