@@ -22,7 +22,7 @@ TEST(ResourceLimitFlagsTest, BadValuesAreRefusedNamingTheFlag) {
   }
 }
 
-TEST(ResourceLimitFlagsTest, TensorReceivedFromAnotherTaskOverTheLimitFailsTheStep) {
+TEST(ResourceLimitFlagsTest, KernelOutputOverTheLimitFailsTheStep) {
   auto cluster = testing::LocalCluster::Start({{"local", 2}}, kTw, {"--max_tensor_bytes=4096"});
   ASSERT_TRUE(cluster.ok()) << cluster.status();
   Graph g;
@@ -30,7 +30,7 @@ TEST(ResourceLimitFlagsTest, TensorReceivedFromAnotherTaskOverTheLimitFailsTheSt
   Output sum;
   {
     auto on = g.device("/job:local/task:1");
-    // Fill with a run-time size: n ones.
+    // Fill with a run-time size: n ones, made on task 1 and summed on task 0.
     auto dims = reshape(n, Axes{1});
     auto big = g.AddOperation("Fill", "big", {dims, constant(g, 1.0f)}, {}).output(0);
     {
@@ -39,11 +39,13 @@ TEST(ResourceLimitFlagsTest, TensorReceivedFromAnotherTaskOverTheLimitFailsTheSt
     }
   }
   Session sess(g, (*cluster)->target("local", 0));
-  // 1024 floats cross from task 1 to task 0; 1025 are one byte group too many.
   EXPECT_EQ(sess.run(sum, {{n, Tensor::Scalar<int32_t>(1024)}}).scalar<float>(), 1024.0f);
+  // 1025 floats are refused by task 1 before it allocates them (the tensor received from
+  // another task is checked too: ResourceLimitsTest.TensorReceivedOverTheLimitFailsTheStep).
   EXPECT_STATUS(ErrorOf([&] { sess.run(sum, {{n, Tensor::Scalar<int32_t>(1025)}}); }),
                 absl::StatusCode::kResourceExhausted,
-                "received tensor: float32 [1025] tensor of 4100 bytes is over the max_tensor_bytes limit of 4096");
+                "node 'big' (Fill): output 0: float32 [1025] tensor of 4100 bytes is over the max_tensor_bytes "
+                "limit of 4096");
   // The cluster carries on.
   EXPECT_EQ(sess.run(sum, {{n, Tensor::Scalar<int32_t>(3)}}).scalar<float>(), 3.0f);
 }

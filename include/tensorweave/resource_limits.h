@@ -13,8 +13,9 @@
 namespace tw {
 
 struct ResourceLimits {
-  // Any one tensor a server decodes from outside: a feed, a tensor received from another
-  // task (RecvTensor), a constant in a GraphDef.
+  // Any one tensor a server decodes from outside (a feed, a tensor received from another
+  // task, a constant in a GraphDef) or a kernel makes at run time (Fill of a fed shape,
+  // Tile, MatMul...: refused before it is allocated).
   int64_t max_tensor_bytes = int64_t{4} << 30;
   // A GraphDef given to CreateSession / ExtendSession / RegisterGraph.
   int64_t max_graph_nodes = 1 << 20;

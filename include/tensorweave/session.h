@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tensorweave/graph.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
 
 namespace tw {
@@ -27,6 +28,9 @@ struct SessionConfig {
   // each empty field is taken from TW_TLS_CERT, TW_TLS_KEY, TW_TLS_CA, TW_CLUSTER_TOKEN_FILE
   // or TW_CLUSTER_TOKEN when set.
   TransportSecurity security;
+  // Target "": the largest tensor one kernel may make (Fill of a fed shape, Tile...); a
+  // bigger one fails the run with ResourceExhausted. grpc:// targets: the server's limits.
+  int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
 };
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;

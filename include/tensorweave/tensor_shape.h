@@ -33,6 +33,7 @@ class TensorShape {
   int rank() const { return static_cast<int>(dims_.size()); }
   int64_t dim(int i) const { return dims_[i]; }
   absl::Span<const int64_t> dims() const { return dims_; }
+  // Saturates at INT64_MAX when unchecked dims multiply past it (never allocatable).
   int64_t num_elements() const { return num_elements_; }
   bool IsScalar() const { return dims_.empty(); }
 

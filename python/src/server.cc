@@ -34,15 +34,35 @@ void BindServer(py::module_& m) {
       .def("to_string", &ClusterSpec::ToString)
       .def("__eq__", &ClusterSpec::operator==);
 
+  py::class_<ResourceLimits>(m, "ResourceLimits")
+      .def(py::init<>())
+      .def_readwrite("max_tensor_bytes", &ResourceLimits::max_tensor_bytes)
+      .def_readwrite("max_graph_nodes", &ResourceLimits::max_graph_nodes)
+      .def_readwrite("max_graph_bytes", &ResourceLimits::max_graph_bytes)
+      .def_readwrite("max_concurrent_steps", &ResourceLimits::max_concurrent_steps);
+
   py::class_<Server>(m, "Server")
       .def_static("create",
-                  [](const ClusterSpec& cluster, const std::string& job, int task, int64_t rpc_timeout_ms) {
+                  [](const ClusterSpec& cluster, const std::string& job, int task, int64_t rpc_timeout_ms,
+                     const TransportSecurity& security, bool insecure_allow_remote, const ResourceLimits& limits) {
                     ServerOptions options;
                     if (rpc_timeout_ms > 0) options.rpc_timeout_ms = rpc_timeout_ms;
+                    options.security = security;
+                    options.insecure_allow_remote = insecure_allow_remote;
+                    options.limits = limits;
                     return ValueOrThrow(Server::Create(cluster, job, task, options));
                   },
-                  py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0)
-      .def_static("create_local", [] { return ValueOrThrow(Server::CreateLocal()); })
+                  py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0,
+                  py::arg("security") = TransportSecurity(), py::arg("insecure_allow_remote") = false,
+                  py::arg("limits") = ResourceLimits())
+      .def_static("create_local",
+                  [](const TransportSecurity& security, const ResourceLimits& limits) {
+                    ServerOptions options;
+                    options.security = security;
+                    options.limits = limits;
+                    return ValueOrThrow(Server::CreateLocal(options));
+                  },
+                  py::arg("security") = TransportSecurity(), py::arg("limits") = ResourceLimits())
       .def("start", [](Server& s) { ThrowIfError(s.Start()); }, py::call_guard<py::gil_scoped_release>())
       // Ctrl-C (KeyboardInterrupt) stops the server and is raised once the join returned.
       .def("join", [](Server& s) { CallInterruptibly([&] { s.Join(); }, [&] { s.Stop(); }); })

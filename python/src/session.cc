@@ -37,13 +37,25 @@ py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>
 }  // namespace
 
 void BindSession(py::module_& m) {
+  // TLS files and the cluster token (tensorweave/security.h): what a server demands and
+  // a grpc:// session presents.
+  py::class_<TransportSecurity>(m, "TransportSecurity")
+      .def(py::init<>())
+      .def_readwrite("tls_cert_file", &TransportSecurity::tls_cert_file)
+      .def_readwrite("tls_key_file", &TransportSecurity::tls_key_file)
+      .def_readwrite("tls_ca_file", &TransportSecurity::tls_ca_file)
+      .def_readwrite("cluster_token_file", &TransportSecurity::cluster_token_file)
+      .def_readwrite("cluster_token", &TransportSecurity::cluster_token);
+
   py::class_<SessionConfig>(m, "SessionConfig")
       .def(py::init<>())
       .def_readwrite("log_device_placement", &SessionConfig::log_device_placement)
       .def_readwrite("allow_soft_placement", &SessionConfig::allow_soft_placement)
       .def_readwrite("inter_op_threads", &SessionConfig::inter_op_threads)
       .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
-      .def_readwrite("cpu_device_count", &SessionConfig::cpu_device_count);
+      .def_readwrite("cpu_device_count", &SessionConfig::cpu_device_count)
+      .def_readwrite("security", &SessionConfig::security)
+      .def_readwrite("max_tensor_bytes", &SessionConfig::max_tensor_bytes);
 
   py::class_<Session>(m, "Session")
       .def(py::init([](Graph& g, const std::string& target, const SessionConfig& config) {

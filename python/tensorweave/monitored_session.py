@@ -4,6 +4,7 @@ tw::MonitoredTrainingSession: initialization or restore by the chief, waiting by
 others, checkpoints, hooks around each step, recovery when a task fails."""
 from tensorweave import _core
 from tensorweave.framework import Tensor, get_default_graph
+from tensorweave.security import _security_to_core
 from tensorweave.session import ConfigProto, _FetchPlan, _SessionView, _feed_arrays
 
 
@@ -179,17 +180,19 @@ class MonitoredTrainingSession:
     def __init__(self, master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=600, save_summaries_steps=100,
                  save_summaries_secs=None, config=None, stop_grace_period_secs=120, log_step_count_steps=100,
-                 max_wait_secs=7200, save_checkpoint_steps=None, summary_dir=None):
+                 max_wait_secs=7200, save_checkpoint_steps=None, summary_dir=None, security=None):
         if scaffold is not None:
             raise NotImplementedError("MonitoredTrainingSession(scaffold=...) is not supported")
         self._graph = get_default_graph()
         master = master.decode() if isinstance(master, bytes) else master
         steps = int(save_checkpoint_steps or 0)
         secs = 0.0 if steps or save_checkpoint_secs is None else float(save_checkpoint_secs)
+        core_config = (config or ConfigProto())._to_core()
+        core_config.security = _security_to_core(security)  # Not in TensorFlow: see tw.Session.
         self._core = _core.MonitoredTrainingSession(
             self._graph._core, master, bool(is_chief), checkpoint_dir or "", steps, secs,
             int(log_step_count_steps or 0), [_core_hook(h, self._graph, master) for h in hooks or []],
-            [_core_hook(h, self._graph, master) for h in chief_only_hooks or []], (config or ConfigProto())._to_core(),
+            [_core_hook(h, self._graph, master) for h in chief_only_hooks or []], core_config,
             float(max_wait_secs))
 
     @property

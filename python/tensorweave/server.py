@@ -17,6 +17,15 @@ def _parse_args(argv):
     parser.add_argument("--job_name", default="", help="this task's job")
     parser.add_argument("--task_index", type=int, default=None, help="this task's index in its job")
     parser.add_argument("--rpc_timeout_ms", type=int, default=0, help="deadline of calls between tasks")
+    # As `tw server`'s flags (tw::ServerOptions).
+    parser.add_argument("--tls_cert", help="serve TLS only, with this certificate (PEM) and --tls_key")
+    parser.add_argument("--tls_key", help="the private key (PEM) of --tls_cert")
+    parser.add_argument("--tls_ca", help="require client certificates signed by these CAs (PEM)")
+    parser.add_argument("--cluster_token_file", help="require this shared token on every call (and send it)")
+    parser.add_argument("--insecure_allow_remote", action="store_true",
+                        help="serve a non-loopback address without TLS or a token")
+    for name in train.ResourceLimits._FIELDS:
+        parser.add_argument("--" + name, type=int, help="resource limit (tw server --help)")
     return parser.parse_args(argv)
 
 
@@ -35,8 +44,12 @@ def main(argv=None):
             task = task if args.task_index is None else args.task_index
         else:
             raise ValueError("give --cluster_spec (or a TF_CONFIG environment variable)")
-        server = train.Server(cluster, job_name=job, task_index=task, rpc_timeout_ms=args.rpc_timeout_ms)
-    except (ValueError, errors.OpError) as e:
+        security = train.TransportSecurity(cluster_token_file=args.cluster_token_file, tls_ca_file=args.tls_ca,
+                                           tls_cert_file=args.tls_cert, tls_key_file=args.tls_key)
+        limits = train.ResourceLimits(**{name: getattr(args, name) for name in train.ResourceLimits._FIELDS})
+        server = train.Server(cluster, job_name=job, task_index=task, rpc_timeout_ms=args.rpc_timeout_ms,
+                              security=security, insecure_allow_remote=args.insecure_allow_remote, limits=limits)
+    except (ValueError, TypeError, errors.OpError) as e:
         print("tensorweave.server: %s" % e, file=sys.stderr)
         return 2
     # SIGTERM stops like Ctrl-C does.

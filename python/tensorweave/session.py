@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from tensorweave import _core, dtypes
+from tensorweave.security import _positive_int, _security_to_core
 from tensorweave.framework import Operation, Tensor, get_default_graph, to_numpy
 
 
@@ -14,7 +15,10 @@ class ConfigProto:
     """Session options, named as TensorFlow's ConfigProto fields."""
 
     def __init__(self, log_device_placement=False, allow_soft_placement=False, inter_op_parallelism_threads=0,
-                 intra_op_parallelism_threads=0, device_count=None, gpu_options=None):
+                 intra_op_parallelism_threads=0, device_count=None, gpu_options=None, max_tensor_bytes=None):
+        # Not in TensorFlow: a session in this process refuses a kernel output bigger than
+        # this (ResourceExhaustedError; default 4 GiB). Servers have their own limits.
+        self.max_tensor_bytes = max_tensor_bytes
         self.log_device_placement = log_device_placement
         self.allow_soft_placement = allow_soft_placement
         self.inter_op_parallelism_threads = inter_op_parallelism_threads
@@ -28,6 +32,8 @@ class ConfigProto:
         config.inter_op_threads = int(self.inter_op_parallelism_threads)
         config.intra_op_threads = int(self.intra_op_parallelism_threads)
         config.cpu_device_count = int(self.device_count.get("CPU", 1))
+        if self.max_tensor_bytes is not None:
+            config.max_tensor_bytes = _positive_int("max_tensor_bytes", self.max_tensor_bytes)
         return config
 
 
@@ -118,12 +124,15 @@ class _FetchPlan:
 
 class Session:
     """A session over `graph` (the default graph). target: "" (this process) or
-    "grpc://host:port" (a task of a cluster). config: a tf.ConfigProto."""
+    "grpc://host:port" (a task of a cluster). config: a tf.ConfigProto. security (not in
+    TensorFlow): a tw.train.TransportSecurity, the TLS files and cluster token presented to
+    a grpc:// target."""
 
-    def __init__(self, target="", graph=None, config=None):
+    def __init__(self, target="", graph=None, config=None, security=None):
         self._graph = graph or get_default_graph()
         self._target = target.decode() if isinstance(target, bytes) else target
         core_config = (config or ConfigProto())._to_core()
+        core_config.security = _security_to_core(security)
         self._core = _core.Session(self._graph._core, self._target, core_config)
         self._closed = False
         self._default_graph_context = None
@@ -201,8 +210,8 @@ class _SessionView(Session):
 class InteractiveSession(Session):
     """A Session that makes itself the default session on creation."""
 
-    def __init__(self, target="", graph=None, config=None):
-        super().__init__(target, graph, config)
+    def __init__(self, target="", graph=None, config=None, security=None):
+        super().__init__(target, graph, config, security)
         self._default_session_context = self.as_default()
         self._default_session_context.__enter__()
 

@@ -5,6 +5,7 @@ import weakref
 
 from tensorweave import _core
 from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.security import ResourceLimits, TransportSecurity, _limits_to_core, _security_to_core  # noqa: F401
 from tensorweave.variables import Variable
 
 
@@ -230,10 +231,15 @@ def _release_live_servers():
 
 
 class Server:
-    """One task of a cluster (tf.train.Server), serving sessions at target."""
+    """One task of a cluster (tf.train.Server), serving sessions at target.
+
+    tensorweave's keywords: security (a TransportSecurity: TLS and the cluster token this
+    task demands of its clients and presents to the other tasks; without TLS or a token a
+    task only serves a loopback address unless insecure_allow_remote), limits (a
+    ResourceLimits) and rpc_timeout_ms (the deadline of calls between tasks)."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
-                 start=True, rpc_timeout_ms=0):
+                 start=True, rpc_timeout_ms=0, security=None, insecure_allow_remote=False, limits=None):
         if protocol not in (None, "grpc"):
             raise ValueError("Unsupported protocol %r (only grpc)" % protocol)
         cluster = ClusterSpec(server_or_cluster_def)
@@ -246,16 +252,18 @@ class Server:
             if len(indices) != 1:
                 raise ValueError("Must specify an explicit `task_index` for a job of several tasks.")
             task_index = indices[0]
-        self._core = _core.Server.create(cluster._core, job_name, int(task_index), int(rpc_timeout_ms))
+        self._core = _core.Server.create(cluster._core, job_name, int(task_index), int(rpc_timeout_ms),
+                                         _security_to_core(security), bool(insecure_allow_remote),
+                                         _limits_to_core(limits))
         self._cluster = cluster
         _live_servers.add(self)
         if start:
             self.start()
 
     @staticmethod
-    def create_local_server(config=None, start=True):
+    def create_local_server(config=None, start=True, security=None, limits=None):
         """A one-task cluster on a free loopback port, started."""
-        return Server._from_core(_core.Server.create_local())
+        return Server._from_core(_core.Server.create_local(_security_to_core(security), _limits_to_core(limits)))
 
     @classmethod
     def _from_core(cls, core):

@@ -44,14 +44,14 @@ def free_port():
 
 
 class ServerProcesses:
-    """`python3 -m tensorweave.server` for each task of `spec`; stopped with SIGINT."""
+    """`python3 -m tensorweave.server` (with `flags`) for each task of `spec`; stopped with SIGINT."""
 
-    def __init__(self, spec, job, tasks):
+    def __init__(self, spec, job, tasks, flags=()):
         self.procs = []
         for task in range(tasks):
             proc = subprocess.Popen(
                 [PYTHON, "-m", "tensorweave.server", "--cluster_spec=" + spec, "--job_name=" + job,
-                 "--task_index=%d" % task], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                 "--task_index=%d" % task] + list(flags), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=python_env())
             self.procs.append(proc)
             line = proc.stdout.readline()  # Printed once the task serves.

@@ -19,6 +19,11 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
   options.intra_op_threads = config.intra_op_threads;
   options.cpu_device_count = config.cpu_device_count;
   options.security = config.security;
+  options.max_tensor_bytes = config.max_tensor_bytes;
+  if (config.max_tensor_bytes <= 0) {
+    throw StatusError(absl::InvalidArgumentError(
+        absl::StrCat("SessionConfig::max_tensor_bytes must be positive, not ", config.max_tensor_bytes)));
+  }
   if (target.empty() || target == "local") {
     impl_ = std::make_unique<LocalSession>(options);
   } else if (absl::StartsWith(target, "grpc://")) {

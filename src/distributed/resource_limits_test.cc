@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/time/clock.h"
+#include "core/net_util.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
@@ -32,6 +33,35 @@ TEST(ResourceLimitsTest, FeedOverMaxTensorBytesIsRefusedNamingTheLimit) {
   const Tensor big = ValueOrThrow(Tensor::FromVector<float>(std::vector<float>(257, 1.0f), TensorShape({257})));
   EXPECT_STATUS(ErrorOf([&] { sess.run(sum, {{x, big}}); }), absl::StatusCode::kResourceExhausted,
                 "feed 'x:0': TensorProto: float32 [257] tensor of 1028 bytes is over the max_tensor_bytes limit of 1024");
+}
+
+TEST(ResourceLimitsTest, TensorReceivedOverTheLimitFailsTheStep) {
+  // Task 1 may make what task 0 may not receive: each checks its own limits.
+  const auto addresses = ValueOrThrow(FreeLoopbackAddresses({{"local", 2}}));
+  const ClusterSpec spec = ValueOrThrow(ClusterSpec::FromJobs(addresses));
+  std::vector<std::unique_ptr<Server>> servers;
+  for (int64_t max_bytes : {int64_t{4096}, int64_t{1} << 20}) {
+    ServerOptions options;
+    options.limits.max_tensor_bytes = max_bytes;
+    servers.push_back(ValueOrThrow(Server::Create(spec, "local", static_cast<int>(servers.size()), options)));
+    ASSERT_TRUE(servers.back()->Start().ok());
+  }
+  Graph g;
+  auto n = placeholder(g, DType::kInt32, PartialShape({}), "n");
+  Output sum;
+  {
+    auto on = g.device("/job:local/task:1");
+    auto big = g.AddOperation("Fill", "big", {reshape(n, Axes{1}), constant(g, 1.0f)}, {}).output(0);
+    auto on0 = g.device("/job:local/task:0");
+    sum = reduce_sum(big);
+  }
+  Session sess(g, servers[0]->target());
+  EXPECT_EQ(sess.run(sum, {{n, Tensor::Scalar<int32_t>(1024)}}).scalar<float>(), 1024.0f);
+  EXPECT_STATUS(ErrorOf([&] { sess.run(sum, {{n, Tensor::Scalar<int32_t>(1025)}}); }),
+                absl::StatusCode::kResourceExhausted,
+                "received tensor: float32 [1025] tensor of 4100 bytes is over the max_tensor_bytes limit of 4096");
+  EXPECT_EQ(sess.run(sum, {{n, Tensor::Scalar<int32_t>(3)}}).scalar<float>(), 3.0f);
+  for (auto& server : servers) server->Stop();
 }
 
 TEST(ResourceLimitsTest, GraphOverMaxNodesOrBytesIsRefused) {

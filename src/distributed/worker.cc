@@ -139,6 +139,7 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
   ExecutorOptions options;
   options.device = device;
   options.inter_op_pool = inter_op_pool_.get();
+  options.max_tensor_bytes = limits_.max_tensor_bytes;
   TW_ASSIGN_OR_RETURN(registered->executor, Executor::Create(graph, std::move(options)));
   absl::MutexLock lock(&mu_);
   std::string handle = absl::StrCat(req.session_handle(), "/g", next_graph_++);

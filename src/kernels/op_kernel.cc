@@ -2,6 +2,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "graph/graph.h"
+#include "tensor/tensor_proto.h"
 
 namespace tw {
 
@@ -63,12 +64,26 @@ void OpKernelConstruction::GetAttr(const std::string& attr, std::vector<PartialS
   Read(GetShapeListAttr(attrs_, attr), out);
 }
 
+namespace {
+
+// Names the output, its dtype and shape, its bytes and the cap (the executor adds the node).
+absl::Status OutputTooLarge(int i, const TensorShape& shape, DType dtype, int64_t max_bytes) {
+  const std::string what = absl::StrCat("output ", i);
+  TW_RETURN_IF_ERROR(CheckTensorBytes(dtype, shape, max_bytes, what));
+  return absl::ResourceExhaustedError(absl::StrCat(what, ": ", DTypeName(dtype), " ", shape.DebugString(),
+                                                   " tensor has more than ", kMaxTensorElements, " elements"));
+}
+
+}  // namespace
+
 absl::StatusOr<Tensor*> OpKernelContext::allocate_output(int i, const TensorShape& shape, DType dtype) {
-  if (shape.num_elements() > kMaxTensorElements) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("output ", i, " of shape ", shape.DebugString(), " is too large"));
+  // The hot path is one multiply and two compares: num_elements() saturates instead of
+  // wrapping and is at most 2^40 past the first compare, so the product cannot overflow.
+  const int64_t n = shape.num_elements();
+  if (n > kMaxTensorElements || n * static_cast<int64_t>(DTypeSize(dtype)) > p_.max_tensor_bytes) {
+    return OutputTooLarge(i, shape, dtype, p_.max_tensor_bytes);
   }
-  // ResourceExhausted rather than std::bad_alloc when a run-time shape is too big for memory.
+  // ResourceExhausted rather than std::bad_alloc when the machine has less than the cap.
   TW_ASSIGN_OR_RETURN(outputs_[i], Tensor::Allocate(dtype, shape));
   return &outputs_[i];
 }

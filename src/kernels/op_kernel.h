@@ -17,6 +17,7 @@
 #include "graph/attr_value.h"
 #include "kernels/rendezvous.h"
 #include "kernels/resource_mgr.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
 
@@ -88,6 +89,9 @@ class OpKernelContext {
     CallFrame* call_frame = nullptr;
     Rendezvous* rendezvous = nullptr;  // The step's, for _Send/_Recv.
     int64_t step_id = 0;
+    // Cap on one allocated output: shapes computed at run time (Fill of a fed shape,
+    // Tile, MatMul...) must fail the step, not exhaust the process's memory.
+    int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
   };
   explicit OpKernelContext(const Params& params) : p_(params), outputs_(params.num_outputs) {}
 
@@ -95,7 +99,8 @@ class OpKernelContext {
   const Tensor& input(int i) const { return p_.inputs[i]; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
 
-  // Allocates output i (checking the size limit) and returns it for writing.
+  // Allocates output i and returns it for writing; ResourceExhausted when it would take
+  // more than Params::max_tensor_bytes.
   absl::StatusOr<Tensor*> allocate_output(int i, const TensorShape& shape, DType dtype);
   // Reuses input `in`'s buffer for output i when nothing else holds it and the shape and
   // dtype match (saving an allocation in elementwise chains); allocates otherwise.

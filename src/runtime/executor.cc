@@ -128,6 +128,7 @@ class ExecutorState {
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
     params.step_id = args_.step_id;
+    params.max_tensor_bytes = ex_->options_.max_tensor_bytes;
     if (item.async) {
       auto* ctx = new OpKernelContext(params);
       static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, id, ctx](absl::Status s) {

@@ -28,6 +28,9 @@ struct ExecutorOptions {
   ThreadPool* inter_op_pool = nullptr;  // Null: everything runs on the caller's thread.
   // Null: a fresh kernel per node from the global KernelRegistry.
   KernelCreator create_kernel;
+  // Cap on any one output a kernel allocates (OpKernelContext::allocate_output): a
+  // server passes its ResourceLimits, a local session its SessionOptions.
+  int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
 };
 
 class Executor {

@@ -84,6 +84,7 @@ absl::StatusOr<std::unique_ptr<LocalSession::Prepared>> LocalSession::Prepare(co
     ExecutorOptions ex_options;
     ex_options.device = device;
     ex_options.inter_op_pool = inter_op_pool_.get();
+    ex_options.max_tensor_bytes = options_.max_tensor_bytes;
     ex_options.create_kernel = [this](const Node& node) { return KernelFor(node); };
     TW_ASSIGN_OR_RETURN(auto executor, Executor::Create(part, std::move(ex_options)));
     prepared->executors.push_back(std::move(executor));

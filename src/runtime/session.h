@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "core/cancellation.h"
 #include "tensorweave/proto/graph.pb.h"
+#include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
 #include "tensorweave/tensor.h"
 
@@ -22,6 +23,7 @@ struct SessionOptions {
   bool log_device_placement = false;
   int cpu_device_count = 1;  // CPU:0 .. CPU:n-1 in this process (like TF's device_count).
   TransportSecurity security;  // grpc:// sessions: TLS and token (empty fields: environment).
+  int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;  // Local sessions: any one kernel output.
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;

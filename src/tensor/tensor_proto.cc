@@ -1,6 +1,7 @@
 #include "tensor/tensor_proto.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "tensorweave/status.h"
@@ -95,12 +96,14 @@ TensorProto TensorToProto(const Tensor& tensor) {
 
 absl::Status CheckTensorBytes(DType dtype, const TensorShape& shape, int64_t max_bytes,
                               absl::string_view what) {
-  // num_elements() <= 2^40 and an element is at most 8 bytes: no overflow.
-  const int64_t bytes = shape.num_elements() * static_cast<int64_t>(DTypeSize(dtype));
-  if (bytes <= max_bytes) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat(what, ": ", DTypeName(dtype), " ", shape.DebugString(),
-                                                   " tensor of ", bytes, " bytes is over the max_tensor_bytes limit of ",
-                                                   max_bytes));
+  // num_elements() saturates rather than wraps, so the product is checked, not assumed.
+  int64_t bytes;
+  const bool overflow = __builtin_mul_overflow(shape.num_elements(), static_cast<int64_t>(DTypeSize(dtype)), &bytes);
+  if (!overflow && bytes <= max_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat(what, ": ", DTypeName(dtype), " ", shape.DebugString(), " tensor of ",
+                   overflow ? absl::StrCat("more than ", std::numeric_limits<int64_t>::max()) : absl::StrCat(bytes),
+                   " bytes is over the max_tensor_bytes limit of ", max_bytes));
 }
 
 absl::Status CheckTensorProtoBytes(const TensorProto& proto, int64_t max_bytes) {

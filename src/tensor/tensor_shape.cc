@@ -37,6 +37,19 @@ absl::StatusOr<TensorShape> TensorShape::Build(absl::Span<const int64_t> dims) {
   return TensorShape(dims);
 }
 
+namespace {
+
+// n * d for non-negative n and d, saturating at INT64_MAX: kernels build output shapes
+// from run-time dims (MatMul of [2^40,0] by [0,2^40] asks for 2^80 elements) and a
+// wrapped count could look small; a saturated one is refused by allocate_output.
+int64_t SaturatingElements(int64_t n, int64_t d) {
+  int64_t product;
+  if (__builtin_mul_overflow(n, d, &product)) return std::numeric_limits<int64_t>::max();
+  return product;
+}
+
+}  // namespace
+
 void TensorShape::Recount() {
   // With a zero dim the other dims may be huge (Build allows [10^17,105,0]): their
   // product would overflow, so it is never formed.
@@ -47,12 +60,12 @@ void TensorShape::Recount() {
       return;
     }
   }
-  for (int64_t d : dims_) num_elements_ *= d;
+  for (int64_t d : dims_) num_elements_ = SaturatingElements(num_elements_, d);
 }
 
 void TensorShape::AddDim(int64_t size) {
   dims_.push_back(size);
-  num_elements_ *= size;
+  num_elements_ = SaturatingElements(num_elements_, size);
 }
 void TensorShape::InsertDim(int index, int64_t size) {
   dims_.insert(dims_.begin() + index, size);
