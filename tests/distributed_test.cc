@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
@@ -313,6 +315,25 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   EXPECT_THROW(Session(g, target).run(y), StatusError);  // Nothing listens any more.
 
   EXPECT_EQ(testing::RunCommand(kTw + " cluster --jobs ps").exit_code, 2);
+}
+
+// A task given --parent_pid stops by itself once that process ends: how a test or `tw
+// cluster` that is killed (never destroying its ProcessCluster) leaves no server behind.
+TEST(DistributedTest, ServerStopsWhenItsParentPidExits) {
+  auto port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status();
+  // `sleep` stands for the parent and is killed at once; a server that did not stop would
+  // be killed by `timeout` after 120 s, and its exit status would say so.
+  auto r = testing::RunCommand(absl::StrCat("sleep 600 & p=$!; timeout -s KILL 120 ", kTw,
+                                            " server --cluster_spec=local\\|localhost:", *port,
+                                            " --job_name=local --parent_pid=$p & s=$!; kill $p; wait $s; ",
+                                            "echo \"server exit status $?\""));
+  EXPECT_NE(r.output.find("tw server: SIGTERM, stopping"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("server exit status 0"), std::string::npos) << r.output;
+
+  r = testing::RunCommand(kTw + " server --cluster_spec=local\\|localhost:1 --job_name=local --parent_pid=me");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--parent_pid must be a process id, not 'me'"), std::string::npos) << r.output;
 }
 
 TEST(DistributedTest, LargeTensorCrossesTasksIntact) {
