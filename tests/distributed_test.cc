@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/net_util.h"
@@ -292,6 +293,12 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   std::remove(out.c_str());
   auto started = testing::RunCommand(kTw + " cluster --jobs local:2 > " + out + " 2>&1 & echo $!");
   const std::string pid = std::string(absl::StripAsciiWhitespace(started.output));
+  // A failure before the SIGTERM below must not leave the cluster running (its servers
+  // stop with it: --parent_pid).
+  bool stopped = false;
+  absl::Cleanup kill_cluster = [&] {
+    if (!stopped) testing::RunCommand("kill -KILL " + pid);
+  };
   std::string log = WaitForText(out, "running");
   ASSERT_NE(log.find("tw cluster: local|localhost:"), std::string::npos) << log;
   const size_t at = log.find("/job:local/task:0  ") + 19;
@@ -307,6 +314,7 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
     EXPECT_EQ(sess.run(x + 22.0f).scalar<float>(), 42.0f);
   }
   EXPECT_EQ(testing::RunCommand("kill -TERM " + pid).exit_code, 0);
+  stopped = true;
   log = WaitForText(out, "tw cluster: stopped");
   EXPECT_NE(log.find("SIGTERM, stopping"), std::string::npos) << log;
   EXPECT_NE(log.find("tw cluster: stopped"), std::string::npos) << log;
