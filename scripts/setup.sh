@@ -13,8 +13,8 @@ PACKAGES=(
   openssl  # the TLS tests make their certificates with it
 )
 
-# scripts/fuzz.sh needs clang and its libFuzzer runtime as well (TW_SETUP_FUZZ=1); the
-# normal build does not. TW_SETUP_PACKAGES_ONLY=1 stops after installing.
+# scripts/fuzz.sh and `scripts/sanitize.sh tsan` need clang and its sanitizer runtimes
+# as well (TW_SETUP_FUZZ=1); the normal build does not. TW_SETUP_PACKAGES_ONLY=1 stops after installing.
 if [ "${TW_SETUP_FUZZ:-}" = 1 ]; then PACKAGES+=(clang libclang-rt-14-dev); fi
 
 missing=()

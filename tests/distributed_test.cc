@@ -5,7 +5,10 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
@@ -290,6 +293,12 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   std::remove(out.c_str());
   auto started = testing::RunCommand(kTw + " cluster --jobs local:2 > " + out + " 2>&1 & echo $!");
   const std::string pid = std::string(absl::StripAsciiWhitespace(started.output));
+  // A failure before the SIGTERM below must not leave the cluster running (its servers
+  // stop with it: --parent_pid).
+  bool stopped = false;
+  absl::Cleanup kill_cluster = [&] {
+    if (!stopped) testing::RunCommand("kill -KILL " + pid);
+  };
   std::string log = WaitForText(out, "running");
   ASSERT_NE(log.find("tw cluster: local|localhost:"), std::string::npos) << log;
   const size_t at = log.find("/job:local/task:0  ") + 19;
@@ -305,6 +314,7 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
     EXPECT_EQ(sess.run(x + 22.0f).scalar<float>(), 42.0f);
   }
   EXPECT_EQ(testing::RunCommand("kill -TERM " + pid).exit_code, 0);
+  stopped = true;
   log = WaitForText(out, "tw cluster: stopped");
   EXPECT_NE(log.find("SIGTERM, stopping"), std::string::npos) << log;
   EXPECT_NE(log.find("tw cluster: stopped"), std::string::npos) << log;
@@ -313,6 +323,25 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   EXPECT_THROW(Session(g, target).run(y), StatusError);  // Nothing listens any more.
 
   EXPECT_EQ(testing::RunCommand(kTw + " cluster --jobs ps").exit_code, 2);
+}
+
+// A task given --parent_pid stops by itself once that process ends: how a test or `tw
+// cluster` that is killed (never destroying its ProcessCluster) leaves no server behind.
+TEST(DistributedTest, ServerStopsWhenItsParentPidExits) {
+  auto port = PickFreeLoopbackPort();
+  ASSERT_TRUE(port.ok()) << port.status();
+  // `sleep` stands for the parent and is killed at once; a server that did not stop would
+  // be killed by `timeout` after 120 s, and its exit status would say so.
+  auto r = testing::RunCommand(absl::StrCat("sleep 600 & p=$!; timeout -s KILL 120 ", kTw,
+                                            " server --cluster_spec=local\\|localhost:", *port,
+                                            " --job_name=local --parent_pid=$p & s=$!; kill $p; wait $s; ",
+                                            "echo \"server exit status $?\""));
+  EXPECT_NE(r.output.find("tw server: SIGTERM, stopping"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("server exit status 0"), std::string::npos) << r.output;
+
+  r = testing::RunCommand(kTw + " server --cluster_spec=local\\|localhost:1 --job_name=local --parent_pid=me");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--parent_pid must be a process id, not 'me'"), std::string::npos) << r.output;
 }
 
 TEST(DistributedTest, LargeTensorCrossesTasksIntact) {

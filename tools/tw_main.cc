@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "distributed/process_cluster.h"
 #include "client/tensor_text.h"
+#include "core/parent_watch.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "tensorweave/server.h"
@@ -60,6 +61,9 @@ constexpr char kUsage[] =
     "        --max_graph_bytes N     largest GraphDef in bytes (default 1 GiB)\n"
     "        --max_concurrent_steps N  steps run at once; more are refused (default 1024)\n"
     "                                (over a limit: ResourceExhausted naming it)\n"
+    "        --parent_pid PID        stop (as on SIGTERM) when process PID exits: what `tw\n"
+    "                                cluster` and the tests' clusters pass, so no task\n"
+    "                                outlives them\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
     "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
@@ -180,6 +184,7 @@ int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
 tw::Status RunServer(int argc, char** argv) {
   std::string spec, job;
   int task = 0;
+  pid_t parent = 0;
   tw::ServerOptions options;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i], value;
@@ -209,6 +214,10 @@ tw::Status RunServer(int argc, char** argv) {
       if (!absl::SimpleAtoi(value, number) || *number <= 0) {
         return absl::InvalidArgumentError(absl::StrCat("-", arg, " must be a positive integer, not '", value, "'"));
       }
+    } else if (arg == "-parent_pid") {
+      if (!absl::SimpleAtoi(value, &parent) || parent <= 0) {
+        return absl::InvalidArgumentError(absl::StrCat("--parent_pid must be a process id, not '", value, "'"));
+      }
     } else if (arg == "-intra_op_threads" || arg == "-inter_op_threads") {
       int& threads = arg == "-intra_op_threads" ? options.intra_op_threads : options.inter_op_threads;
       if (!absl::SimpleAtoi(value, &threads) || threads < 1 || threads > 1024) {
@@ -237,6 +246,7 @@ tw::Status RunServer(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (parent != 0) TW_RETURN_IF_ERROR(tw::StopWhenProcessExits(parent));
   TW_ASSIGN_OR_RETURN(auto server, tw::Server::Create(cluster, job, task, options));
   TW_RETURN_IF_ERROR(server->Start());
   std::cout << "tw server: /job:" << job << "/replica:0/task:" << task << " of cluster " << cluster.ToString()

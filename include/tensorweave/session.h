@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "tensorweave/graph.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
@@ -83,7 +84,10 @@ class Session {
   Graph* graph_;
   std::string target_;
   std::unique_ptr<SessionInterface> impl_;
-  int nodes_sent_ = 0;
+  // Runs may come from several threads at once (as in TF: a SyncReplicasChiefRunner's loop
+  // and its Stop); the nodes not yet sent are sent by one of them, once.
+  absl::Mutex sync_mu_;
+  int nodes_sent_ ABSL_GUARDED_BY(sync_mu_) = 0;
 };
 
 }  // namespace tw

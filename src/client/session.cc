@@ -42,6 +42,7 @@ void RunCancellation::Cancel() { manager_->StartCancel(); }
 bool RunCancellation::cancelled() const { return manager_->IsCancelled(); }
 
 Status Session::SyncGraph() {
+  absl::MutexLock lock(&sync_mu_);
   const int n = graph_->num_operations();
   if (n == nodes_sent_) return absl::OkStatus();
   TW_RETURN_IF_ERROR(impl_->Extend(graph_->flow_graph().ToGraphDefSince(nodes_sent_)));

@@ -70,7 +70,10 @@ absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std:
 
 absl::Status ProcessCluster::Launch(const std::string& job, int task) {
   std::vector<std::string> args = {tw_binary_, "server", "--cluster_spec=" + spec_.ToString(),
-                                   "--job_name=" + job, absl::StrCat("--task_index=", task)};
+                                   "--job_name=" + job, absl::StrCat("--task_index=", task),
+                                   // A task stops when this process ends, even without
+                                   // the destructor (killed, or ended by a sanitizer report).
+                                   absl::StrCat("--parent_pid=", getpid())};
   args.insert(args.end(), extra_flags_.begin(), extra_flags_.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());

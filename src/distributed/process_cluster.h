@@ -1,5 +1,7 @@
 // A cluster of real `tw server` processes on free loopback ports, started and waited for
-// until each serves, and always stopped (SIGTERM, then SIGKILL after 5 s) when destroyed.
+// until each serves, and always stopped (SIGTERM, then SIGKILL after 5 s) when destroyed;
+// each task also stops by itself when this process ends without destroying it (`tw
+// server --parent_pid`), so no task is left behind by a crash or a kill.
 // What `tw cluster` runs for users, and what the multi-process tests start.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
