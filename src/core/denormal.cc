@@ -22,8 +22,15 @@ void SetMode(unsigned) {}
 
 void FlushDenormalsInThisThread() { SetMode(GetMode() | kFlushToZero | kDenormalsAreZero); }
 
-ScopedFlushDenormal::ScopedFlushDenormal() : saved_(GetMode()) { FlushDenormalsInThisThread(); }
+// Runs around every kernel: only reads the mode where it is set already (our pools'
+// threads), writing it (a slower, serializing instruction) only on other threads.
+ScopedFlushDenormal::ScopedFlushDenormal() : saved_(GetMode()) {
+  const unsigned flushed = saved_ | kFlushToZero | kDenormalsAreZero;
+  if (flushed != saved_) SetMode(flushed);
+}
 
-ScopedFlushDenormal::~ScopedFlushDenormal() { SetMode(saved_); }
+ScopedFlushDenormal::~ScopedFlushDenormal() {
+  if (GetMode() != saved_) SetMode(saved_);
+}
 
 }  // namespace tw

@@ -49,16 +49,13 @@ struct RemoteSource {
 // task (`own_task`, "/job:x/replica:0/task:n").
 absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std::vector<RemoteSource>& sources) {
   TW_ASSIGN_OR_RETURN(std::string send_device, GetStringAttr(recv.attrs(), "send_device"));
-  TW_ASSIGN_OR_RETURN(std::string recv_device, GetStringAttr(recv.attrs(), "recv_device"));
-  TW_ASSIGN_OR_RETURN(std::string tensor_name, GetStringAttr(recv.attrs(), "tensor_name"));
-  TW_ASSIGN_OR_RETURN(int64_t incarnation, GetIntAttr(recv.attrs(), "send_device_incarnation"));
   if (absl::StartsWith(send_device, own_task + "/")) return absl::OkStatus();
   auto src = DeviceName::Parse(send_device);
   if (!src.ok() || !src->has_job || !src->has_task) {
     return NodeError(recv.name(), recv.op(), absl::InvalidArgumentError(absl::StrCat(
                                                  "send_device '", send_device, "' names no task")));
   }
-  std::string key = Rendezvous::CreateKey(send_device, static_cast<uint64_t>(incarnation), recv_device, tensor_name);
+  TW_ASSIGN_OR_RETURN(std::string key, Rendezvous::KeyFromAttrs(recv.attrs()));
   for (RemoteSource& s : sources) {
     if (s.job == src->job && s.task == src->task) {
       s.keys.push_back(std::move(key));

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "core/cancellation.h"
+#include "graph/attr_value.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
@@ -32,6 +34,9 @@ class Rendezvous {
   // The key of one cross-device edge in a step.
   static std::string CreateKey(const std::string& src_device, uint64_t src_incarnation,
                                const std::string& dst_device, const std::string& tensor_name);
+  // The key of a _Send or _Recv node, from its send_device, send_device_incarnation,
+  // recv_device and tensor_name attrs; an error for a missing or mistyped one.
+  static absl::StatusOr<std::string> KeyFromAttrs(const AttrMap& attrs);
 };
 
 }  // namespace tw

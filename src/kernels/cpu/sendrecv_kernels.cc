@@ -6,13 +6,12 @@ namespace tw {
 namespace {
 
 std::string KeyFromAttrs(OpKernelConstruction& c) {
-  std::string send_device, recv_device, tensor_name;
-  int64_t incarnation = 0;
-  c.GetAttr("send_device", &send_device);
-  c.GetAttr("recv_device", &recv_device);
-  c.GetAttr("tensor_name", &tensor_name);
-  c.GetAttr("send_device_incarnation", &incarnation);
-  return Rendezvous::CreateKey(send_device, static_cast<uint64_t>(incarnation), recv_device, tensor_name);
+  absl::StatusOr<std::string> key = Rendezvous::KeyFromAttrs(c.attrs());
+  if (!key.ok()) {
+    c.Fail(key.status());
+    return "";
+  }
+  return *key;
 }
 
 absl::Status NoRendezvous() { return absl::InternalError("this step has no rendezvous for _Send/_Recv"); }
