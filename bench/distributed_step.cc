@@ -10,6 +10,7 @@
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "timing.h"
 

@@ -19,6 +19,7 @@
 #include "distributed/rpc/grpc_util.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "timing.h"
 

@@ -2,7 +2,7 @@
 # The README's first command: installs what is missing, builds, and runs the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh tw hello_238 mean_of_random exp_mlp distributed_238 map_reduce_mean
+scripts/setup.sh demo   # the CMake target with every binary below (examples/CMakeLists.txt)
 
 echo
 echo "== the seeds' first graph: x = 2; y = (x + 300) + (x - 66)"

@@ -11,6 +11,7 @@
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"

@@ -19,12 +19,17 @@
 #include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
 
+namespace tensorweave {  // the generated protobuf classes (proto/graph.proto)
+class AttrValue;
+class GraphDef;
+}  // namespace tensorweave
+
 namespace tw {
 
 class FlowGraph;
 class Node;
-class AttrValue;
-class GraphDef;
+using ::tensorweave::AttrValue;
+using ::tensorweave::GraphDef;
 class Graph;
 
 class Operation {

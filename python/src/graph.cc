@@ -9,6 +9,7 @@
 #include "graph/attr_value.h"
 #include "graph/graph.h"
 #include "tensorweave/proto/graph.pb.h"
+#include "core/proto_namespace.h"
 
 namespace tw::python {
 

@@ -7,6 +7,7 @@
 #include "absl/synchronization/notification.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
 

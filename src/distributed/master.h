@@ -20,6 +20,7 @@
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/proto/master.pb.h"
+#include "core/proto_namespace.h"
 
 namespace tw {
 

@@ -14,6 +14,7 @@
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/master.grpc.pb.h"
+#include "core/proto_namespace.h"
 
 extern char** environ;
 

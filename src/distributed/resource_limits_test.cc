@@ -8,6 +8,7 @@
 #include "core/net_util.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
 

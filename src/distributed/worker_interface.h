@@ -11,6 +11,7 @@
 #include "absl/synchronization/notification.h"
 #include "core/cancellation.h"
 #include "tensorweave/proto/worker.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {

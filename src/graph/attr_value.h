@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tensorweave/proto/graph.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {

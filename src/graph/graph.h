@@ -13,6 +13,7 @@
 #include "graph/attr_value.h"
 #include "graph/op_registry.h"
 #include "tensorweave/proto/graph.pb.h"
+#include "core/proto_namespace.h"
 
 namespace tw {
 

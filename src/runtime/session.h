@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "core/cancellation.h"
 #include "tensorweave/proto/graph.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
 #include "tensorweave/tensor.h"

@@ -5,6 +5,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "tensorweave/proto/tensor.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/tensor.h"
 

@@ -14,6 +14,7 @@
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/server.h"
 
 namespace tw {

@@ -8,6 +8,7 @@
 #include "tensor/tensor_proto.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.grpc.pb.h"
+#include "core/proto_namespace.h"
 
 namespace tw {
 namespace {

@@ -3,6 +3,7 @@
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
+#include "core/proto_namespace.h"
 
 namespace tw {
 namespace {

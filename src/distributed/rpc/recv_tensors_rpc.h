@@ -18,7 +18,7 @@
 namespace tw {
 
 // The full gRPC method name, shared by the server and the client.
-inline constexpr char kRecvTensorsMethod[] = "/tw.WorkerService/RecvTensors";
+inline constexpr char kRecvTensorsMethod[] = "/tensorweave.WorkerService/RecvTensors";
 
 // Serves one RecvTensors call from `worker` (deletes itself when the call is done).
 grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorsReactor(WorkerInterface* worker,

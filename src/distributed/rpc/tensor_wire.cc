@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/tensor.pb.h"
+#include "core/proto_namespace.h"
 #include "tensorweave/status.h"
 
 namespace tw {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tensorweave/proto/worker.pb.h"
+#include "core/proto_namespace.h"
 #include "testing/test_util.h"
 
 namespace tw {
