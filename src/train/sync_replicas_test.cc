@@ -241,7 +241,7 @@ TEST(SyncReplicasOptimizerTest, SessionRunHookValidatesItsUse) {
   Graph g;
   Variable w(g, constant(g, 1.0f), "w");
   Variable step = get_or_create_global_step(g);
-  Operation train = opt.minimize(w * w, step);
+  opt.minimize(w * w, step);  // builds the sync ops the hook looks for
   try {
     opt.make_session_run_hook(true, /*num_tokens=*/0)->begin(g);
     FAIL() << "3 of 2 replicas need a token in advance";

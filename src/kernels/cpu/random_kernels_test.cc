@@ -268,7 +268,9 @@ TEST(RandomUniformTest, LargeParallelFillMatchesStream) {
     double d[2];
     random::BoxMullerDouble(b[0], b[1], b[2], b[3], &d[0], &d[1]);
     ASSERT_EQ(t.flat<double>()[i], d[0]) << i;
-    if (i + 1 < kN) ASSERT_EQ(t.flat<double>()[i + 1], d[1]) << i;
+    if (i + 1 < kN) {
+      ASSERT_EQ(t.flat<double>()[i + 1], d[1]) << i;
+    }
   }
 }
 
