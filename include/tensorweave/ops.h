@@ -41,6 +41,8 @@ Output add(const Output& x, const Output& y, const std::string& name = "Add");
 Output subtract(const Output& x, const Output& y, const std::string& name = "Sub");
 Output multiply(const Output& x, const Output& y, const std::string& name = "Mul");
 Output divide(const Output& x, const Output& y, const std::string& name = "Div");
+Output floordiv(const Output& x, const Output& y, const std::string& name = "FloorDiv");  // Python's //
+Output floormod(const Output& x, const Output& y, const std::string& name = "FloorMod");  // Python's %
 Output maximum(const Output& x, const Output& y, const std::string& name = "Maximum");
 Output minimum(const Output& x, const Output& y, const std::string& name = "Minimum");
 Output pow(const Output& x, const Output& y, const std::string& name = "Pow");
@@ -117,6 +119,8 @@ Output ones(Graph& g, const TensorShape& shape, DType dtype = DType::kFloat, con
 Output zeros_like(const Output& x, const std::string& name = "ZerosLike");
 Output ones_like(const Output& x, const std::string& name = "OnesLike");
 Output range(Graph& g, int64_t start, int64_t limit, int64_t delta = 1, const std::string& name = "range");
+// Slices of params along `axis` at `indices` (int32 or int64, any shape).
+Output gather(const Output& params, const Output& indices, int64_t axis = 0, const std::string& name = "GatherV2");
 Output one_hot(const Output& indices, int64_t depth, double on_value = 1, double off_value = 0,
                int64_t axis = -1, DType dtype = DType::kFloat, const std::string& name = "one_hot");
 

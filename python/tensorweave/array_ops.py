@@ -239,6 +239,14 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     return _op_output("Range", inputs, name=name)
 
 
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):  # noqa: ARG001
+    """tf.gather: slices of params along axis (default 0) at indices; out-of-range indices
+    are an error (validate_indices is accepted and ignored, as in TF 1.x on CPU)."""
+    return _op_output("GatherV2", [convert_to_tensor(params), convert_to_tensor(indices),
+                                   _int_tensor(0 if axis is None else axis, "axis")],
+                      {"batch_dims": batch_dims}, name or "GatherV2")
+
+
 def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name="one_hot"):
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
     inputs = [convert_to_tensor(indices), _int_tensor(depth, "depth"),

@@ -39,6 +39,8 @@ add = _binary("Add")
 subtract = sub = _binary("Sub")
 multiply = mul = _binary("Mul")
 div = _binary("Div")  # C-style division for integers, as tf.div.
+floordiv = floor_div = _binary("FloorDiv")  # x // y
+floormod = mod = _binary("FloorMod")  # x % y, with the sign of y
 maximum = _binary("Maximum")
 minimum = _binary("Minimum")
 pow = _binary("Pow")  # noqa: A001 - tf.pow.
@@ -167,6 +169,10 @@ class TensorOperators:
     __rmul__ = _reverse(multiply)
     __truediv__ = lambda self, other: truediv(self, other)  # noqa: E731
     __rtruediv__ = _reverse(truediv)
+    __floordiv__ = lambda self, other: floordiv(self, other)  # noqa: E731
+    __rfloordiv__ = _reverse(floordiv)
+    __mod__ = lambda self, other: floormod(self, other)  # noqa: E731
+    __rmod__ = _reverse(floormod)
     __matmul__ = lambda self, other: matmul(self, other)  # noqa: E731
     __rmatmul__ = _reverse(matmul)
     __pow__ = lambda self, other: pow(self, other)  # noqa: E731

@@ -39,6 +39,15 @@ std::vector<Output> DivGrad(const GradContext& ctx) {
   return grad::UnbroadcastBoth(ctx, g / y, g * (negative(x) / y / y));
 }
 
+// z = x - floor(x / y) * y: dz/dx = 1, dz/dy = -floor(x / y) (as TensorFlow; the jumps of
+// floor are ignored). Integer FloorMod has none.
+std::vector<Output> FloorModGrad(const GradContext& ctx) {
+  if (!IsFloating(ctx.input(0).dtype())) return NoGradients(ctx);
+  const Output& g = ctx.grad_outputs[0];
+  const Output floor_xy = grad::Op("FloorDiv", {ctx.input(0), ctx.input(1)});
+  return grad::UnbroadcastBoth(ctx, g, g * negative(floor_xy));
+}
+
 // The gradient goes to the input that was selected; on ties to x, as in TensorFlow
 // (Maximum selects x where x >= y, Minimum where x <= y).
 GradFn MaxMinGrad(const char* x_selected_op) {
@@ -126,6 +135,7 @@ void RegisterMathGradients(GradientRegistry& r) {
   r.Register("Mul", m::MulGrad);
   r.Register("Div", m::DivGrad);
   r.Register("RealDiv", m::DivGrad);
+  r.Register("FloorMod", m::FloorModGrad);
   r.Register("Maximum", m::MaxMinGrad("GreaterEqual"));
   r.Register("Minimum", m::MaxMinGrad("LessEqual"));
   r.Register("Pow", m::PowGrad);
@@ -134,8 +144,9 @@ void RegisterMathGradients(GradientRegistry& r) {
   r.Register("SelectV2", m::SelectGrad(/*row_select=*/false));
   r.Register("Cast", m::CastGrad);
   r.Register("AddN", m::AddNGrad);
+  // FloorDiv is a step function: TensorFlow gives it no gradient either.
   for (const char* op : {"Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-                         "LogicalOr", "LogicalNot", "Sign"}) {
+                         "LogicalOr", "LogicalNot", "Sign", "FloorDiv"}) {
     r.RegisterNoGradient(op);
   }
   m::RegisterUnaryGradients(r);

@@ -125,6 +125,8 @@ const BinaryCase kBinaryOps[] = {
     {"Div", 0.1, 1, false, 0.5, 1.5, false},   {"RealDiv", 0.1, 1, false, 0.5, 1.5, false},
     {"Maximum", 0.1, 1, false, 0.1, 1, false}, {"Minimum", 0.1, 1, false, 0.1, 1, false},
     {"Pow", 0.5, 2, true, -1.5, 1.5, true},    {"SquaredDifference", 0.1, 1, false, 0.1, 1, false},
+    // |x / y| < 1 keeps every point away from floor's jumps.
+    {"FloorMod", 0.1, 0.4, false, 0.5, 1.5, false},
 };
 
 Tensor BinaryInput(double lo, double hi, bool positive, const TensorShape& shape, uint64_t seed) {
@@ -372,7 +374,7 @@ TEST(MathGradTest, EveryDifferentiableOpHasAGradientFunction) {
                          "Neg",        "Abs",         "Square",   "Sqrt",    "Rsqrt",
                          "Exp",        "Log",         "Tanh",     "Sigmoid", "Relu",
                          "Reciprocal", "Select",      "SelectV2", "Cast",    "AddN",
-                         "ReluGrad",   "SigmoidGrad", "TanhGrad"}) {
+                         "ReluGrad",   "SigmoidGrad", "TanhGrad", "FloorMod"}) {
     EXPECT_TRUE(GradientRegistry::Global().Find(op).ok()) << op;
   }
 }
@@ -389,6 +391,7 @@ TEST(MathGradTest, ComparisonLogicalAndSignOpsHaveNoGradient) {
   outs.push_back(Binary("LogicalOr", b, b));
   outs.push_back(Unary("LogicalNot", b));
   outs.push_back(Unary("Sign", x));
+  outs.push_back(Binary("FloorDiv", x, x));
   for (const Output& out : outs) {
     const std::string& op = out.op().type();
     SCOPED_TRACE(op);

@@ -132,6 +132,9 @@ Output range(Graph& g, int64_t start, int64_t limit, int64_t delta, const std::s
                         constant(g, static_cast<int32_t>(delta), "delta")})
       .output(0);
 }
+Output gather(const Output& params, const Output& indices, int64_t axis, const std::string& name) {
+  return Op("GatherV2", name, {params, indices, constant(*params.graph(), axis, "axis")});
+}
 Output one_hot(const Output& indices, int64_t depth, double on_value, double off_value, int64_t axis,
                DType dtype, const std::string& name) {
   Graph& g = *indices.graph();

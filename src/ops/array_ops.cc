@@ -1,6 +1,7 @@
 // Array ops, part 1: shape queries and zero-copy reshapes, broadcasting helpers.
 // The other parts live in array_ops_{slice,join,fill}.cc.
 #include "graph/op_registry.h"
+#include "ops/array_ops_gather.h"
 #include "ops/array_ops_internal.h"
 #include "ops/array_ops_pad.h"
 #include "ops/array_ops_util.h"
@@ -153,6 +154,7 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayJoinOps(r);
   RegisterArrayFillOps(r);
   RegisterArrayPadOps(r);
+  RegisterArrayGatherOps(r);
 }
 
 }  // namespace tw

@@ -82,6 +82,9 @@ absl::Status BatchMatMulShape(InferenceContext& c) {
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry& r) {
+  // grad_a/grad_b (grad_x/grad_y) mark a MatMul that computes a gradient: a hint for
+  // TensorFlow's GPU kernels that newer TensorFlow writes into every GraphDef; accepted and
+  // ignored so that those graphs load.
   r.Register(OpDefBuilder("MatMul")
                  .Input("a: T")
                  .Input("b: T")
@@ -89,6 +92,8 @@ void RegisterLinalgOps(OpRegistry& r) {
                  .Attr("transpose_a: bool = false")
                  .Attr("transpose_b: bool = false")
                  .Attr("T: {float32, float64, int32, int64}")
+                 .Attr("grad_a: bool = false")
+                 .Attr("grad_b: bool = false")
                  .SetShapeFn(MatMulShape));
   r.Register(OpDefBuilder("BatchMatMul")
                  .Input("x: T")
@@ -105,6 +110,8 @@ void RegisterLinalgOps(OpRegistry& r) {
                  .Attr("T: {float32, float64, int32, int64}")
                  .Attr("adj_x: bool = false")
                  .Attr("adj_y: bool = false")
+                 .Attr("grad_x: bool = false")
+                 .Attr("grad_y: bool = false")
                  .SetShapeFn(BatchMatMulShape<true>));
 }
 

@@ -145,7 +145,8 @@ void Unary(OpRegistry& r, const char* op, const char* types) {
 }  // namespace
 
 void RegisterMathOps(OpRegistry& r) {
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "Maximum", "Minimum", "Pow"}) {
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+                         "Pow"}) {
     Binary(r, op, kNumeric);
   }
   Binary(r, "RealDiv", kFloat);

@@ -160,6 +160,7 @@ void RegisterArrayKernels(KernelRegistry& r) {
   RegisterArrayJoinKernels(r);
   RegisterArrayFillKernels(r);
   RegisterArrayPadKernels(r);
+  RegisterArrayGatherKernels(r);
 }
 
 }  // namespace tw

@@ -18,6 +18,7 @@ void RegisterArrayShapeKernels(KernelRegistry& r);  // array_kernels.cc
 void RegisterArraySliceKernels(KernelRegistry& r);  // array_kernels_slice.cc
 void RegisterArrayJoinKernels(KernelRegistry& r);   // array_kernels_join.cc
 void RegisterArrayFillKernels(KernelRegistry& r);   // array_kernels_fill.cc
+void RegisterArrayGatherKernels(KernelRegistry& r); // array_kernels_gather.cc
 
 namespace array_kernels {
 

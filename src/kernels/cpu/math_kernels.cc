@@ -1,5 +1,5 @@
-// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, RealDiv, Maximum,
-// Minimum, Pow, SquaredDifference. The other math kernels live in math_*_kernels.cc.
+// Binary arithmetic with NumPy broadcasting: Add, Sub, Mul, Div, RealDiv, FloorDiv,
+// FloorMod, Maximum, Minimum, Pow, SquaredDifference. The other math kernels live in math_*_kernels.cc.
 #include "kernels/cpu/math_kernels.h"
 
 #include <cmath>
@@ -38,18 +38,9 @@ struct MulF : NumericTypes {
   }
 };
 
-// Integer division truncates toward zero, like C.
-struct DivF : NumericTypes {
-  static constexpr int64_t kCost = 3;
-  template <typename T>
-  T operator()(T x, T y) const {
-    if constexpr (std::is_integral_v<T>) {
-      // x / -1 is negation, which for the most negative x overflows (a trap on x86).
-      return y == -1 ? cwise::WrapSub(T{0}, x) : x / y;
-    } else {
-      return x / y;
-    }
-  }
+// Integer divisors are checked before any division: a zero one is an error, as in
+// TensorFlow (and a trap on x86).
+struct IntegerDivisor {
   template <typename T>
   static absl::Status Check(const T* y, int64_t n) {
     if constexpr (std::is_integral_v<T>) {
@@ -58,6 +49,55 @@ struct DivF : NumericTypes {
       if (zero) return absl::InvalidArgumentError("integer division by zero");
     }
     return absl::OkStatus();
+  }
+};
+
+// x / y truncated toward zero, like C; x / -1 is negation, which for the most negative
+// x wraps (a trap on x86 as a division).
+template <typename T>
+T TruncatedDiv(T x, T y) {
+  return y == -1 ? cwise::WrapSub(T{0}, x) : x / y;
+}
+
+// Integer division truncates toward zero, like C.
+struct DivF : NumericTypes, IntegerDivisor {
+  static constexpr int64_t kCost = 3;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      return TruncatedDiv(x, y);
+    } else {
+      return x / y;
+    }
+  }
+};
+
+// floor(x / y): integer quotients round toward negative infinity (Python's //).
+struct FloorDivF : NumericTypes, IntegerDivisor {
+  static constexpr int64_t kCost = 4;
+  template <typename T>
+  T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      const T q = TruncatedDiv(x, y);
+      return (x % (y == -1 ? T{1} : y) != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+    } else {
+      return std::floor(x / y);
+    }
+  }
+};
+
+// x - floor(x / y) * y: the remainder takes the divisor's sign (Python's %).
+struct FloorModF : NumericTypes, IntegerDivisor {
+  static constexpr int64_t kCost = 4;
+  template <typename T>
+  T operator()(T x, T y) const {
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      r = y == -1 ? T{0} : x % y;
+    } else {
+      r = std::fmod(x, y);
+    }
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
   }
 };
 
@@ -141,6 +181,8 @@ void RegisterMathKernels(KernelRegistry& r) {
   cwise::RegisterBinary<SubF>(r, "Sub");
   cwise::RegisterBinary<MulF>(r, "Mul");
   cwise::RegisterBinary<DivF>(r, "Div");
+  cwise::RegisterBinary<FloorDivF>(r, "FloorDiv");
+  cwise::RegisterBinary<FloorModF>(r, "FloorMod");
   cwise::RegisterBinary<RealDivF>(r, "RealDiv");
   cwise::RegisterBinary<MaximumF>(r, "Maximum");
   cwise::RegisterBinary<MinimumF>(r, "Minimum");

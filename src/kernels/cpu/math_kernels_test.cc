@@ -165,6 +165,26 @@ TEST(MathBinaryTest, IntegerDivTruncatesTowardZero) {
   EXPECT_TENSOR_EQ(RunOpOk("Div", {I32({2}, {min32, 5}), I32({}, {-1})}), I32({2}, {min32, -5}));
 }
 
+// Python's // and %: the quotient rounds toward -inf, the remainder takes y's sign.
+TEST(MathBinaryTest, FloorDivAndFloorModRoundTowardNegativeInfinity) {
+  const Tensor x = I32({6}, {7, -7, 7, -7, 6, 0}), y = I32({6}, {2, 2, -2, -2, 3, -5});
+  EXPECT_TENSOR_EQ(RunOpOk("FloorDiv", {x, y}), I32({6}, {3, -4, -4, 3, 2, 0}));
+  EXPECT_TENSOR_EQ(RunOpOk("FloorMod", {x, y}), I32({6}, {1, 1, -1, -1, 0, 0}));
+  EXPECT_TENSOR_EQ(RunOpOk("FloorMod", {I64({3}, {-1, 10, -10}), I64({}, {3})}), I64({3}, {2, 1, 2}));
+  EXPECT_TENSOR_EQ(RunOpOk("FloorDiv", {F32({4}, {7.5f, -7.5f, 1, -0.0f}), F32({}, {2})}),
+                   F32({4}, {3, -4, 0, -0.0f}));
+  EXPECT_TENSOR_EQ(RunOpOk("FloorMod", {F64({3}, {7.5, -7.5, 7.5}), F64({3}, {2, 2, -2})}),
+                   F64({3}, {1.5, 0.5, -0.5}));
+  // The most negative value by -1 wraps (quotient) and leaves 0 (remainder), no trap.
+  const int32_t min32 = std::numeric_limits<int32_t>::min();
+  EXPECT_TENSOR_EQ(RunOpOk("FloorDiv", {I32({}, {min32}), I32({}, {-1})}), I32({}, {min32}));
+  EXPECT_TENSOR_EQ(RunOpOk("FloorMod", {I32({}, {min32}), I32({}, {-1})}), I32({}, {0}));
+  for (const char* op : {"FloorDiv", "FloorMod"}) {
+    EXPECT_STATUS(RunOp(op, {I32({2}, {1, 2}), I32({2}, {1, 0})}).status(), kInvalid,
+                  "integer division by zero");
+  }
+}
+
 TEST(MathBinaryTest, IntegerDivisionByZeroIsAnError) {
   EXPECT_STATUS(RunOp("Div", {I32({2}, {1, 2}), I32({2}, {1, 0})}).status(), kInvalid,
                 "integer division by zero");

@@ -1,0 +1,62 @@
+"""tf.gather and floor division (tf.floordiv / tf.floormod, Tensor // and %), against NumPy."""
+import numpy as np
+import pytest
+
+import tensorweave as tf
+
+
+def test_gather_along_axes():
+    params = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    with tf.Session() as sess:
+        p = tf.constant(params)
+        a0, a1, a2, ind2d = sess.run([tf.gather(p, [1, 0, 1]), tf.gather(p, [2, 0], axis=1),
+                                      tf.gather(p, tf.constant([3], tf.int64), axis=-1),
+                                      tf.gather(p, [[0, 1], [1, 1]])])
+    np.testing.assert_array_equal(a0, params[[1, 0, 1]])
+    np.testing.assert_array_equal(a1, params[:, [2, 0]])
+    np.testing.assert_array_equal(a2, params[..., [3]])
+    assert ind2d.shape == (2, 2, 3, 4)
+    np.testing.assert_array_equal(ind2d, params[[[0, 1], [1, 1]]])
+
+
+def test_gather_out_of_range_names_the_index():
+    idx = tf.placeholder(tf.int32, [None])
+    out = tf.gather(tf.constant([1.0, 2.0, 3.0]), idx)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in \[0, 3\)"):
+            sess.run(out, {idx: [0, 5]})
+
+
+def test_floordiv_and_floormod_match_python():
+    x = np.array([7, -7, 7, -7, 0], np.int32)
+    y = np.array([2, 2, -2, -2, 3], np.int32)
+    xf, yf = x.astype(np.float64) + 0.5, y.astype(np.float64)
+    with tf.Session() as sess:
+        a, b = tf.constant(x), tf.constant(y)
+        q, r, q2, r2, fq, fr, rev = sess.run([tf.floordiv(a, b), tf.floormod(a, b), a // b, a % b,
+                                              tf.constant(xf) // tf.constant(yf), tf.mod(tf.constant(xf), yf),
+                                              17 // b])
+    np.testing.assert_array_equal(q, x // y)
+    np.testing.assert_array_equal(r, x % y)
+    np.testing.assert_array_equal(q2, x // y)
+    np.testing.assert_array_equal(r2, x % y)
+    np.testing.assert_array_equal(fq, xf // yf)
+    np.testing.assert_array_equal(fr, xf % yf)
+    np.testing.assert_array_equal(rev, 17 // y)
+
+
+def test_integer_floordiv_by_zero_is_an_error():
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="integer division by zero"):
+            sess.run(tf.floordiv(tf.constant([1, 2]), tf.constant([1, 0])))
+
+
+def test_floormod_gradient():
+    x = tf.placeholder(tf.float64, [3])
+    y = tf.constant([0.5, -0.75, 2.0], tf.float64)
+    gx, gy = tf.gradients(tf.reduce_sum(tf.floormod(x, y)), [x, y])
+    xv = np.array([1.25, 1.0, -3.0])
+    with tf.Session() as sess:
+        gxv, gyv = sess.run([gx, gy], {x: xv})
+    np.testing.assert_array_equal(gxv, np.ones(3))
+    np.testing.assert_array_equal(gyv, -np.floor(xv / np.array([0.5, -0.75, 2.0])))

@@ -1,0 +1,63 @@
+// GatherV2: params viewed as [outer, axis_size, inner]; each index picks one
+// [inner] slice per outer row. Bytes are copied by element size (any plain dtype).
+// Every index is checked before anything is copied: an index outside [0, axis_size) is
+// InvalidArgument naming it, as on TensorFlow's CPU.
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/array_kernels.h"
+#include "ops/array_ops_gather.h"
+
+namespace tw {
+namespace {
+
+using array_kernels::CheckScalar;
+using array_kernels::IntValues;
+
+class GatherV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& params = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    TW_RETURN_IF_ERROR(CheckScalar(ctx.input(2), "axis"));
+    if (params.rank() == 0) return absl::InvalidArgumentError("params must be at least 1 dimensional");
+    TW_ASSIGN_OR_RETURN(int axis, array_util::GatherAxis(IntValues(ctx.input(2))[0], params.rank()));
+    const auto& pdims = params.shape().dims();
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(array_util::GatherDims(
+                                               pdims, indices.shape().dims(), axis)));
+    const DimVector idx = IntValues(indices);
+    const int64_t axis_size = pdims[axis];
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0 || idx[i] >= axis_size) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("indices[", i, "] = ", idx[i], " is not in [0, ", axis_size, ")"));
+      }
+    }
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, params.dtype()));
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= pdims[d];
+    for (int d = axis + 1; d < params.rank(); ++d) inner *= pdims[d];
+    const int64_t slice = inner * static_cast<int64_t>(DTypeSize(params.dtype()));
+    const int64_t n = static_cast<int64_t>(idx.size());
+    if (slice == 0 || n == 0) return absl::OkStatus();
+    const char* src = static_cast<const char*>(params.raw_data());
+    char* dst = static_cast<char*>(out->raw_data());
+    // One unit of work is one slice copy: (outer row o, index k) -> dst row o * n + k.
+    ctx.ParallelFor(outer * n, slice / 4 + 10, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t o = u / n, k = u % n;
+        std::memcpy(dst + u * slice, src + (o * axis_size + idx[k]) * slice, slice);
+      }
+    });
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterArrayGatherKernels(KernelRegistry& r) {
+  array_kernels::RegisterPod(r, "GatherV2", Factory<GatherV2Op>(), "Tparams");
+}
+
+}  // namespace tw

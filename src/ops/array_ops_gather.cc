@@ -1,0 +1,70 @@
+// The GatherV2 schema. batch_dims other than 0 is refused by name (not supported yet).
+#include "ops/array_ops_gather.h"
+
+#include "absl/strings/str_cat.h"
+#include "ops/array_ops_internal.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+namespace array_util {
+
+absl::StatusOr<int> GatherAxis(int64_t axis, int params_rank) {
+  if (axis < -params_rank || axis >= params_rank) {
+    return absl::InvalidArgumentError(absl::StrCat("Expected axis in the range [", -params_rank, ", ",
+                                                   params_rank, "), but got ", axis));
+  }
+  return static_cast<int>(axis < 0 ? axis + params_rank : axis);
+}
+
+DimVector GatherDims(absl::Span<const int64_t> params, absl::Span<const int64_t> indices, int axis) {
+  DimVector out(params.begin(), params.begin() + axis);
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), params.begin() + axis + 1, params.end());
+  return out;
+}
+
+}  // namespace array_util
+
+namespace {
+
+absl::Status GatherV2Shape(InferenceContext& c) {
+  TW_ASSIGN_OR_RETURN(int64_t batch_dims, GetIntAttr(c.attrs(), "batch_dims"));
+  if (batch_dims != 0) {
+    return absl::UnimplementedError(absl::StrCat("batch_dims = ", batch_dims, " is not supported (only 0)"));
+  }
+  const PartialShape& axis_shape = c.input_shape(2);
+  if (axis_shape.known_rank() && axis_shape.rank() != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis must be a scalar, but got shape ", axis_shape.DebugString()));
+  }
+  const PartialShape& params = c.input_shape(0);
+  const PartialShape& indices = c.input_shape(1);
+  if (params.known_rank() && params.rank() == 0) {
+    return absl::InvalidArgumentError("params must be at least 1 dimensional");
+  }
+  int64_t axis;
+  if (!params.known_rank() || !indices.known_rank() || !array_util::ConstantIntScalar(c, 2, &axis)) {
+    c.set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  TW_ASSIGN_OR_RETURN(int a, array_util::GatherAxis(axis, params.rank()));
+  c.set_output(0, PartialShape(array_util::GatherDims(params.dims(), indices.dims(), a)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterArrayGatherOps(OpRegistry& r) {
+  r.Register(OpDefBuilder("GatherV2")
+                 .Input("params: Tparams")
+                 .Input("indices: Tindices")
+                 .Input("axis: Taxis")
+                 .Output("output: Tparams")
+                 .Attr("batch_dims: int = 0")
+                 .Attr("Tparams: type")
+                 .Attr("Tindices: {int32, int64}")
+                 .Attr("Taxis: {int32, int64}")
+                 .SetShapeFn(GatherV2Shape));
+}
+
+}  // namespace tw
