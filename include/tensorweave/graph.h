@@ -127,6 +127,9 @@ class Graph {
   Operation AddOperation(const std::string& op, const std::string& name,
                          const std::vector<Output>& inputs,
                          const std::map<std::string, AttrValue>& attrs);
+  // The node name AddOperation would give `name` now (scoped and made unique), as TF's
+  // Graph.unique_name.
+  std::string unique_name(const std::string& name) const;
   // As AddOperation but returns the error instead of throwing.
   StatusOr<Operation> TryAddOperation(const std::string& op, const std::string& name,
                                       const std::vector<Output>& inputs,

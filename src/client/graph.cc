@@ -100,12 +100,15 @@ ScopeGuard Graph::control_dependencies(const std::vector<Output>& deps) {
   return control_dependencies(ops);
 }
 
+std::string Graph::unique_name(const std::string& name) const {
+  if (name_scopes_.empty()) return graph_->UniqueName(name);
+  return graph_->UniqueName(absl::StrCat(absl::StrJoin(name_scopes_, "/"), "/", name));
+}
+
 StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::string& name,
                                            const std::vector<Output>& inputs,
                                            const std::map<std::string, AttrValue>& attrs) {
-  std::string base = name.empty() ? op : name;
-  if (!name_scopes_.empty()) base = absl::StrCat(absl::StrJoin(name_scopes_, "/"), "/", base);
-  NodeSpec spec{graph_->UniqueName(base), op, {}, "", attrs};
+  NodeSpec spec{unique_name(name.empty() ? op : name), op, {}, "", attrs};
   if (auto def = graph_->registry().Find(op); def.ok()) {
     std::vector<DType> types;
     for (const Output& in : inputs) types.push_back(in.op().valid() ? in.dtype() : DType::kInvalid);

@@ -11,11 +11,13 @@ Variable::Variable(Graph& g, const Output& initial_value, const std::string& nam
 Variable::Variable(Graph& g, const Output& initial_value, const std::string& name, bool trainable,
                    const std::vector<std::string>& collections)
     : initial_value_(initial_value), dtype_(initial_value.dtype()), shape_(initial_value.shape()) {
-  // An empty shared_name makes the handle name the variable after its node, so two
-  // clients that build the same graph share one variable on the same device.
-  handle_ = client::AddOp(g, "VarHandleOp", name, {},
+  // The variable is named after its node (shared_name), so two clients that build the
+  // same graph share one variable on the same device. Written out, as TF's Python does:
+  // TensorFlow takes an empty shared_name literally (every such handle one variable).
+  const std::string hint = name.empty() ? "VarHandleOp" : name;
+  handle_ = client::AddOp(g, "VarHandleOp", hint, {},
                           {{"dtype", MakeAttr(dtype_)}, {"shape", MakeAttr(shape_)},
-                           {"shared_name", MakeAttr(std::string())}})
+                           {"shared_name", MakeAttr(g.unique_name(hint))}})
                 .output(0);
   auto with = g.colocate_with(handle_.op());
   // Named "<handle>/Assign" and "<handle>/read" whatever the name scope (FromHandle finds them so).

@@ -69,11 +69,15 @@ absl::StatusOr<NodeInput> FlowGraph::ResolveInput(const std::string& input) cons
 
 std::string FlowGraph::UniqueName(const std::string& base) const {
   if (!by_name_.contains(base)) return base;
+  // The counter only remembers suffixes known to be taken, so asking twice before adding
+  // gives the same name (Graph::unique_name) and a long run of one base stays linear.
   int& counter = name_counters_[base];
+  int k = counter;
   std::string name;
   do {
-    name = absl::StrCat(base, "_", ++counter);
+    name = absl::StrCat(base, "_", ++k);
   } while (by_name_.contains(name));
+  counter = k - 1;
   return name;
 }
 

@@ -1,0 +1,43 @@
+"""Real TensorFlow for the tests that ask it for the right answer.
+
+TensorFlow lives in its own virtual environment (it brings a NumPy our module cannot share
+a process with), so tests run it as a subprocess: `tensorflow_python()` is its interpreter,
+TW_TF_PYTHON if set, else the suite's venv under the build tree. Without it a test is
+skipped with the reason, except in CI (CI=true), where it fails."""
+import os
+import subprocess
+
+import pytest
+
+import tensorweave
+
+BUILD_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(tensorweave.__file__))))
+TF_SIDE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_side")
+
+
+def tensorflow_python():
+    candidates = [os.environ.get("TW_TF_PYTHON"), os.path.join(BUILD_DIR, "tf-venv", "bin", "python")]
+    for path in candidates:
+        if path and os.path.exists(path):
+            return path
+    return None
+
+
+def require_tensorflow(test_name):
+    python = tensorflow_python()
+    if python is None:
+        reason = (f"{test_name} needs TensorFlow: set TW_TF_PYTHON or run scripts/test.sh, which installs "
+                  f"it into {os.path.join(BUILD_DIR, 'tf-venv')}")
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return python
+
+
+def run_tf_script(python, script, *args, timeout=300):
+    """Runs tf_side/<script> with TensorFlow's python; its stdout, or a failure with stderr."""
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH="")
+    done = subprocess.run([python, os.path.join(TF_SIDE_DIR, script), *args], env=env, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, f"TensorFlow side {script} failed:\n{done.stderr[-4000:]}"
+    return done.stdout
