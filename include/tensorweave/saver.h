@@ -47,15 +47,17 @@ class Saver {
   // InvalidArgument for an empty list, an empty or repeated name.
   Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep = 5);
 
-  // Writes every variable to "<prefix>-<global_step>" (just `prefix` when global_step < 0),
-  // atomically, and returns that path. Then deletes this Saver's checkpoints beyond the
+  // Writes every variable to the checkpoint "<prefix>-<global_step>" (just `prefix` when
+  // global_step < 0) in TensorFlow's V2 format (<path>.index and
+  // <path>.data-00000-of-00001, which TensorFlow reads), atomically, and returns that path. Then deletes this Saver's checkpoints beyond the
   // newest max_to_keep and rewrites "<dir of prefix>/checkpoint" (atomically) naming the
   // newest and the kept ones. Throws StatusError: FailedPrecondition for an uninitialized
   // variable, NotFound when the directory does not exist, other I/O errors by kind; on
   // error no checkpoint file is left behind.
   std::string save(Session& sess, const std::string& prefix, int64_t global_step = -1);
 
-  // Assigns every variable its value in the checkpoint at `path`. Everything is checked
+  // Assigns every variable its value in the checkpoint at `path`: a V2 checkpoint
+  // (TensorFlow's or ours; not yet with partitioned variables) or a TWCKPT01 file. Everything is checked
   // before anything is assigned, so on error every variable keeps its value. Throws
   // StatusError: NotFound for a missing file or tensor, DataLoss for a corrupted or
   // truncated file, InvalidArgument naming the tensor for a dtype or shape mismatch.

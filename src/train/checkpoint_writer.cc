@@ -1,127 +1,19 @@
 #include "train/checkpoint_writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <bit>
-#include <cerrno>
 #include <memory>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "tensorweave/status.h"
+#include "train/atomic_file.h"
 #include "train/checkpoint_format.h"
 #include "train/crc32c.h"
 
 namespace tw::checkpoint {
 namespace {
-
-// A file written under a temporary name and renamed over its final path by Commit();
-// dropped (closed and unlinked) when destroyed uncommitted.
-class AtomicFile {
- public:
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_ && !tmp_path_.empty()) ::unlink(tmp_path_.c_str());
-  }
-
-  static absl::StatusOr<std::unique_ptr<AtomicFile>> Create(const std::string& path) {
-    if (path.empty()) return absl::InvalidArgumentError("checkpoint path is empty");
-    absl::BitGen gen;
-    std::string tmp = absl::StrFormat("%s.tmp-%016x", path, absl::Uniform<uint64_t>(gen));
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      const int err = errno;
-      const std::string dir = DirName(path);
-      struct stat st;
-      if (err == ENOENT || err == ENOTDIR) {
-        if (::stat(dir.c_str(), &st) != 0) {
-          return absl::NotFoundError(absl::StrCat("cannot write '", path, "': directory '", dir,
-                                                  "' does not exist"));
-        }
-        if (!S_ISDIR(st.st_mode)) {
-          return absl::NotFoundError(
-              absl::StrCat("cannot write '", path, "': '", dir, "' is not a directory"));
-        }
-      }
-      return ErrnoStatus(err, "create", tmp);
-    }
-    return std::unique_ptr<AtomicFile>(new AtomicFile(path, std::move(tmp), fd));
-  }
-
-  // Buffers small pieces; large ones go straight to the file.
-  absl::Status Append(const void* data, size_t n) {
-    if (buffer_.size() + n <= kBufferSize) {
-      buffer_.append(static_cast<const char*>(data), n);
-      return absl::OkStatus();
-    }
-    TW_RETURN_IF_ERROR(Flush());
-    if (n <= kBufferSize) {
-      buffer_.append(static_cast<const char*>(data), n);
-      return absl::OkStatus();
-    }
-    return WriteAll(data, n);
-  }
-  absl::Status Append(absl::string_view s) { return Append(s.data(), s.size()); }
-
-  absl::Status Commit() {
-    TW_RETURN_IF_ERROR(Flush());
-    if (::fsync(fd_) != 0) return ErrnoStatus(errno, "fsync", tmp_path_);
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) return ErrnoStatus(errno, "close", tmp_path_);
-    if (::rename(tmp_path_.c_str(), path_.c_str()) != 0) {
-      return ErrnoStatus(errno, absl::StrCat("rename '", tmp_path_, "' to"), path_);
-    }
-    committed_ = true;
-    // Makes the rename itself durable; a failure here does not undo the write.
-    const std::string dir = DirName(path_);
-    int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir_fd >= 0) {
-      ::fsync(dir_fd);
-      ::close(dir_fd);
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  static constexpr size_t kBufferSize = size_t{1} << 20;
-
-  AtomicFile(std::string path, std::string tmp, int fd)
-      : path_(std::move(path)), tmp_path_(std::move(tmp)), fd_(fd) {}
-
-  absl::Status Flush() {
-    TW_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
-    buffer_.clear();
-    return absl::OkStatus();
-  }
-
-  absl::Status WriteAll(const void* data, size_t n) {
-    const char* p = static_cast<const char*>(data);
-    while (n > 0) {
-      ssize_t w = ::write(fd_, p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus(errno, "write", tmp_path_);
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-    return absl::OkStatus();
-  }
-
-  std::string path_, tmp_path_;
-  int fd_;
-  bool committed_ = false;
-  std::string buffer_;
-};
 
 absl::Status ValidateTensors(const std::string& path, absl::Span<const NamedTensor> tensors) {
   if (tensors.size() > UINT32_MAX) {

@@ -76,8 +76,12 @@ TEST(MonitoredTrainingSessionTest, ChiefInitializesSavesEveryNStepsAndAtTheEnd) 
     w_at_end = sess.run(m.w.value()).scalar<float>();
     EXPECT_NE(w_at_end, 0.0f);
   }  // The destructor saves the final checkpoint.
-  EXPECT_EQ(dir.List(), (std::vector<std::string>{"checkpoint", "model.ckpt-0", "model.ckpt-3", "model.ckpt-6",
-                                                  "model.ckpt-7"}));
+  std::vector<std::string> files = {"checkpoint"};
+  for (int step : {0, 3, 6, 7}) {
+    files.push_back(absl::StrCat("model.ckpt-", step, ".data-00000-of-00001"));
+    files.push_back(absl::StrCat("model.ckpt-", step, ".index"));
+  }
+  EXPECT_EQ(dir.List(), files);
   EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model.ckpt-7");
 
   // A new chief on the same directory restores instead of initializing.

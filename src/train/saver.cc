@@ -14,6 +14,7 @@
 #include "graph/attr_value.h"
 #include "graph/graph.h"
 #include "train/checkpoint_writer.h"
+#include "train/tensor_bundle.h"
 
 namespace tw {
 namespace {
@@ -205,7 +206,7 @@ void Saver::RecordCheckpoint(const std::string& path) {
   if (max_to_keep_ > 0) {
     while (static_cast<int>(last_checkpoints_.size()) > max_to_keep_) {
       // A checkpoint already gone (removed by hand) is no reason to fail the save.
-      ::unlink(last_checkpoints_.front().c_str());
+      checkpoint::RemoveCheckpoint(last_checkpoints_.front());
       last_checkpoints_.erase(last_checkpoints_.begin());
     }
   }
@@ -233,7 +234,7 @@ std::string latest_checkpoint(const std::string& dir) {
   candidates.insert(candidates.end(), state.all.rbegin(), state.all.rend());
   for (const std::string& c : candidates) {
     const std::string full = JoinPath(dir, c);
-    if (IsRegularFile(full)) return full;
+    if (checkpoint::IsTensorBundle(full) || IsRegularFile(full)) return full;
   }
   return "";
 }

@@ -5,7 +5,7 @@
 
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_reader.h"
+#include "train/tensor_bundle.h"
 #include "train/checkpoint_test_util.h"
 
 namespace tw {
@@ -59,7 +59,7 @@ TEST(SaverMultiDeviceTest, TwoLocalCpuDevices) {
   sess.run(global_variables_initializer(g));
   const std::string path = saver.save(sess, dir / "model", 1);
   // One file holding every variable, whichever device it lives on.
-  auto reader = checkpoint::CheckpointReader::Open(path);
+  auto reader = checkpoint::TensorBundleReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status();
   EXPECT_EQ((*reader)->entries().size(), 3u);
   EXPECT_TENSOR_EQ(*(*reader)->Read("b"), F64({3}, {0.5, -1, 2}));

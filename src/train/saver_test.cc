@@ -9,6 +9,7 @@
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
 #include "train/checkpoint_test_util.h"
+#include "train/checkpoint_writer.h"
 
 namespace tw {
 namespace {
@@ -147,7 +148,8 @@ TEST(SaverTest, KeepsTheNewestMaxToKeepAndRecordsThem) {
   sess.run(global_variables_initializer(g));
   EXPECT_EQ(latest_checkpoint(dir.path()), "");  // No state file yet.
   for (int step = 1; step <= 4; ++step) saver.save(sess, dir / "model", step);
-  EXPECT_EQ(dir.List(), (std::vector<std::string>{"checkpoint", "model-3", "model-4"}));
+  EXPECT_EQ(dir.List(), (std::vector<std::string>{"checkpoint", "model-3.data-00000-of-00001", "model-3.index",
+                                                  "model-4.data-00000-of-00001", "model-4.index"}));
   EXPECT_EQ(saver.last_checkpoints(), (std::vector<std::string>{dir / "model-3", dir / "model-4"}));
   EXPECT_EQ(ReadBytes(dir / "checkpoint"),
             "model_checkpoint_path: \"model-4\"\n"
@@ -160,9 +162,9 @@ TEST(SaverTest, KeepsTheNewestMaxToKeepAndRecordsThem) {
   EXPECT_EQ(saver.last_checkpoints(), (std::vector<std::string>{dir / "model-4", dir / "model-3"}));
   EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model-3");
   // Entries whose files are gone are skipped.
-  std::filesystem::remove(dir / "model-3");
+  std::filesystem::remove(dir / "model-3.index");
   EXPECT_EQ(latest_checkpoint(dir.path()), dir / "model-4");
-  std::filesystem::remove(dir / "model-4");
+  std::filesystem::remove(dir / "model-4.index");
   EXPECT_EQ(latest_checkpoint(dir.path()), "");
   WriteBytes(dir / "checkpoint", "model_checkpoint_path: model-4\n");
   try {
@@ -174,6 +176,25 @@ TEST(SaverTest, KeepsTheNewestMaxToKeepAndRecordsThem) {
   }
 }
 
+// Checkpoints of tensorweave before the V2 format (one TWCKPT01 file) still restore.
+TEST(SaverTest, RestoresAnEarlierTwckpt01File) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  const std::vector<Tensor> saved = m.Values(sess);
+  const std::vector<std::string> names = {"w", "layer/b", "global_step", "counts", "mask"};
+  std::vector<checkpoint::NamedTensor> tensors;
+  for (size_t i = 0; i < names.size(); ++i) tensors.push_back({names[i], saved[i]});
+  const std::string old_file = dir / "old-1";
+  ASSERT_TRUE(checkpoint::WriteCheckpoint(old_file, tensors).ok());
+  m.Perturb(g, sess);
+  saver.restore(sess, old_file);
+  ExpectSameValues(m.Values(sess), saved);
+}
+
 TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
   ScratchDir dir;
   Graph g;
@@ -182,7 +203,7 @@ TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
   Session sess(g);
   sess.run(global_variables_initializer(g));
   for (int step = 0; step < 7; ++step) saver.save(sess, dir / "m", step);
-  EXPECT_EQ(dir.List().size(), 8u);
+  EXPECT_EQ(dir.List().size(), 1u + 7 * 2);  // the state file, an index and a data file each
   EXPECT_EQ(saver.last_checkpoints().size(), 7u);
 }
 
@@ -209,27 +230,39 @@ class SaverErrorTest : public ::testing::Test {
   std::vector<Tensor> before_;
 };
 
-TEST_F(SaverErrorTest, TruncatedFile) {
-  const std::string bytes = ReadBytes(path_);
-  WriteBytes(path_, bytes.substr(0, bytes.size() / 2));
-  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint '" + path_ + "' is truncated");
+TEST_F(SaverErrorTest, TruncatedDataFile) {
+  const std::string data = path_ + ".data-00000-of-00001";
+  const std::string bytes = ReadBytes(data);
+  WriteBytes(data, bytes.substr(0, bytes.size() / 2));
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint data '" + data + "' is truncated: tensor '");
 }
 
 TEST_F(SaverErrorTest, FlippedDataByte) {
-  std::string bytes = ReadBytes(path_);
-  // The first entry is "w": its header has 4 + 1 + 4 + 4 + 2 * 8 + 8 = 37 bytes.
-  bytes[32 + 37 + 5] ^= 0x40;
-  WriteBytes(path_, bytes);
-  ExpectRestoreFails(absl::StatusCode::kDataLoss,
-                     "checkpoint '" + path_ + "' is corrupted: entry 'w' checksum mismatch");
+  const std::string data = path_ + ".data-00000-of-00001";
+  std::string bytes = ReadBytes(data);
+  bytes[bytes.size() - 3] ^= 0x40;  // in the last tensor written
+  WriteBytes(data, bytes);
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint data '" + data + "' is corrupted: tensor '");
 }
 
-TEST_F(SaverErrorTest, FlippedHeaderByte) {
-  std::string bytes = ReadBytes(path_);
-  bytes[12] ^= 1;  // The entry count.
-  WriteBytes(path_, bytes);
-  ExpectRestoreFails(absl::StatusCode::kDataLoss,
-                     "checkpoint '" + path_ + "' is corrupted: header checksum mismatch");
+TEST_F(SaverErrorTest, FlippedIndexByte) {
+  const std::string index = path_ + ".index";
+  std::string bytes = ReadBytes(index);
+  bytes[10] ^= 1;  // inside the first data block: its CRC no longer matches
+  WriteBytes(index, bytes);
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint index '" + index + "' is corrupted");
+}
+
+TEST_F(SaverErrorTest, TruncatedIndex) {
+  const std::string index = path_ + ".index";
+  const std::string bytes = ReadBytes(index);
+  WriteBytes(index, bytes.substr(0, bytes.size() - 10));
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "checkpoint index '" + index + "' is corrupted");
+}
+
+TEST_F(SaverErrorTest, MissingDataFile) {
+  std::filesystem::remove(path_ + ".data-00000-of-00001");
+  ExpectRestoreFails(absl::StatusCode::kDataLoss, "data file '" + path_ + ".data-00000-of-00001' is missing");
 }
 
 TEST_F(SaverErrorTest, MissingFile) {
@@ -273,7 +306,7 @@ TEST_F(SaverErrorTest, DtypeMismatch) {
 TEST_F(SaverErrorTest, MissingDirectoryIsAClearErrorAndCreatesNothing) {
   const auto files = dir_.List();
   EXPECT_STATUS(SaveStatus(saver_, sess_, dir_ / "missing/model", 5), absl::StatusCode::kNotFound,
-                "cannot write '" + (dir_ / "missing/model-5") + "': directory '" +
+                "cannot write '" + (dir_ / "missing/model-5.data-00000-of-00001") + "': directory '" +
                     (dir_ / "missing") + "' does not exist");
   EXPECT_EQ(dir_.List(), files);
   EXPECT_EQ(saver_.last_checkpoints(), std::vector<std::string>{path_});
@@ -281,8 +314,12 @@ TEST_F(SaverErrorTest, MissingDirectoryIsAClearErrorAndCreatesNothing) {
 
 TEST_F(SaverErrorTest, SavingLeavesNoTemporaryFiles) {
   for (int step = 2; step <= 8; ++step) saver_.save(sess_, dir_ / "model", step);
-  EXPECT_EQ(dir_.List(), (std::vector<std::string>{"checkpoint", "model-4", "model-5", "model-6",
-                                                   "model-7", "model-8"}));
+  std::vector<std::string> expected = {"checkpoint"};
+  for (int step = 4; step <= 8; ++step) {
+    expected.push_back(absl::StrCat("model-", step, ".data-00000-of-00001"));
+    expected.push_back(absl::StrCat("model-", step, ".index"));
+  }
+  EXPECT_EQ(dir_.List(), expected);
 }
 
 TEST(SaverTest, OpsIgnoreTheCallersScopesAndAreReusedPerPath) {

@@ -196,7 +196,11 @@ class ReadyHook : public tw::SessionRunHook {
     namespace fs = std::filesystem;
     const fs::path to = fs::path(snapshot_dir_) / absl::StrCat("restored-", step);
     fs::create_directories(to);
-    fs::copy_file(restored, to / fs::path(restored).filename(), fs::copy_options::overwrite_existing);
+    // A V2 checkpoint: its index and its one data file.
+    for (const char* suffix : {".index", ".data-00000-of-00001"}) {
+      const fs::path file = restored + suffix;
+      fs::copy_file(file, to / file.filename(), fs::copy_options::overwrite_existing);
+    }
     fs::copy_file(fs::path(checkpoint_dir_) / tw::kCheckpointStateFile, to / tw::kCheckpointStateFile,
                   fs::copy_options::overwrite_existing);
     Event(task_, absl::StrCat("restored ", restored, ", copied to ", to.string()));

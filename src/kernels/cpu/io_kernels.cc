@@ -1,5 +1,6 @@
-// Kernels of SaveTensors and RestoreTensors (schemas and rationale: src/ops/io_ops.cc;
-// the file format: src/train/checkpoint_format.h).
+// Kernels of SaveTensors and RestoreTensors (schemas and rationale: src/ops/io_ops.cc).
+// They write TensorFlow's V2 checkpoint format (src/train/tensor_bundle.h) and read it or
+// tensorweave's earlier TWCKPT01 file (src/train/checkpoint_format.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "kernels/op_kernel.h"
 #include "train/checkpoint_reader.h"
 #include "train/checkpoint_writer.h"
+#include "train/tensor_bundle.h"
 
 namespace tw {
 namespace {
@@ -43,7 +45,7 @@ class SaveTensorsOp : public CheckpointIoKernel {
     std::vector<checkpoint::NamedTensor> tensors;
     tensors.reserve(names_.size());
     for (int i = 0; i < ctx.num_inputs(); ++i) tensors.push_back({names_[i], ctx.input(i)});
-    return checkpoint::WriteCheckpoint(path_, tensors);
+    return checkpoint::WriteTensorBundle(path_, tensors);
   }
 };
 
@@ -60,35 +62,44 @@ class RestoreTensorsOp : public CheckpointIoKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::unique_ptr<checkpoint::CheckpointReader> reader,
-                        checkpoint::CheckpointReader::Open(path_));
-    // Every entry is checked before any tensor is read or output: a bad file gives nothing.
+    if (checkpoint::IsTensorBundle(path_)) {
+      TW_ASSIGN_OR_RETURN(auto reader, checkpoint::TensorBundleReader::Open(path_));
+      return RestoreFrom(*reader, ctx);
+    }
+    TW_ASSIGN_OR_RETURN(auto reader, checkpoint::CheckpointReader::Open(path_));
+    return RestoreFrom(*reader, ctx);
+  }
+
+ private:
+  // Every entry is checked before any tensor is read or output: a bad file gives nothing.
+  template <typename Reader>
+  absl::Status RestoreFrom(const Reader& reader, OpKernelContext& ctx) const {
     const int n = ctx.num_outputs();
-    std::vector<const checkpoint::EntryInfo*> entries(n);
+    using Entry = typename std::remove_pointer_t<typename decltype(reader.Find(""))::value_type>;
+    std::vector<Entry*> found(n);
     for (int i = 0; i < n; ++i) {
-      TW_ASSIGN_OR_RETURN(entries[i], reader->Find(names_[i]));
-      TW_RETURN_IF_ERROR(CheckFits(*entries[i], i));
+      TW_ASSIGN_OR_RETURN(found[i], reader.Find(names_[i]));
+      TW_RETURN_IF_ERROR(CheckFits(found[i]->name, found[i]->dtype, found[i]->shape, i));
     }
     std::vector<Tensor> values(n);
     for (int i = 0; i < n; ++i) {
-      TW_ASSIGN_OR_RETURN(values[i], reader->Read(*entries[i]));
+      TW_ASSIGN_OR_RETURN(values[i], reader.Read(*found[i]));
     }
     for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
     return absl::OkStatus();
   }
 
- private:
   // The saved tensor must have the dtype and a shape compatible with the declared shape
   // of the variable it restores (named as the tensor).
-  absl::Status CheckFits(const checkpoint::EntryInfo& entry, int i) const {
-    const std::string what = absl::StrCat("checkpoint '", path_, "': tensor '", entry.name, "' ");
-    if (entry.dtype != dtypes_[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(what, "has dtype ", DTypeName(entry.dtype),
+  absl::Status CheckFits(const std::string& name, DType dtype, const TensorShape& shape, int i) const {
+    const std::string what = absl::StrCat("checkpoint '", path_, "': tensor '", name, "' ");
+    if (dtype != dtypes_[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(what, "has dtype ", DTypeName(dtype),
                                                      " but variable '", names_[i], "' has dtype ",
                                                      DTypeName(dtypes_[i])));
     }
-    if (!shapes_[i].Matches(entry.shape)) {
-      return absl::InvalidArgumentError(absl::StrCat(what, "has shape ", entry.shape.DebugString(),
+    if (!shapes_[i].Matches(shape)) {
+      return absl::InvalidArgumentError(absl::StrCat(what, "has shape ", shape.DebugString(),
                                                      " but variable '", names_[i], "' has shape ",
                                                      shapes_[i].DebugString()));
     }

@@ -8,6 +8,7 @@
 #include "train/checkpoint_reader.h"
 #include "train/checkpoint_test_util.h"
 #include "train/checkpoint_writer.h"
+#include "train/tensor_bundle.h"
 
 namespace tw {
 namespace {
@@ -71,12 +72,12 @@ TEST_F(IoKernelsTest, SaveWritesEveryTensorUnderItsName) {
   Session sess(g_);
   sess.run(global_variables_initializer(g_));
   sess.run(save);
-  auto reader = checkpoint::CheckpointReader::Open(path);
+  auto reader = checkpoint::TensorBundleReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status();
   ASSERT_EQ((*reader)->entries().size(), 2u);
   EXPECT_TENSOR_EQ(*(*reader)->Read("x"), F32({2}, {1.5f, -2}));
   EXPECT_TENSOR_EQ(*(*reader)->Read("y"), I64({}, {7}));
-  EXPECT_EQ(dir_.List(), std::vector<std::string>{"ckpt"});
+  EXPECT_EQ(dir_.List(), (std::vector<std::string>{"ckpt.data-00000-of-00001", "ckpt.index"}));
 }
 
 TEST_F(IoKernelsTest, ASaveThatFailsWritesNothing) {

@@ -1,0 +1,74 @@
+"""Checkpoints both ways in TensorFlow's V2 format (an .index table and a data file).
+
+TF -> tensorweave: tests/data/tf_checkpoints/ holds a checkpoint real TensorFlow's Saver
+wrote (generate.py there; MANIFEST.txt names the version); tf.train.Saver restores it into
+a tensorweave graph whose variables have the same names.
+tensorweave -> TF: what our Saver writes is read by tf.train.load_checkpoint and restored by
+TensorFlow's Saver (a subprocess with the pinned TensorFlow), every value bit-equal."""
+import os
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tf_peer import require_tensorflow, run_tf_script
+
+SOURCE_DIR = os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+FIXTURE_DIR = os.path.join(SOURCE_DIR, "tests", "data", "tf_checkpoints")
+
+
+def _variables_like(values):
+    return {name: tf.get_variable(name, initializer=tf.constant(np.zeros_like(v))) for name, v in values.items()}
+
+
+def test_saver_restores_a_checkpoint_tensorflow_wrote():
+    expected = dict(np.load(os.path.join(FIXTURE_DIR, "expected.npz")))
+    assert len(expected) == 7
+    variables = _variables_like(expected)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = tf.train.latest_checkpoint(FIXTURE_DIR)
+        assert path == os.path.join(FIXTURE_DIR, "model.ckpt-7")
+        tf.train.Saver().restore(sess, path)
+        for name, v in variables.items():
+            got = sess.run(v)
+            assert got.dtype == expected[name].dtype and got.shape == expected[name].shape, name
+            np.testing.assert_array_equal(got, expected[name], err_msg=name)
+
+
+def test_a_tensorflow_checkpoint_with_another_shape_is_refused_by_name():
+    tf.get_variable("dense/kernel", initializer=tf.constant(np.zeros((3, 4), np.float32)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"tensor 'dense/kernel' has shape \[4,3\] but variable 'dense/kernel' has shape \[3,4\]"):
+            tf.train.Saver().restore(sess, os.path.join(FIXTURE_DIR, "model.ckpt-7"))
+
+
+def test_tensorflow_reads_and_restores_our_checkpoint(tmp_path):
+    python = require_tensorflow("test_tensorflow_reads_and_restores_our_checkpoint")
+    rng = np.random.default_rng(5)
+    values = {
+        "layer/w": rng.normal(size=(5, 2)).astype(np.float32),
+        "layer/b": np.array([1e-310, -0.0, np.inf]),  # a denormal, a signed zero, infinity
+        "step": np.array(123456789012, np.int64),
+        "ids": np.array([-7, 2**31 - 1], np.int32),
+        "flags": np.array([[False, True]]),
+    }
+    variables = _variables_like(values)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for name, v in values.items():
+            sess.run(variables[name].assign(v))
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=3)
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index"]
+    run_tf_script(python, "checkpoint_values.py", prefix, str(tmp_path / "tf.npz"))
+    theirs = np.load(tmp_path / "tf.npz")
+    assert sorted(theirs.files) == sorted(["read:" + n for n in values] + ["restored:" + n for n in values])
+    for name, v in values.items():
+        for view in ("read", "restored"):
+            got = theirs[f"{view}:{name}"]
+            assert got.dtype == v.dtype and got.shape == v.shape, (view, name)
+            np.testing.assert_array_equal(got, v, err_msg=f"{view} {name}")
+            if v.dtype.kind == "f":
+                np.testing.assert_array_equal(np.signbit(got), np.signbit(v), err_msg=f"{view} {name}")

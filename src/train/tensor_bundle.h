@@ -1,0 +1,77 @@
+// TensorFlow's V2 checkpoint format (a "tensor bundle"), read and written:
+//   <prefix>.index                 an SSTable in LevelDB's table format (Debian's libleveldb
+//                                  reads and writes it): key "" -> BundleHeaderProto, then one
+//                                  key per tensor, ascending -> BundleEntryProto (dtype, shape,
+//                                  shard, offset, size, masked CRC-32C of the bytes)
+//   <prefix>.data-00000-of-00001   the tensors' little-endian bytes back to back
+// as TensorFlow's tf.train.Saver (write_version V2), tf.train.load_checkpoint and
+// BundleReader/BundleWriter use it. Not yet: string tensors and partitioned variables
+// (entries with slices), which are refused by name.
+#ifndef TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
+#define TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "tensorweave/tensor.h"
+#include "train/checkpoint_writer.h"
+
+namespace tw::checkpoint {
+
+std::string BundleIndexPath(const std::string& prefix);  // <prefix>.index
+std::string BundleDataPath(const std::string& prefix, int shard, int num_shards);
+// True when <prefix>.index exists (a V2 checkpoint rather than a TWCKPT01 file).
+bool IsTensorBundle(const std::string& prefix);
+// Deletes the checkpoint at `prefix` in either format: its index first, then its data
+// (or the TWCKPT01 file). Files already gone are no error; nothing is reported.
+void RemoveCheckpoint(const std::string& prefix);
+
+// Writes `tensors` as one data shard and the index, each through a temporary file renamed
+// into place: the data first, the index last (a stale index of the same prefix is removed
+// before), so an index names complete data. InvalidArgument for an empty or duplicate name
+// or a dtype that cannot be saved.
+absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors);
+
+struct BundleEntryInfo {
+  std::string name;  // the tensor's key
+  DType dtype;
+  TensorShape shape;
+  int shard = 0;
+  int64_t offset = 0, size = 0;
+  uint32_t masked_crc = 0;
+};
+
+class TensorBundleReader {
+ public:
+  // Reads and validates the whole index (header, every entry's dtype, shape, shard and
+  // size). NotFound when <prefix>.index does not exist; DataLoss naming the file when the
+  // table or a record is damaged; Unimplemented for big-endian bundles, string tensors and
+  // partitioned variables.
+  static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(const std::string& prefix);
+
+  const std::string& prefix() const { return prefix_; }
+  // Ascending by key.
+  const std::vector<BundleEntryInfo>& entries() const { return entries_; }
+  // NotFound ("checkpoint '<prefix>' has no tensor '<key>'") when absent.
+  absl::StatusOr<const BundleEntryInfo*> Find(const std::string& key) const;
+  // Reads the bytes from the data shard and checks their length and CRC (DataLoss naming
+  // the shard file and the key otherwise).
+  absl::StatusOr<Tensor> Read(const BundleEntryInfo& entry) const;
+  absl::StatusOr<Tensor> Read(const std::string& key) const;
+
+ private:
+  explicit TensorBundleReader(std::string prefix) : prefix_(std::move(prefix)) {}
+
+  std::string prefix_;
+  int num_shards_ = 1;
+  std::vector<BundleEntryInfo> entries_;
+  absl::flat_hash_map<std::string, size_t> by_key_;
+};
+
+}  // namespace tw::checkpoint
+
+#endif  // TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
