@@ -54,6 +54,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # fails no test by itself), and the run fails if any file is there.
 reports="$PWD/$dir/tsan-reports"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/sanitizers/tsan.supp:log_path=$reports/report"
+# The tests that compare with real TensorFlow run it unsanitized, from build/tf-venv.
+TW_TF_PYTHON=$(scripts/tf_env.sh)
+export TW_TF_PYTHON
 echo "== running the $mode tests"
 cd "$dir"
 rm -rf "$reports" && mkdir -p "$reports"

@@ -10,7 +10,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libleveldb-dev libsnappy-dev  # TensorFlow's checkpoint index is a LevelDB table (its CMake config links snappy)
-  python3-dev python3-numpy python3-pytest pybind11-dev
+  python3-dev python3-numpy python3-pytest pybind11-dev python3-venv
   openssl  # the TLS tests make their certificates with it
 )
 

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The oracle: tests that compare with real TensorFlow run it from this environment.
+TW_TF_PYTHON=$(scripts/tf_env.sh)
+export TW_TF_PYTHON
 echo "== running the test suite"
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 300

@@ -36,7 +36,9 @@ def require_tensorflow(test_name):
 
 def run_tf_script(python, script, *args, timeout=300):
     """Runs tf_side/<script> with TensorFlow's python; its stdout, or a failure with stderr."""
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH="")
+    # Not our sanitizer runtime (the ASan suite preloads it into our python) nor our path.
+    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "PYTHONPATH")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
     done = subprocess.run([python, os.path.join(TF_SIDE_DIR, script), *args], env=env, capture_output=True,
                           text=True, timeout=timeout)
     assert done.returncode == 0, f"TensorFlow side {script} failed:\n{done.stderr[-4000:]}"
