@@ -12,4 +12,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindServer(m);
   tw::python::BindDataFlow(m);
   tw::python::BindTraining(m);
+  tw::python::BindRecords(m);
 }

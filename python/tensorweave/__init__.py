@@ -3,7 +3,7 @@ runs TF 1.x graph programs on the tensorweave C++ engine."""
 __version__ = "0.1.0"
 
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
-from tensorweave import errors, nn, train  # noqa: F401
+from tensorweave import errors, nn, python_io, train  # noqa: F401
 from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,

@@ -8,7 +8,7 @@
 #include "train/checkpoint_reader.h"
 #include "train/checkpoint_test_util.h"
 #include "train/checkpoint_writer.h"
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 namespace tw::checkpoint {
 namespace {

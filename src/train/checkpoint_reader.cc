@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tensorweave/status.h"
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 namespace tw::checkpoint {
 

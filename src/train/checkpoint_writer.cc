@@ -10,7 +10,7 @@
 #include "tensorweave/status.h"
 #include "train/atomic_file.h"
 #include "train/checkpoint_format.h"
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 namespace tw::checkpoint {
 namespace {

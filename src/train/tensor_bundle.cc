@@ -24,15 +24,10 @@
 #include "tensorweave/status.h"
 #include "train/atomic_file.h"
 #include "train/checkpoint_format.h"
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 namespace tw::checkpoint {
 namespace {
-
-// TensorFlow stores CRCs "masked" (rotated and offset, as LevelDB does), so that a CRC
-// of data that itself holds CRCs is not degenerate.
-constexpr uint32_t kMaskDelta = 0xa282ead8u;
-uint32_t MaskCrc(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
 
 // TensorFlow's VersionDef producer for tensor bundles (kTensorBundleVersion).
 constexpr int kBundleVersion = 1;
@@ -180,7 +175,7 @@ absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const Named
       }
       TW_RETURN_IF_ERROR(data->Append(bytes.data(), bytes.size()));
       entries.push_back({t.name, t.tensor.dtype(), t.tensor.shape(), 0, offset,
-                         static_cast<int64_t>(bytes.size()), MaskCrc(crc32c::Value(bytes.data(), bytes.size()))});
+                         static_cast<int64_t>(bytes.size()), crc32c::Mask(crc32c::Value(bytes.data(), bytes.size()))});
       offset += static_cast<int64_t>(bytes.size());
     }
     TW_RETURN_IF_ERROR(data->Commit());
@@ -290,7 +285,7 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(const BundleEntryInfo& e) const 
     done += n;
   }
   ::close(fd);
-  if (MaskCrc(crc32c::Value(dst, static_cast<size_t>(e.size))) != e.masked_crc) {
+  if (crc32c::Mask(crc32c::Value(dst, static_cast<size_t>(e.size))) != e.masked_crc) {
     return absl::DataLossError(absl::StrCat("checkpoint data '", path, "' is corrupted: tensor '", e.name,
                                             "' fails its checksum"));
   }

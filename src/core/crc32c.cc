@@ -1,4 +1,4 @@
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 #include <array>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "train/crc32c.h"
+#include "core/crc32c.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,14 @@
 
 namespace tw::crc32c {
 namespace {
+
+TEST(Crc32cTest, MaskIsTensorFlowsAndUnmaskInvertsIt) {
+  EXPECT_EQ(Mask(0), 0xa282ead8u);  // the CRC of nothing, masked
+  for (uint32_t crc : {0u, 1u, 0xe3069283u, 0xffffffffu, 0x80000000u}) {
+    EXPECT_NE(Mask(crc), crc);
+    EXPECT_EQ(Unmask(Mask(crc)), crc);
+  }
+}
 
 TEST(Crc32cTest, KnownVectors) {
   // The check value of the CRC-32C catalogue and the test vectors of RFC 3720, B.4.

@@ -1,0 +1,133 @@
+#include "io/record_io.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/crc32c.h"
+#include "tensorweave/status.h"
+
+namespace tw::io {
+namespace {
+
+constexpr size_t kHeaderSize = sizeof(uint64_t) + sizeof(uint32_t);
+constexpr size_t kFooterSize = sizeof(uint32_t);
+// A length field beyond this is damage, not a record (TensorFlow's own records stay far
+// below it); refusing it keeps a flipped bit from asking for terabytes.
+constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 34;
+
+void PutLittleEndian(uint64_t v, int bytes, char* out) {
+  for (int i = 0; i < bytes; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+uint64_t GetLittleEndian(const char* in, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(in[i])) << (8 * i);
+  return v;
+}
+uint32_t MaskedCrc(const char* data, size_t n) { return crc32c::Mask(crc32c::Value(data, n)); }
+
+absl::Status OpenError(const std::string& path, const char* action) {
+  const int err = errno;
+  if (err == ENOENT) {
+    return absl::NotFoundError(absl::StrCat("cannot ", action, " '", path, "': no such file or directory"));
+  }
+  if (err == EACCES) return absl::PermissionDeniedError(absl::StrCat("cannot ", action, " '", path, "'"));
+  return absl::UnknownError(absl::StrCat("cannot ", action, " '", path, "': ", std::strerror(err)));
+}
+
+}  // namespace
+
+absl::Status CheckRecordCompression(absl::string_view compression_type) {
+  if (compression_type.empty()) return absl::OkStatus();
+  if (compression_type == "GZIP" || compression_type == "ZLIB") {
+    return absl::UnimplementedError(
+        absl::StrCat("TFRecord compression '", compression_type, "' is not supported yet (only '')"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown TFRecord compression type '", compression_type,
+                                                 "' (TensorFlow's are '', 'GZIP' and 'ZLIB')"));
+}
+
+absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::string& path,
+                                                                 absl::string_view compression_type) {
+  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return OpenError(path, "write");
+  return std::unique_ptr<RecordWriter>(new RecordWriter(path, file));
+}
+
+RecordWriter::~RecordWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+absl::Status RecordWriter::Write(absl::string_view record) {
+  if (file_ == nullptr) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  char header[kHeaderSize], footer[kFooterSize];
+  PutLittleEndian(record.size(), 8, header);
+  PutLittleEndian(MaskedCrc(header, 8), 4, header + 8);
+  PutLittleEndian(MaskedCrc(record.data(), record.size()), 4, footer);
+  if (std::fwrite(header, 1, kHeaderSize, file_) != kHeaderSize ||
+      std::fwrite(record.data(), 1, record.size(), file_) != record.size() ||
+      std::fwrite(footer, 1, kFooterSize, file_) != kFooterSize) {
+    return absl::DataLossError(absl::StrCat("writing '", path_, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RecordWriter::Flush() {
+  if (file_ == nullptr) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  if (std::fflush(file_) != 0) return absl::DataLossError(absl::StrCat("flushing '", path_, "': ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::Status RecordWriter::Close() {
+  if (file_ == nullptr) return absl::OkStatus();
+  FILE* file = file_;
+  file_ = nullptr;
+  if (std::fclose(file) != 0) return absl::DataLossError(absl::StrCat("closing '", path_, "': ", std::strerror(errno)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(const std::string& path,
+                                                                 absl::string_view compression_type) {
+  TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return OpenError(path, "read");
+  return std::unique_ptr<RecordReader>(new RecordReader(path, file));
+}
+
+RecordReader::~RecordReader() { std::fclose(file_); }
+
+absl::StatusOr<std::string> RecordReader::Read() {
+  const auto damaged = [&](absl::string_view what) {
+    return absl::DataLossError(absl::StrCat("TFRecord file '", path_, "': record at offset ", offset_, " ", what));
+  };
+  char header[kHeaderSize];
+  const size_t got = std::fread(header, 1, kHeaderSize, file_);
+  if (got == 0 && std::feof(file_)) return absl::OutOfRangeError(absl::StrCat("end of '", path_, "'"));
+  if (got != kHeaderSize) return damaged("is truncated (in its length)");
+  if (static_cast<uint32_t>(GetLittleEndian(header + 8, 4)) != MaskedCrc(header, 8)) {
+    return damaged("has a corrupted length (checksum mismatch)");
+  }
+  const uint64_t length = GetLittleEndian(header, 8);
+  if (length > kMaxRecordBytes) return damaged(absl::StrCat("declares ", length, " bytes"));
+  // Grows with what is actually there, so a length past the end allocates nothing huge.
+  std::string record;
+  char buffer[1 << 16];
+  while (record.size() < length) {
+    const size_t want = std::min<uint64_t>(sizeof(buffer), length - record.size());
+    const size_t n = std::fread(buffer, 1, want, file_);
+    record.append(buffer, n);
+    if (n < want) return damaged(absl::StrCat("is truncated (", record.size(), " of ", length, " bytes)"));
+  }
+  char footer[kFooterSize];
+  if (std::fread(footer, 1, kFooterSize, file_) != kFooterSize) return damaged("is truncated (in its checksum)");
+  if (static_cast<uint32_t>(GetLittleEndian(footer, 4)) != MaskedCrc(record.data(), record.size())) {
+    return damaged("is corrupted (data checksum mismatch)");
+  }
+  offset_ += kHeaderSize + length + kFooterSize;
+  return record;
+}
+
+}  // namespace tw::io
