@@ -20,6 +20,7 @@ from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, div, divide, 
                                   matmul, maximum, minimum, multiply, negative, not_equal, pow, reciprocal,
                                   reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid,
                                   sign, sqrt, square, squared_difference, subtract, tanh, to_double, to_float,
+                                  unsorted_segment_sum,
                                   to_int32, to_int64, truediv, where)
 from tensorweave.random_ops import random_normal, random_uniform, truncated_normal  # noqa: F401
 from tensorweave.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: F401

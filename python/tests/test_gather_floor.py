@@ -60,3 +60,32 @@ def test_floormod_gradient():
         gxv, gyv = sess.run([gx, gy], {x: xv})
     np.testing.assert_array_equal(gxv, np.ones(3))
     np.testing.assert_array_equal(gyv, -np.floor(xv / np.array([0.5, -0.75, 2.0])))
+
+
+def test_embedding_lookup_trains_the_rows_it_used():
+    table = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+    ids = tf.placeholder(tf.int32, [None])
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {ids: [3, 1, 3]})
+        got = sess.run(table)
+    expected = np.arange(12, dtype=np.float32).reshape(4, 3)
+    expected[3] -= 1.0  # used twice: 2 * 0.5
+    expected[1] -= 0.5
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(NotImplementedError, match="partitioned variable"):
+        tf.nn.embedding_lookup([table, table], ids)
+
+
+def test_unsorted_segment_sum_matches_numpy():
+    data = np.arange(10, dtype=np.float64).reshape(5, 2)
+    ids = np.array([1, -1, 1, 0, 3])
+    with tf.Session() as sess:
+        got = sess.run(tf.unsorted_segment_sum(data, ids, 4))
+    expected = np.zeros((4, 2))
+    for row, i in zip(data, ids):
+        if i >= 0:
+            expected[i] += row
+    np.testing.assert_array_equal(got, expected)

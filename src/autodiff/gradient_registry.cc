@@ -20,6 +20,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterReductionGradients(*r);
     RegisterLinalgGradients(*r);
     RegisterArrayGradients(*r);
+    RegisterGatherGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
     return r;
