@@ -15,7 +15,7 @@ void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossE
 void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
 void RegisterStateOps(OpRegistry& r);      // resource variables
 void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
-void RegisterIoOps(OpRegistry& r);         // SaveV2, RestoreV2 (checkpoints)
+void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (checkpoints)
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 
