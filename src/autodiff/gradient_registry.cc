@@ -21,6 +21,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterLinalgGradients(*r);
     RegisterArrayGradients(*r);
     RegisterGatherGradients(*r);
+    RegisterConvGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
     return r;

@@ -57,6 +57,7 @@ void RegisterReductionGradients(GradientRegistry& r);
 void RegisterLinalgGradients(GradientRegistry& r);
 void RegisterArrayGradients(GradientRegistry& r);
 void RegisterGatherGradients(GradientRegistry& r);  // gather_grad.cc
+void RegisterConvGradients(GradientRegistry& r);    // conv_grad.cc
 void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
 
