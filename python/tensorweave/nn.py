@@ -118,3 +118,8 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     filter = filters if filter is None else filter
     return conv2d_backprop_input(output_shape, filter, value, strides, padding, data_format=data_format,
                                  dilations=dilations, name=name or "conv2d_transpose")
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases."""
+    return bias_add(math_ops.matmul(x, weights), biases, name=name or "xw_plus_b")

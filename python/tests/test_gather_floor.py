@@ -89,3 +89,21 @@ def test_unsorted_segment_sum_matches_numpy():
         if i >= 0:
             expected[i] += row
     np.testing.assert_array_equal(got, expected)
+
+
+def test_clip_by_value_and_its_gradient():
+    x = tf.placeholder(tf.float32, [5])
+    y = tf.clip_by_value(x, -1.0, 2.0)
+    (g,) = tf.gradients(tf.reduce_sum(y * 3.0), [x])
+    with tf.Session() as sess:
+        yv, gv = sess.run([y, g], {x: np.array([-3, -0.5, 0, 1.5, 7], np.float32)})
+    np.testing.assert_array_equal(yv, [-1, -0.5, 0, 1.5, 2])
+    np.testing.assert_array_equal(gv, [0, 3, 3, 3, 0])
+
+
+def test_xw_plus_b():
+    x = np.array([[1.0, 2.0]], np.float32)
+    w = np.array([[1.0, 0.0, -1.0], [2.0, 1.0, 0.5]], np.float32)
+    b = np.array([0.5, -1.0, 0.0], np.float32)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.nn.xw_plus_b(x, w, b)), x @ w + b)
