@@ -65,7 +65,7 @@ class TfMasterServiceTest : public ::testing::Test {
     }
     auto on = g.device("/job:local/task:0");
     auto y = (x + 300) + y2;
-    EXPECT_EQ(y.name(), "add_1:0");
+    EXPECT_EQ(y.name(), "Add_1:0");
     return g.ToGraphDef();
   }
 
@@ -86,13 +86,13 @@ TEST_F(TfMasterServiceTest, RunsAStepOverBothTasksWithFetchesNamedAsAsked) {
   const std::string handle = CreateSession(Graph238());
   tfwire::RunStepRequest req;
   req.set_session_handle(handle);
-  req.add_fetch("add_1:0");
-  req.add_fetch("sub");
+  req.add_fetch("Add_1:0");
+  req.add_fetch("Sub");
   tfwire::RunStepResponse resp;
   ASSERT_OK(CallMaster("RunStep", req, &resp));
   ASSERT_EQ(resp.tensor_size(), 2);
-  EXPECT_EQ(resp.tensor(0).name(), "add_1:0");
-  EXPECT_EQ(resp.tensor(1).name(), "sub");
+  EXPECT_EQ(resp.tensor(0).name(), "Add_1:0");
+  EXPECT_EQ(resp.tensor(1).name(), "Sub");
   EXPECT_EQ(resp.tensor(0).tensor().dtype(), DT_INT32);
   auto y = TensorFromProto(resp.tensor(0).tensor());
   ASSERT_OK(y.status());
@@ -227,7 +227,7 @@ TEST_F(TfMasterServiceTest, TheTensorFlowProtocolClientRunsAndExtendsAGraph) {
   std::unique_ptr<SessionInterface> session = NewTfMasterSession(channel_, "master", SessionOptions());
   ASSERT_OK(session->Extend(Graph238()));
   std::vector<Tensor> out;
-  ASSERT_OK(session->Run({}, {"add_1:0", "sub:0"}, {}, &out, nullptr));
+  ASSERT_OK(session->Run({}, {"Add_1:0", "Sub:0"}, {}, &out, nullptr));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].scalar<int32_t>(), 238);
   EXPECT_EQ(out[1].scalar<int32_t>(), -64);
