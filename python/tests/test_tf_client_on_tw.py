@@ -1,5 +1,5 @@
 """A real TensorFlow client — tf.compat.v1.Session("grpc://...") in TensorFlow's own python
-(tf_side/seed_client.py) — runs the seed programs on a cluster of two tensorweave tasks,
+(tf_side/seed_client.py) — runs the seed programs on a cluster of `tw server` tasks,
 which serve TensorFlow's MasterService beside ours. Results equal TensorFlow's own
 single-process runs and tensorweave's; what tensorweave refuses reaches TensorFlow's
 client as TensorFlow's error classes with our messages."""
@@ -10,7 +10,7 @@ import pytest
 
 import tensorweave as tw
 
-from conftest import ServerProcesses, free_port
+from conftest import free_port
 from tf_peer import require_tensorflow, run_tf_script
 from tw_tasks import TensorweaveTasks
 
@@ -21,8 +21,10 @@ def tf_python():
 
 
 def start_cluster(flags=()):
+    """Two `tw server` tasks of job "local", as the seed's create_worker.py makes them."""
     addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
-    return addresses, ServerProcesses("local|" + ";".join(addresses), "local", 2, flags)
+    tasks = {("local", 0): addresses[0], ("local", 1): addresses[1]}
+    return addresses, TensorweaveTasks("local|" + ";".join(addresses), tasks, flags)
 
 
 @pytest.fixture
@@ -101,7 +103,7 @@ def test_seed_003_data_parallel_training_from_a_tensorflow_client(tf_python, tmp
     parameters on a third: the losses follow TensorFlow's single-process training."""
     ports = {job: "localhost:%d" % free_port() for job in ("master", "worker", "worker_")}
     spec = ",".join("%s|%s" % item for item in ports.items())
-    tasks = TensorweaveTasks(spec, [(job, 0) for job in ports])
+    tasks = TensorweaveTasks(spec, {(job, 0): address for job, address in ports.items()})
     try:
         _, got = run_seed_programs(tf_python, "grpc://" + ports["master"], tmp_path, "data_parallel")
     finally:

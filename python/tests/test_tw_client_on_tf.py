@@ -148,7 +148,7 @@ def test_a_tensorflow_master_cannot_place_work_on_a_tensorweave_task(tf_python):
     tf_servers = TensorFlowServers(tf_python, {"local": addresses}, [("local", 0)])
     tw_task = None
     try:
-        tw_task = TensorweaveTasks("local|" + ";".join(addresses), [("local", 1)])
+        tw_task = TensorweaveTasks("local|" + ";".join(addresses), {("local", 1): addresses[1]})
         x = tf.constant(2)
         with tf.device("/job:local/task:1"):
             y = x - 66
