@@ -56,8 +56,8 @@ def unsupported_op():
 
 
 def extend_and_callable(values):
-    # A second sess.run after new nodes were added (ExtendSession), and make_callable
-    # (MakeCallable / RunCallable / ReleaseCallable).
+    # A second sess.run after new nodes were added (ExtendSession), make_callable
+    # (MakeCallable / RunCallable / ReleaseCallable) and list_devices (ListDevices).
     x = tf.placeholder(tf.float32, 100)
     total = tf.reduce_sum(x)
     return (total, lambda: tf.reduce_max(x)), {x: values}
@@ -134,7 +134,8 @@ def run(program, values, target):
                 biggest = sess.run(make_max(), feeds)  # New nodes: the graph is extended.
                 x = next(iter(feeds))
                 call = sess.make_callable(total, feed_list=[x])
-                return [float(first), float(biggest), float(call(feeds[x]))]
+                devices = sorted(d.name for d in sess.list_devices())
+                return [float(first), float(biggest), float(call(feeds[x])), devices]
             return sess.run(fetch, feeds).tolist()
 
 

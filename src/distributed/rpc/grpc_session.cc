@@ -96,15 +96,16 @@ class GrpcSession : public SessionInterface {
   }
 
  private:
-  // A target that does not know our CreateSession (Unimplemented) is a TensorFlow server:
-  // the session speaks TensorFlow's MasterService from then on (tf_master_client.h).
+  // A target that does not have our CreateSession (gRPC's Unimplemented with no message;
+  // our master's errors always have one) is a TensorFlow server: the session speaks
+  // TensorFlow's MasterService from then on (tf_master_client.h).
   absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     CreateSessionRequest req;
     *req.mutable_graph_def() = graph;
     *req.mutable_config() = config_;
     CreateSessionResponse resp;
     absl::Status created = Call(&MasterService::Stub::CreateSession, req, &resp);
-    if (created.code() == absl::StatusCode::kUnimplemented) {
+    if (created.code() == absl::StatusCode::kUnimplemented && created.message().empty()) {
       tf_ = NewTfMasterSession(channel_, who_, options_);
       return tf_->Extend(graph);
     }

@@ -27,6 +27,10 @@ absl::Status StepStatus(const absl::Status& s, bool in_body, tfwire::RunStepResp
   return absl::OkStatus();
 }
 
+absl::Status NoSession(const std::string& handle) {
+  return absl::NotFoundError(absl::StrCat("session '", handle, "' does not exist (closed or never created)"));
+}
+
 }  // namespace
 
 TfMasterAdapter::TfMasterAdapter(Master* master, std::string job, int task)
@@ -57,29 +61,24 @@ absl::Status TfMasterAdapter::CreateSession(const tfwire::CreateSessionRequest& 
 
 absl::Status TfMasterAdapter::ExtendSession(const tfwire::ExtendSessionRequest& req,
                                             tfwire::ExtendSessionResponse* resp) {
-  int64_t version;
-  {
-    absl::MutexLock lock(&mu_);
-    auto it = sessions_.find(req.session_handle());
-    if (it == sessions_.end()) {
-      return absl::NotFoundError(absl::StrCat("session '", req.session_handle(), "' does not exist (closed or never created)"));
-    }
-    version = it->second.graph_version;
+  // Held while the master imports the nodes (local work, no RPC): two clients extending
+  // the same version cannot both succeed.
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(req.session_handle());
+  if (it == sessions_.end()) {
+    return NoSession(req.session_handle());
   }
   // TensorFlow's contract: extend only the version the client last saw.
-  if (req.current_graph_version() != version) {
+  if (req.current_graph_version() != it->second.graph_version) {
     return absl::FailedPreconditionError(absl::StrCat("current_graph_version ", req.current_graph_version(),
-                                                      " is not the session's graph version ", version));
+                                                      " is not the session's graph version ",
+                                                      it->second.graph_version));
   }
   ExtendSessionRequest ours;
   ours.set_session_handle(req.session_handle());
   *ours.mutable_graph_def() = req.graph_def();
-  ours.set_current_graph_version(version);
   ExtendSessionResponse ignored;
   TW_RETURN_IF_ERROR(master_->ExtendSession(ours, &ignored));
-  absl::MutexLock lock(&mu_);
-  auto it = sessions_.find(req.session_handle());
-  if (it == sessions_.end()) return absl::NotFoundError(absl::StrCat("session '", req.session_handle(), "' was closed"));
   resp->set_new_graph_version(++it->second.graph_version);
   return absl::OkStatus();
 }
@@ -138,7 +137,8 @@ absl::Status TfMasterAdapter::ListDevices(const tfwire::ListDevicesRequest&, tfw
 
 absl::Status TfMasterAdapter::Reset(const tfwire::ResetRequest& req, tfwire::ResetResponse*) {
   if (!req.device_filters().empty()) {
-    return absl::UnimplementedError("Reset with device_filters is not supported by tensorweave (reset the whole cluster)");
+    return absl::UnimplementedError(
+        "Reset with device_filters is not supported by tensorweave (reset the whole cluster)");
   }
   ResetRequest ours;
   *ours.mutable_container() = req.container();
@@ -153,7 +153,7 @@ absl::Status TfMasterAdapter::MakeCallable(const tfwire::MakeCallableRequest& re
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(req.session_handle());
   if (it == sessions_.end()) {
-    return absl::NotFoundError(absl::StrCat("session '", req.session_handle(), "' does not exist (closed or never created)"));
+    return NoSession(req.session_handle());
   }
   const int64_t handle = it->second.next_callable++;
   it->second.callables[handle] = req.options();
@@ -168,8 +168,7 @@ void TfMasterAdapter::RunCallableAsync(const tfwire::RunCallableRequest* req, tf
     absl::MutexLock lock(&mu_);
     auto session = sessions_.find(req->session_handle());
     if (session == sessions_.end()) {
-      return done(absl::NotFoundError(
-          absl::StrCat("session '", req->session_handle(), "' does not exist (closed or never created)")));
+      return done(NoSession(req->session_handle()));
     }
     auto callable = session->second.callables.find(req->handle());
     if (callable == session->second.callables.end()) {

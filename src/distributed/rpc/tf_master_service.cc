@@ -95,7 +95,8 @@ class TfMasterCall final : public grpc::ServerGenericBidiReactor {
     if (!s.ok()) return Finish(ToGrpcStatus(s));
     std::string bytes;
     if (!resp.SerializeToString(&bytes)) {
-      return Finish(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, method_ + ": the response is too large to send"));
+      return Finish(
+          grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, method_ + ": the response is too large to send"));
     }
     grpc::Slice slice(bytes);
     response_ = grpc::ByteBuffer(&slice, 1);

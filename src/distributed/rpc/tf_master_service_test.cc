@@ -222,6 +222,16 @@ TEST_F(TfMasterServiceTest, ARequestThatIsNotTheMessageIsInvalidArgument) {
                 "/tensorflow.MasterService/CreateSession: the request is not a valid CreateSessionRequest message");
 }
 
+TEST(TfWireProtoTest, RegisteredUnderTensorweaveInAPackageOfOurs) {
+  // TensorFlow's own protos may be registered in the same process: nothing of ours is
+  // named tensorflow.*, and no service descriptor is registered for the served paths.
+  const google::protobuf::FileDescriptor* file = tfwire::RunStepRequest::descriptor()->file();
+  EXPECT_EQ(file->name(), "tensorweave/proto/tf_master.proto");
+  EXPECT_EQ(file->package(), "tensorweave.tfwire");
+  EXPECT_EQ(file->service_count(), 0);
+  EXPECT_EQ(google::protobuf::DescriptorPool::generated_pool()->FindServiceByName("tensorflow.MasterService"), nullptr);
+}
+
 // Our client speaking TensorFlow's protocol, against our own service of it.
 TEST_F(TfMasterServiceTest, TheTensorFlowProtocolClientRunsAndExtendsAGraph) {
   std::unique_ptr<SessionInterface> session = NewTfMasterSession(channel_, "master", SessionOptions());
