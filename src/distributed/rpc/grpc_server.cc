@@ -11,6 +11,7 @@
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
+#include "distributed/rpc/tf_master_service.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
@@ -115,7 +116,9 @@ class GrpcServer : public Server {
         worker_(job, task, &cache_, options.limits, options.intra_op_threads, options.inter_op_threads),
         master_(cluster, job, task, &cache_, &worker_, options.limits),
         worker_service_(&worker_),
-        master_service_(&master_) {
+        master_service_(&master_),
+        tf_master_(&master_, job, task),
+        tf_master_service_(&tf_master_) {
     cache_.SetLocalWorker(job, task, &worker_);
     security_ = options.security;
     insecure_allow_remote_ = options.insecure_allow_remote;
@@ -147,6 +150,7 @@ class GrpcServer : public Server {
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
     builder.RegisterService(&worker_service_);
     builder.RegisterService(&master_service_);
+    builder.RegisterCallbackGenericService(&tf_master_service_);  // TensorFlow's clients (tf_master_service.h).
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || bound_port == 0) {
       server_.reset();
@@ -175,6 +179,8 @@ class GrpcServer : public Server {
   Master master_;
   WorkerServiceImpl worker_service_;
   MasterServiceImpl master_service_;
+  TfMasterAdapter tf_master_;
+  TfMasterService tf_master_service_;
   std::unique_ptr<grpc::Server> server_;
   absl::Notification stopped_;
   TransportSecurity security_;  // Files read by Start().

@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
+#include "distributed/rpc/tf_master_client.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -18,7 +19,9 @@ class GrpcSession : public SessionInterface {
   GrpcSession(std::string address, const SessionOptions& options, const ClientCredentials& credentials)
       : address_(std::move(address)),
         who_(absl::StrCat("master at ", address_, credentials.channel ? " over TLS" : "")),
-        stub_(MasterService::NewStub(MakeChannel(address_, credentials))) {
+        channel_(MakeChannel(address_, credentials)),
+        stub_(MasterService::NewStub(channel_)),
+        options_(options) {
     config_.set_allow_soft_placement(options.allow_soft_placement);
     config_.set_log_device_placement(options.log_device_placement);
   }
@@ -26,15 +29,8 @@ class GrpcSession : public SessionInterface {
 
   absl::Status Extend(const GraphDef& graph) override {
     absl::MutexLock lock(&mu_);
-    if (handle_.empty()) {
-      CreateSessionRequest req;
-      *req.mutable_graph_def() = graph;
-      *req.mutable_config() = config_;
-      CreateSessionResponse resp;
-      TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
-      handle_ = resp.session_handle();
-      return absl::OkStatus();
-    }
+    if (tf_ != nullptr) return tf_->Extend(graph);
+    if (handle_.empty()) return CreateLocked(graph);
     ExtendSessionRequest req;
     req.set_session_handle(handle_);
     *req.mutable_graph_def() = graph;
@@ -46,11 +42,14 @@ class GrpcSession : public SessionInterface {
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
                    CancellationManager* cancellation) override {
     RunStepRequest req;
+    SessionInterface* tf = nullptr;
     {
       absl::MutexLock lock(&mu_);
-      if (handle_.empty()) TW_RETURN_IF_ERROR(CreateEmptyLocked());
+      if (handle_.empty() && tf_ == nullptr) TW_RETURN_IF_ERROR(CreateLocked(GraphDef()));
+      tf = tf_.get();
       req.set_session_handle(handle_);
     }
+    if (tf != nullptr) return tf->Run(feeds, fetches, targets, outputs, cancellation);
     for (const auto& [name, tensor] : feeds) {
       NamedTensor* t = req.add_feed();
       t->set_name(name);
@@ -71,6 +70,10 @@ class GrpcSession : public SessionInterface {
   }
 
   std::vector<std::string> ListDevices() const override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (tf_ != nullptr) return tf_->ListDevices();
+    }
     ListDevicesResponse resp;
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -83,6 +86,7 @@ class GrpcSession : public SessionInterface {
 
   absl::Status Close() override {
     absl::MutexLock lock(&mu_);
+    if (tf_ != nullptr) return tf_->Close();
     if (handle_.empty()) return absl::OkStatus();
     CloseSessionRequest req;
     req.set_session_handle(handle_);
@@ -92,11 +96,20 @@ class GrpcSession : public SessionInterface {
   }
 
  private:
-  absl::Status CreateEmptyLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  // A target that does not have our CreateSession (gRPC's Unimplemented with no message;
+  // our master's errors always have one) is a TensorFlow server: the session speaks
+  // TensorFlow's MasterService from then on (tf_master_client.h).
+  absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     CreateSessionRequest req;
+    *req.mutable_graph_def() = graph;
     *req.mutable_config() = config_;
     CreateSessionResponse resp;
-    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
+    absl::Status created = Call(&MasterService::Stub::CreateSession, req, &resp);
+    if (created.code() == absl::StatusCode::kUnimplemented && created.message().empty()) {
+      tf_ = NewTfMasterSession(channel_, who_, options_);
+      return tf_->Extend(graph);
+    }
+    TW_RETURN_IF_ERROR(created);
     handle_ = resp.session_handle();
     return absl::OkStatus();
   }
@@ -123,10 +136,13 @@ class GrpcSession : public SessionInterface {
 
   const std::string address_;
   const std::string who_;  // Names the master in transport errors (a TLS handshake refused: "Socket closed").
+  const std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<MasterService::Stub> stub_;
+  const SessionOptions options_;
   SessionConfigProto config_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::string handle_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<SessionInterface> tf_ ABSL_GUARDED_BY(mu_);  // Set when the target is a TensorFlow server.
 };
 
 }  // namespace

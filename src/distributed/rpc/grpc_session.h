@@ -1,4 +1,6 @@
-// A client session on a cluster: every call goes to the MasterService at the target.
+// A client session on a cluster: every call goes to the MasterService at the target. A
+// target that is a TensorFlow server (tf.distribute.Server: our CreateSession is
+// Unimplemented there) is spoken to in TensorFlow's MasterService (tf_master_client.h).
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_SESSION_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_RPC_GRPC_SESSION_H_
 

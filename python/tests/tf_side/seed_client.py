@@ -1,0 +1,172 @@
+"""TensorFlow's side of test_tf_client_on_tw.py: the seed programs as a real TensorFlow
+client writes them (tf.compat.v1), each run once in TensorFlow's own process and once with
+tf.Session(TARGET). Prints one JSON object: {program: {"local": value, "remote": value}}
+or, for a program that fails on TARGET, {"error": "<ErrorClass>: <message>"}.
+    seed_client.py TARGET VALUES_NPY PROGRAM..."""
+import json
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+tf = tf.compat.v1
+tf.disable_eager_execution()
+
+
+def hello():
+    x = tf.constant(2)
+    y1 = x + 300
+    y2 = x - 66
+    y = y1 + y2
+    return y, {}
+
+
+def mean(values):
+    x = tf.placeholder(tf.float32, 100)
+    mean = tf.reduce_mean(x)
+    return mean, {x: values}
+
+
+def distributed_238():
+    x = tf.constant(2)
+    with tf.device("/job:local/task:1"):
+        y2 = x - 66
+    with tf.device("/job:local/task:0"):
+        y1 = x + 300
+        y = y1 + y2
+    return y, {}
+
+
+def map_reduce_mean(values):
+    x = tf.placeholder(tf.float32, 100)
+    with tf.device("/job:local/task:1"):
+        first_batch = tf.slice(x, [0], [50])
+        mean1 = tf.reduce_mean(first_batch)
+    with tf.device("/job:local/task:0"):
+        second_batch = tf.slice(x, [50], [-1])
+        mean2 = tf.reduce_mean(second_batch)
+        mean = (mean1 + mean2) / 2
+    return mean, {x: values}
+
+
+def unsupported_op():
+    # An op tensorweave's registry does not have: refused with its usual error.
+    x = tf.constant([1.0, 2.0, 3.0])
+    return tf.math.lgamma(x), {}
+
+
+def extend_and_callable(values):
+    # A second sess.run after new nodes were added (ExtendSession), make_callable
+    # (MakeCallable / RunCallable / ReleaseCallable) and list_devices (ListDevices).
+    x = tf.placeholder(tf.float32, 100)
+    total = tf.reduce_sum(x)
+    return (total, lambda: tf.reduce_max(x)), {x: values}
+
+
+STEPS, BATCH = 30, 100
+
+
+def data_parallel(target):
+    """Seed 003: y = e^x by a 1 -> 16 -> 1 network, parameters on /job:master, each batch
+    split between /job:worker and /job:worker_ (compute_gradients there, averaged and
+    applied on the master). With target "" the same model in one process on whole batches.
+    Initial values are fixed (TensorFlow's random numbers are not ours); returns the losses."""
+    rng = np.random.RandomState(0)
+    start = {"W1": rng.uniform(0, 1, (1, 16)), "b1": np.zeros(16), "W2": rng.uniform(0, 1, (16, 1)), "b2": np.zeros(1)}
+
+    def mlp(x):
+        with tf.variable_scope("ps", reuse=tf.AUTO_REUSE):
+            v = {k: tf.get_variable(k, initializer=tf.constant(a.astype(np.float32))) for k, a in start.items()}
+        return tf.matmul(tf.sigmoid(tf.matmul(x, v["W1"]) + v["b1"]), v["W2"]) + v["b2"]
+
+    optimizer = tf.train.AdamOptimizer(0.05)
+    if target:
+        with tf.device("/job:master/task:0"):
+            mlp(tf.placeholder(tf.float32, [None, 1]))
+        towers, losses, feeds = [], [], []
+        for device in ("/job:worker/task:0", "/job:worker_/task:0"):
+            with tf.device(device):
+                x = tf.placeholder(tf.float32, [None, 1])
+                y = tf.placeholder(tf.float32, [None, 1])
+                feeds.append((x, y))
+                loss = tf.reduce_mean(tf.square(mlp(x) - y))
+                losses.append(loss)
+                towers.append(optimizer.compute_gradients(loss))
+        with tf.device("/job:master/task:0"):
+            averaged = []
+            for grad_and_vars in zip(*towers):
+                grads = [tf.expand_dims(g, 0) for g, _ in grad_and_vars]
+                averaged.append((tf.reduce_mean(tf.concat(grads, 0), 0), grad_and_vars[0][1]))
+            train = optimizer.apply_gradients(averaged)
+            loss = tf.add_n(losses) / 2
+    else:
+        x = tf.placeholder(tf.float32, [None, 1])
+        y = tf.placeholder(tf.float32, [None, 1])
+        loss = tf.reduce_mean(tf.square(mlp(x) - y))
+        train = optimizer.minimize(loss)
+    data = np.random.RandomState(1)
+    out = []
+    with tf.Session(target) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(STEPS):
+            xs = data.uniform(0, 1, (BATCH, 1)).astype(np.float32)
+            ys = np.exp(xs)
+            if target:
+                half = BATCH // 2
+                fed = {feeds[0][0]: xs[:half], feeds[0][1]: ys[:half], feeds[1][0]: xs[half:], feeds[1][1]: ys[half:]}
+            else:
+                fed = {x: xs, y: ys}
+            out.append(float(sess.run([loss, train], fed)[0]))
+    return out
+
+
+def run(program, values, target):
+    g = tf.Graph()
+    if program == "data_parallel":
+        with g.as_default():
+            return data_parallel(target)
+    with g.as_default():
+        fetch, feeds = PROGRAMS[program](values)
+        with tf.Session(target) as sess:
+            if program == "extend_and_callable":
+                total, make_max = fetch
+                first = sess.run(total, feeds)
+                biggest = sess.run(make_max(), feeds)  # New nodes: the graph is extended.
+                x = next(iter(feeds))
+                call = sess.make_callable(total, feed_list=[x])
+                devices = sorted(d.name for d in sess.list_devices())
+                return [float(first), float(biggest), float(call(feeds[x])), devices]
+            return sess.run(fetch, feeds).tolist()
+
+
+PROGRAMS = {
+    "hello": lambda v: hello(),
+    "mean": mean,
+    "distributed_238": lambda v: distributed_238(),
+    "map_reduce_mean": map_reduce_mean,
+    "unsupported_op": lambda v: unsupported_op(),
+    "extend_and_callable": extend_and_callable,
+    "data_parallel": None,  # run() builds it: the cluster and the single-process graphs differ.
+}
+
+
+def main(target, values_path, programs):
+    values = np.load(values_path)
+    results = {}
+    for program in programs:
+        result = {}
+        try:
+            result["remote"] = run(program, values, target)
+        except tf.errors.OpError as e:
+            result["error"] = "%s: %s" % (type(e).__name__, e.message)
+        if program not in ("distributed_238", "map_reduce_mean"):  # Those name a cluster's tasks.
+            try:
+                result["local"] = run(program, values, "")
+            except tf.errors.OpError as e:
+                result["local_error"] = "%s: %s" % (type(e).__name__, e.message)
+        results[program] = result
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])
