@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
@@ -33,13 +34,17 @@ class GrpcSession : public SessionInterface {
       CreateSessionResponse resp;
       TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
       handle_ = resp.session_handle();
+      graph_version_ = resp.graph_version();
       return absl::OkStatus();
     }
     ExtendSessionRequest req;
     req.set_session_handle(handle_);
     *req.mutable_graph_def() = graph;
+    req.set_current_graph_version(graph_version_);
     ExtendSessionResponse resp;
-    return Call(&MasterService::Stub::ExtendSession, req, &resp);
+    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::ExtendSession, req, &resp));
+    graph_version_ = resp.new_graph_version();
+    return absl::OkStatus();
   }
 
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
@@ -61,9 +66,14 @@ class GrpcSession : public SessionInterface {
     RunStepResponse resp;
     TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp, cancellation));
     if (outputs != nullptr) {
+      // By name, as TensorFlow's client: the master returns a fetch asked twice once.
+      absl::flat_hash_map<std::string, const TensorProto*> by_name;
+      for (const NamedTensor& t : resp.tensor()) by_name.emplace(t.name(), &t.tensor());
       outputs->clear();
-      for (const NamedTensor& t : resp.tensor()) {
-        TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t.tensor()));
+      for (const auto& f : fetches) {
+        auto it = by_name.find(f);
+        if (it == by_name.end()) return absl::InternalError(absl::StrCat("the master returned no fetch '", f, "'"));
+        TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(*it->second));
         outputs->push_back(std::move(value));
       }
     }
@@ -98,6 +108,7 @@ class GrpcSession : public SessionInterface {
     CreateSessionResponse resp;
     TW_RETURN_IF_ERROR(Call(&MasterService::Stub::CreateSession, req, &resp));
     handle_ = resp.session_handle();
+    graph_version_ = resp.graph_version();
     return absl::OkStatus();
   }
 
@@ -127,6 +138,7 @@ class GrpcSession : public SessionInterface {
   SessionConfigProto config_;
   absl::Mutex mu_;
   std::string handle_ ABSL_GUARDED_BY(mu_);
+  int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;  // The master's, after our last extension.
 };
 
 }  // namespace
