@@ -5,6 +5,9 @@
 
 #include <fstream>
 
+#include "core/proto_namespace.h"
+#include "distributed/rpc/grpc_util.h"
+#include "tensorweave/proto/worker.grpc.pb.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
@@ -155,6 +158,29 @@ TEST_F(SecurityTest, TokenWithoutTlsOnLoopbackAndTheEnvironmentDefault) {
   unsetenv("TW_CLUSTER_TOKEN_FILE");
   ASSERT_TRUE(value.ok()) << value.status();
   EXPECT_EQ(*value, 22.0f);
+}
+
+// Issue 14, item 14: with two `authorization` entries only the first one was checked.
+TEST_F(SecurityTest, MoreThanOneAuthorizationEntryIsRefused) {
+  auto cluster = StartCluster({.cluster_token_file = Path("token")});
+  ASSERT_NE(cluster, nullptr);
+  std::ifstream in(Path("token"));
+  std::string token;
+  std::getline(in, token);
+  ASSERT_FALSE(token.empty());
+  auto stub = WorkerService::NewStub(MakeChannel(*cluster->spec().address("worker", 0)));
+  auto get_status = [&](const std::vector<std::string>& tokens) {
+    grpc::ClientContext ctx;
+    for (const std::string& t : tokens) ctx.AddMetadata("authorization", "Bearer " + t);
+    GetStatusResponse resp;
+    return stub->GetStatus(&ctx, GetStatusRequest(), &resp);
+  };
+  EXPECT_TRUE(get_status({token}).ok()) << get_status({token}).error_message();
+  for (const auto& tokens : std::vector<std::vector<std::string>>{{token, token}, {token, "wrong"}, {"wrong", token}}) {
+    grpc::Status s = get_status(tokens);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(s.error_message(), "more than one 'authorization' metadata entry: give the cluster token once");
+  }
 }
 
 TEST_F(SecurityTest, TwRunPresentsTheFlags) {

@@ -328,6 +328,12 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   std::string command = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-help" || std::string(argv[i]) == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
   if (command == "ops") {
     for (const std::string& op : tw::OpRegistry::Global().ListOps()) std::cout << op << "\n";
     return 0;

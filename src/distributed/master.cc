@@ -3,11 +3,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/message_text.h"
+#include "distributed/message_limits.h"
 #include "graph/attr_value.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
@@ -97,9 +102,18 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       for (const auto& [t, address] : tasks) devices_.push_back(CpuOf(j, t));
   }
 
-  absl::Status Extend(const GraphDef& def) {
+  // Adds `def` to the graph, all of it or (on error) nothing. `expected_version`: the
+  // version the client's graph extends, as TensorFlow's master checks it (none for the
+  // graph CreateSession starts with). Returns the new version.
+  absl::StatusOr<int64_t> Extend(const GraphDef& def, std::optional<int64_t> expected_version) {
     absl::MutexLock lock(&mu_);
-    return ImportGraphDef(def, &graph_, limits_);
+    if (expected_version.has_value() && *expected_version != graph_version_) {
+      return absl::AbortedError(absl::StrCat("current graph version is ", graph_version_, " but the caller expected ",
+                                             *expected_version, " (another client extended the session?)"));
+    }
+    TW_RETURN_IF_ERROR(ImportGraphDef(def, &graph_, limits_));
+    if (expected_version.has_value()) ++graph_version_;
+    return graph_version_;
   }
 
   // Runs one step; `done` runs once, on whichever thread finishes it (possibly this one).
@@ -114,7 +128,12 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       }
       feeds.emplace_back(f.name(), *std::move(t));
     }
-    std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
+    // A fetch asked for twice is run and returned once (clients match replies by name).
+    std::vector<std::string> fetches;
+    absl::flat_hash_set<std::string> asked;
+    for (const std::string& f : req->fetch()) {
+      if (asked.insert(f).second) fetches.push_back(f);
+    }
     std::vector<std::string> targets(req->target().begin(), req->target().end());
     if (fetches.empty() && targets.empty()) {
       return done(absl::InvalidArgumentError("nothing to run: give at least one fetch or target"));
@@ -135,7 +154,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       prepared = *std::move(made);
     }
     if (absl::Status s = ValidateFeeds(*sig, prepared->pruned); !s.ok()) return done(s);
-    StartParts(std::move(prepared), *sig, resp, client_cancel, std::move(done));
+    StartParts(std::move(prepared), *sig, std::move(fetches), resp, client_cancel, std::move(done));
   }
 
   // Cancels the steps still running, as closing a TensorFlow session does (each task
@@ -290,14 +309,15 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     absl::Status first_error ABSL_GUARDED_BY(mu);
   };
 
-  void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, RunStepResponse* resp,
-                  CancellationManager* client_cancel, StepDone done) {
+  // `fetch_names`: the fetches as the client spelled them (sig.fetches in canonical form).
+  void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, std::vector<std::string> fetch_names,
+                  RunStepResponse* resp, CancellationManager* client_cancel, StepDone done) {
     const size_t n = prepared->parts.size();
     if (n == 0) return done(absl::InternalError("the step has no partition to run"));
     auto step = std::make_shared<Step>();
     step->step_id = absl::Uniform<int64_t>(absl::BitGen(), 1, INT64_MAX);
     step->prepared = std::move(prepared);
-    step->fetches = sig.fetches;
+    step->fetches = std::move(fetch_names);
     step->resp = resp;
     step->client_cancel = client_cancel;
     step->done = std::move(done);
@@ -342,7 +362,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // Called once per part; the last one ends the step.
   void FinishPart(const std::shared_ptr<Step>& step, size_t part, const absl::Status& s) {
     if (!s.ok()) {
-      step->RecordError(s);
+      step->RecordError(absl::IsResourceExhausted(s) ? NameFetches(*step, part, s) : s);
       Step::Abort(step, rpc_pool_);
     } else if (!step->prepared->parts[part].returned_keys.empty()) {
       for (const NamedTensor& t : step->responses[part].recv()) {
@@ -377,18 +397,46 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     step->done(status);
   }
 
-  static absl::Status GatherFetches(const Step& step) {
-    std::vector<const TensorProto*> fetched(step.fetches.size(), nullptr);
-    for (const RunGraphResponse& r : step.responses) {
-      for (const NamedTensor& t : r.recv()) {
-        if (absl::StartsWith(t.name(), "ret:")) fetched[std::stoi(t.name().substr(4))] = &t.tensor();
+  // A part's reply names its fetches by slot ("ret:3"): add the client's names.
+  static absl::Status NameFetches(const Step& step, size_t part, const absl::Status& s) {
+    std::string names;
+    for (int r : step.prepared->parts[part].rets) {
+      if (r < static_cast<int>(step.fetches.size())) {
+        absl::StrAppend(&names, names.empty() ? "" : ", ", "ret:", r, " = '", TruncateForMessage(step.fetches[r]), "'");
       }
     }
+    if (names.empty()) return s;
+    return absl::Status(s.code(), absl::StrCat(s.message(), "; the fetches of that task: ", names));
+  }
+
+  // Moves the fetched tensors from the parts' replies into the client's, if they fit in
+  // one message.
+  static absl::Status GatherFetches(Step& step) {
+    std::vector<TensorProto*> fetched(step.fetches.size(), nullptr);
+    for (RunGraphResponse& r : step.responses) {
+      for (NamedTensor& t : *r.mutable_recv()) {
+        int index;
+        if (absl::StartsWith(t.name(), "ret:") && absl::SimpleAtoi(t.name().substr(4), &index) && index >= 0 &&
+            index < static_cast<int>(fetched.size())) {
+          fetched[index] = t.mutable_tensor();
+        }
+      }
+    }
+    int64_t reply_bytes = 0;
+    std::vector<std::pair<std::string, int64_t>> sizes;
     for (size_t j = 0; j < fetched.size(); ++j) {
-      if (fetched[j] == nullptr) return absl::InternalError(absl::StrCat("fetch '", step.fetches[j], "' was not returned"));
+      if (fetched[j] == nullptr) {
+        return absl::InternalError(absl::StrCat("fetch '", TruncateForMessage(step.fetches[j]), "' was not returned"));
+      }
+      const int64_t bytes = static_cast<int64_t>(fetched[j]->ByteSizeLong() + step.fetches[j].size()) + 16;
+      reply_bytes += bytes;
+      sizes.emplace_back(step.fetches[j], bytes);
+    }
+    TW_RETURN_IF_ERROR(CheckReplyFits("the RunStep reply", reply_bytes, std::move(sizes)));
+    for (size_t j = 0; j < fetched.size(); ++j) {
       NamedTensor* out = step.resp->add_tensor();
       out->set_name(step.fetches[j]);
-      *out->mutable_tensor() = *fetched[j];
+      out->mutable_tensor()->Swap(fetched[j]);
     }
     return absl::OkStatus();
   }
@@ -403,6 +451,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   std::vector<DeviceName> devices_;
   absl::Mutex mu_;
   FlowGraph graph_ ABSL_GUARDED_BY(mu_);
+  int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;  // Extensions so far.
   absl::flat_hash_map<std::string, std::shared_ptr<Prepared>> prepared_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> incarnations_;
   absl::Mutex running_mu_;
@@ -426,7 +475,8 @@ absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& h
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
-    return absl::NotFoundError(absl::StrCat("session '", handle, "' does not exist (closed or never created)"));
+    return absl::NotFoundError(
+        absl::StrCat("session '", TruncateForMessage(handle), "' does not exist (closed or never created)"));
   }
   return it->second;
 }
@@ -439,16 +489,19 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_,
                                                  req.config(), limits_);
-  TW_RETURN_IF_ERROR(session->Extend(req.graph_def()));
+  TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), std::nullopt));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
   resp->set_session_handle(handle);
+  resp->set_graph_version(version);
   return absl::OkStatus();
 }
 
 absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp) {
   TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
-  return session->Extend(req.graph_def());
+  TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), req.current_graph_version()));
+  resp->set_new_graph_version(version);
+  return absl::OkStatus();
 }
 
 void Master::RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, CancellationManager* client_cancel,
@@ -485,7 +538,10 @@ absl::Status Master::CloseSession(const CloseSessionRequest& req, CloseSessionRe
   {
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(req.session_handle());
-    if (it == sessions_.end()) return absl::OkStatus();
+    if (it == sessions_.end()) {
+      return absl::NotFoundError(absl::StrCat("session '", TruncateForMessage(req.session_handle()),
+                                              "' does not exist (closed or never created)"));
+    }
     session = std::move(it->second);
     sessions_.erase(it);
   }

@@ -6,6 +6,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/message_text.h"
+#include "distributed/message_limits.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
 #include "runtime/local_rendezvous.h"
@@ -72,6 +75,9 @@ struct Worker::Registered {
   std::unique_ptr<Executor> executor;
   int num_args = 0;
   int num_rets = 0;
+  // Per _Arg index: what a RunGraph must send for it.
+  std::vector<DType> arg_types;
+  std::vector<PartialShape> arg_shapes;
   std::vector<RemoteSource> remote_sources;
 };
 
@@ -85,6 +91,28 @@ absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, i
     return absl::InvalidArgumentError(absl::StrCat("'", name, "' names no ", prefix, "N slot of this graph"));
   }
   return index;
+}
+
+// The _Arg (or _Retval) nodes of a registered graph must hold the indexes 0..n-1, once
+// each: RunGraph requests name their slots by these indexes, and the frame is sized by them.
+// Returns the nodes by index.
+absl::StatusOr<std::vector<const Node*>> SlotNodes(const FlowGraph& graph, const std::string& op) {
+  std::vector<const Node*> by_index;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == op) by_index.push_back(nullptr);
+  }
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != op) continue;
+    TW_ASSIGN_OR_RETURN(int64_t index, GetIntAttr(n->attrs(), "index"));
+    if (index < 0 || index >= static_cast<int64_t>(by_index.size()) || by_index[index] != nullptr) {
+      return NodeError(n->name(), n->op(), absl::InvalidArgumentError(absl::StrCat(
+                                               "index ", index, " is out of range or repeated: the graph's ",
+                                               by_index.size(), " ", op, " nodes must hold indexes 0..",
+                                               by_index.size(), "-1 once each")));
+    }
+    by_index[index] = n;
+  }
+  return by_index;
 }
 
 }  // namespace
@@ -116,21 +144,35 @@ absl::Status Worker::GetStatus(const GetStatusRequest&, GetStatusResponse* resp)
 
 absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) {
   FlowGraph graph;
-  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph, limits_));
+  TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph, limits_, GraphSource::kPartitioner));
   Device* device = nullptr;
   auto registered = std::make_shared<Registered>();
   for (Node* n : graph.nodes()) {
     Device* d = devices_->Find(n->requested_device());
-    if (d == nullptr || (device != nullptr && d != device)) {
+    if (d == nullptr) {
       return NodeError(n->name(), n->op(), absl::InvalidArgumentError(absl::StrCat(
-                                               "device '", n->requested_device(), "' is not the one device of ",
-                                               "this partition on task ", task_name_)));
+                                               "device '", TruncateForMessage(n->requested_device()),
+                                               "' is not the full name of a device of task ", task_name_,
+                                               " (its devices: ", absl::StrJoin(devices_->DeviceNames(), ", "), ")")));
+    }
+    if (device != nullptr && d != device) {
+      return NodeError(n->name(), n->op(), absl::InvalidArgumentError(absl::StrCat(
+                                               "a registered graph runs on one device, but this node is on ", d->name(),
+                                               " and the graph's other nodes on ", device->name())));
     }
     device = d;
     n->set_assigned_device(d->name());
     if (n->op() == "_Recv") TW_RETURN_IF_ERROR(AddRemoteSource(*n, task_name_, registered->remote_sources));
-    if (n->op() == "_Arg") registered->num_args = std::max<int>(registered->num_args, *GetIntAttr(n->attrs(), "index") + 1);
-    if (n->op() == "_Retval") registered->num_rets = std::max<int>(registered->num_rets, *GetIntAttr(n->attrs(), "index") + 1);
+  }
+  TW_ASSIGN_OR_RETURN(std::vector<const Node*> args, SlotNodes(graph, "_Arg"));
+  TW_ASSIGN_OR_RETURN(std::vector<const Node*> rets, SlotNodes(graph, "_Retval"));
+  registered->num_args = static_cast<int>(args.size());
+  registered->num_rets = static_cast<int>(rets.size());
+  for (const Node* arg : args) {
+    TW_ASSIGN_OR_RETURN(DType type, GetTypeAttr(arg->attrs(), "T"));
+    TW_ASSIGN_OR_RETURN(PartialShape shape, GetShapeAttr(arg->attrs(), "shape"));
+    registered->arg_types.push_back(type);
+    registered->arg_shapes.push_back(std::move(shape));
   }
   if (device == nullptr) device = devices_->default_device();
   ExecutorOptions options;
@@ -180,8 +222,9 @@ struct Worker::RunningGraph {
   std::shared_ptr<Registered> graph;
   std::shared_ptr<StepRendezvous> step;
   CallFrame frame;
-  // Per recv_key of the request: its _Retval index, or -1 for a rendezvous key.
-  std::vector<int> fetched_rets;
+  // The request's distinct recv_keys (a repeated one is returned once), each with its
+  // _Retval index, or -1 for a rendezvous key.
+  std::vector<std::pair<std::string, int>> outputs;
   Executor::Args args;
 };
 
@@ -198,21 +241,42 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
     }
     run->graph = it->second;
   }
-  run->frame.args.resize(run->graph->num_args);
-  run->frame.rets.resize(run->graph->num_rets);
+  const Registered& graph = *run->graph;
+  run->frame.args.resize(graph.num_args);
+  run->frame.rets.resize(graph.num_rets);
+  // Every _Arg gets exactly one tensor of its dtype and shape: its consumers' kernels trust both.
+  std::vector<bool> sent(graph.num_args, false);
   for (const NamedTensor& feed : req.send()) {
-    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", run->graph->num_args));
-    TW_ASSIGN_OR_RETURN(run->frame.args[index], TensorFromProto(feed.tensor(), limits_.max_tensor_bytes));
+    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", graph.num_args));
+    if (sent[index]) return absl::InvalidArgumentError(absl::StrCat("'", feed.name(), "' is sent twice"));
+    sent[index] = true;
+    TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(feed.tensor(), limits_.max_tensor_bytes));
+    if (value.dtype() != graph.arg_types[index]) {
+      return absl::InvalidArgumentError(absl::StrCat("'", feed.name(), "' is ", DTypeName(value.dtype()),
+                                                     " but the graph's _Arg takes ",
+                                                     DTypeName(graph.arg_types[index])));
+    }
+    if (!graph.arg_shapes[index].Matches(value.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat("'", feed.name(), "' has shape ", value.shape().DebugString(),
+                                                     " but the graph's _Arg takes ",
+                                                     graph.arg_shapes[index].DebugString()));
+    }
+    run->frame.args[index] = std::move(value);
   }
+  for (int i = 0; i < graph.num_args; ++i) {
+    if (!sent[i]) return absl::InvalidArgumentError(absl::StrCat("nothing is sent for arg:", i));
+  }
+  absl::flat_hash_set<std::string> asked;
   for (const std::string& key : req.recv_key()) {
+    if (!asked.insert(key).second) continue;
     if (absl::StartsWith(key, "ret:")) {
       TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", run->graph->num_rets));
-      run->fetched_rets.push_back(index);
+      run->outputs.emplace_back(key, index);
     } else if (absl::StartsWith(key, task_name_ + "/")) {
-      run->fetched_rets.push_back(-1);  // A tensor this partition sends, returned to the master.
+      run->outputs.emplace_back(key, -1);  // A tensor this partition sends, returned to the master.
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("recv_key '", key, "' is neither ret:N nor a tensor sent by task ", task_name_));
+      return absl::InvalidArgumentError(absl::StrCat("recv_key '", TruncateForMessage(key),
+                                                     "' is neither ret:N nor a tensor sent by task ", task_name_));
     }
   }
   for (const std::string& key : req.master_delivered_key()) {
@@ -267,17 +331,27 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
   RunningGraph* run = started->release();
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
-    for (int i = 0; s.ok() && i < req->recv_key_size(); ++i) {
-      const int ret = finished->fetched_rets[i];
-      absl::StatusOr<Tensor> value =
-          ret >= 0 ? finished->frame.rets[ret] : finished->step->local().TakeSent(req->recv_key(i));
+    std::vector<Tensor> values;
+    std::vector<std::pair<std::string, int64_t>> sizes;
+    int64_t reply_bytes = 0;
+    for (const auto& [key, ret] : finished->outputs) {
+      if (!s.ok()) break;
+      absl::StatusOr<Tensor> value = ret >= 0 ? finished->frame.rets[ret] : finished->step->local().TakeSent(key);
       if (!value.ok()) {
         s = value.status();
         break;
       }
+      // The encoded tensor: its bytes, plus a little for the shape and names.
+      const int64_t bytes = static_cast<int64_t>(value->TotalBytes()) + 1024;
+      reply_bytes += bytes;
+      sizes.emplace_back(key, bytes);
+      values.push_back(*std::move(value));
+    }
+    if (s.ok()) s = CheckReplyFits("the RunGraph reply", reply_bytes, std::move(sizes));
+    for (size_t i = 0; s.ok() && i < values.size(); ++i) {
       NamedTensor* out = resp->add_recv();
-      out->set_name(req->recv_key(i));
-      *out->mutable_tensor() = TensorToProto(*value);
+      out->set_name(finished->outputs[i].first);
+      *out->mutable_tensor() = TensorToProto(values[i]);
     }
     if (!s.ok()) {
       finished->step->StartAbort(s);

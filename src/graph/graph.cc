@@ -1,5 +1,8 @@
 #include "graph/graph.h"
 
+#include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -84,6 +87,22 @@ std::string FlowGraph::UniqueName(const std::string& base) const {
 Node* FlowGraph::FindNode(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
+}
+
+void FlowGraph::RemoveNodesSince(int first) {
+  if (first >= num_nodes()) return;
+  absl::flat_hash_set<const Node*> removed(nodes_.begin() + first, nodes_.end());
+  auto touches_removed = [&](const Edge* e) { return removed.contains(e->src) || removed.contains(e->dst); };
+  for (int i = 0; i < first; ++i) {
+    auto& out = nodes_[i]->out_edges_;
+    out.erase(std::remove_if(out.begin(), out.end(), touches_removed), out.end());
+  }
+  edges_.erase(std::remove_if(edges_.begin(), edges_.end(),
+                              [&](const std::unique_ptr<Edge>& e) { return touches_removed(e.get()); }),
+               edges_.end());
+  for (const Node* n : removed) by_name_.erase(n->name());
+  nodes_.resize(first);
+  owned_nodes_.resize(first);
 }
 
 void FlowGraph::AddControlEdge(Node* src, Node* dst) {

@@ -101,6 +101,9 @@ class FlowGraph {
   // Parses "^x", "x", "x:2" against existing nodes.
   absl::StatusOr<NodeInput> ResolveInput(const std::string& input) const;
   void AddControlEdge(Node* src, Node* dst);
+  // Removes nodes [first, num_nodes()) and their edges: undoes a failed extension, which
+  // must leave the graph as it was.
+  void RemoveNodesSince(int first);
 
   Node* FindNode(const std::string& name) const;
   // Nodes in the order they were added (a topological order).

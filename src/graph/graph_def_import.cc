@@ -38,7 +38,8 @@ absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const 
   return absl::OkStatus();
 }
 
-absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits) {
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits,
+                            GraphSource source) {
   TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
   const int n = def.node_size();
   absl::flat_hash_map<std::string, int> index;  // name -> position in def
@@ -57,6 +58,11 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
   std::vector<int> pending(n, 0);
   for (int i = 0; i < n; ++i) {
     const NodeDef& node = def.node(i);
+    if (source == GraphSource::kClient && absl::StartsWith(node.op(), "_")) {
+      return NodeError(node.name(), node.op(), absl::InvalidArgumentError(absl::StrCat(
+                                                   "op '", node.op(), "' is internal (only the partitioner creates it); ",
+                                                   "a client graph may not use it")));
+    }
     if (!graph->registry().Find(node.op()).ok()) {
       return NodeError(node.name(), node.op(),
                        absl::InvalidArgumentError(absl::StrCat("unknown op '", node.op(), "'")));
@@ -97,16 +103,26 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
       }
     }
   }
+  // All or nothing: a node refused late (a bad attr, a shape) takes the ones added before it back out.
+  const int first = graph->num_nodes();
   for (int i : order) {
     const NodeDef& node = def.node(i);
     NodeSpec spec{node.name(), node.op(), {}, node.device(), {}};
     for (const auto& [k, v] : node.attr()) spec.attrs[k] = v;
+    absl::Status added;
     for (const std::string& input : node.input()) {
       auto in = graph->ResolveInput(input);
-      if (!in.ok()) return NodeError(node.name(), node.op(), in.status());
+      if (!in.ok()) {
+        added = NodeError(node.name(), node.op(), in.status());
+        break;
+      }
       spec.inputs.push_back(*in);
     }
-    TW_RETURN_IF_ERROR(graph->AddNode(std::move(spec)).status());
+    if (added.ok()) added = graph->AddNode(std::move(spec)).status();
+    if (!added.ok()) {
+      graph->RemoveNodesSince(first);
+      return added;
+    }
   }
   return absl::OkStatus();
 }

@@ -13,12 +13,16 @@ namespace tw {
 // Adds every node of `def` to `graph` (which may already hold nodes: a graph extension).
 // Nodes may appear in any order. Errors are InvalidArgument naming the node: unknown op,
 // missing or mistyped attr, an input naming no node, a cycle, a duplicate name, a dtype
-// mismatch on an edge, a shape function's complaint. On error `graph` is left unchanged
-// only for errors found before the first node is added (all structural checks).
+// mismatch on an edge, a shape function's complaint. On error `graph` is left unchanged.
 // `limits` (max_graph_nodes counting the nodes already in `graph`, max_graph_bytes,
 // max_tensor_bytes for every tensor attr) are checked first: ResourceExhausted, with
 // nothing allocated for a constant that declares a huge shape.
-absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits = {});
+// Ops whose names start with '_' (_Arg, _Retval, _Send, _Recv, ...) are internal: only the
+// partitioner may create them, since the runtime trusts their attrs (slot indexes,
+// rendezvous keys). A client's graph that uses one is refused, naming the node.
+enum class GraphSource { kClient, kPartitioner };
+absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits = {},
+                            GraphSource source = GraphSource::kClient);
 // The limits check on its own.
 absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const ResourceLimits& limits);
 

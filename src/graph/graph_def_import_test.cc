@@ -22,11 +22,11 @@ constexpr char kConst[] = R"(
                                        float_val: 1 float_val: 2 } } })";
 
 // Parses a text GraphDef (which must be well-formed text) and imports it into `graph`.
-absl::Status ImportText(const std::string& text, FlowGraph* graph) {
+absl::Status ImportText(const std::string& text, FlowGraph* graph, GraphSource source = GraphSource::kClient) {
   auto def = ParseGraphDef(text, /*text=*/true);
   EXPECT_TRUE(def.ok()) << def.status();
   if (!def.ok()) return def.status();
-  return ImportGraphDef(*def, graph);
+  return ImportGraphDef(*def, graph, {}, source);
 }
 
 absl::Status ImportText(const std::string& text) {
@@ -42,11 +42,16 @@ std::string Identity(const std::string& name, const std::string& input,
 }
 
 // Every malformed graph is an InvalidArgument that names the offending node.
-void ExpectRejected(const std::string& text, const std::string& node, const std::string& what) {
+void ExpectRejected(const std::string& text, const std::string& node, const std::string& what,
+                    GraphSource source = GraphSource::kClient) {
   FlowGraph graph;
-  absl::Status s = ImportText(text, &graph);
+  absl::Status s = ImportText(text, &graph, source);
   EXPECT_STATUS(s, absl::StatusCode::kInvalidArgument, node);
   EXPECT_STATUS(s, absl::StatusCode::kInvalidArgument, what);
+}
+
+void ExpectRejectedIn(FlowGraph* graph, const std::string& text, const std::string& node) {
+  EXPECT_STATUS(ImportText(text, graph), absl::StatusCode::kInvalidArgument, node);
 }
 
 TEST(GraphDefImportTest, UnknownOp) {
@@ -86,11 +91,43 @@ TEST(GraphDefImportTest, DisallowedAttrValues) {
   // A dtype tensorweave does not support at all.
   ExpectRejected(
       N(R"(name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_STRING } })"),
-      "node 'p' (Placeholder)", "unsupported dtype value 7");
+      "node 'p' (Placeholder)", "attr 'dtype' is DT_STRING (7), which tensorweave does not support");
   // An int below the attr's minimum.
   ExpectRejected(N(R"(name: "a" op: "_Arg" attr { key: "T" value { type: DT_FLOAT } }
       attr { key: "index" value { i: -1 } })"),
-                 "node 'a' (_Arg)", "less than the minimum 0");
+                 "node 'a' (_Arg)", "less than the minimum 0", GraphSource::kPartitioner);
+}
+
+// Internal ops carry attrs the runtime trusts (slot indexes, rendezvous keys): a client
+// graph may not use them, registered or not; the partitioner's graphs may.
+TEST(GraphDefImportTest, InternalOpsRefusedInClientGraphs) {
+  const std::string arg = N(R"(name: "a" op: "_Arg" attr { key: "T" value { type: DT_FLOAT } }
+      attr { key: "index" value { i: 3 } })");
+  ExpectRejected(arg, "node 'a' (_Arg)", "op '_Arg' is internal");
+  ExpectRejected(N(kConst) + N(R"(name: "r" op: "_Retval" input: "c"
+      attr { key: "T" value { type: DT_FLOAT } } attr { key: "index" value { i: 1000000 } })"),
+                 "node 'r' (_Retval)", "a client graph may not use it");
+  ExpectRejected(N(kConst) + N(R"(name: "s" op: "_Send" input: "c" attr { key: "T" value { type: DT_FLOAT } }
+      attr { key: "tensor_name" value { s: "x" } } attr { key: "send_device" value { s: "/cpu:0" } }
+      attr { key: "recv_device" value { s: "/cpu:0" } })"),
+                 "node 's' (_Send)", "op '_Send' is internal");
+  ExpectRejected(N(R"(name: "h" op: "_HostSend")"), "node 'h' (_HostSend)", "op '_HostSend' is internal");
+  FlowGraph graph;
+  EXPECT_TRUE(ImportText(arg, &graph, GraphSource::kPartitioner).ok());
+  EXPECT_EQ(graph.num_nodes(), 1);
+}
+
+// An extension is all or nothing: a node refused after others were added takes them out.
+TEST(GraphDefImportTest, FailedExtensionLeavesTheGraphAsItWas) {
+  FlowGraph graph;
+  ASSERT_TRUE(ImportText(N(kConst), &graph).ok());
+  ExpectRejectedIn(&graph, Identity("good", "c") + Identity("bad", "good", "DT_INT32"), "node 'bad' (Identity)");
+  EXPECT_EQ(graph.num_nodes(), 1);
+  EXPECT_EQ(graph.FindNode("good"), nullptr);
+  EXPECT_TRUE(graph.nodes()[0]->out_edges().empty());
+  ASSERT_TRUE(ImportText(Identity("good", "c"), &graph).ok());
+  EXPECT_EQ(graph.num_nodes(), 2);
+  EXPECT_EQ(graph.nodes()[0]->out_edges().size(), 1u);
 }
 
 TEST(GraphDefImportTest, DanglingInput) {

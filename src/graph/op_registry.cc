@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "tensor/tensor_proto.h"
+#include "tensor/tf_dtype_name.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -265,7 +266,7 @@ absl::Status ValidateAndCompleteAttrs(const OpDef& op, AttrMap& attrs) {
     if (def.type == "type") {
       if (!IsValidDType(v.type())) {
         return absl::InvalidArgumentError(
-            absl::StrCat("attr '", def.name, "' has unsupported dtype value ", v.type()));
+            absl::StrCat("attr '", def.name, "' is ", TfDTypeName(v.type()), ", which tensorweave does not support"));
       }
       DType t = static_cast<DType>(v.type());
       if (!def.allowed_types.empty() &&

@@ -97,7 +97,7 @@ absl::StatusOr<std::unique_ptr<LocalSession::Prepared>> LocalSession::Prepare(co
   TW_ASSIGN_OR_RETURN(auto parts, Partition(sub));
   for (const auto& [device_name, def] : parts) {
     FlowGraph part;
-    TW_RETURN_IF_ERROR(ImportGraphDef(def, &part));
+    TW_RETURN_IF_ERROR(ImportGraphDef(def, &part, {}, GraphSource::kPartitioner));
     for (Node* n : part.nodes()) n->set_assigned_device(device_name);
     TW_RETURN_IF_ERROR(executor_for(part, devices_->Find(device_name)));
   }

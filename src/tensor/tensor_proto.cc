@@ -4,13 +4,14 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "tensor/tf_dtype_name.h"
 #include "tensorweave/status.h"
 
 namespace tw {
 
 absl::StatusOr<DType> DTypeFromProto(int value) {
   if (!IsValidDType(value)) {
-    return absl::InvalidArgumentError(absl::StrCat("unsupported dtype enum value ", value));
+    return absl::InvalidArgumentError(absl::StrCat("dtype ", TfDTypeName(value), " is not supported"));
   }
   return static_cast<DType>(value);
 }

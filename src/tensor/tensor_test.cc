@@ -338,13 +338,13 @@ TEST(TensorProtoTest, MalformedProtos) {
 
   TensorProto string_dtype = Typed(DT_STRING, {1});
   EXPECT_STATUS(TensorFromProto(string_dtype).status(), absl::StatusCode::kInvalidArgument,
-                "unsupported dtype enum value 7");
+                "dtype DT_STRING (7) is not supported");
   TensorProto bogus;
   bogus.set_dtype(static_cast<DataType>(99));
   EXPECT_STATUS(TensorFromProto(bogus).status(), absl::StatusCode::kInvalidArgument,
-                "unsupported dtype enum value 99");
+                "dtype 99 (not a TensorFlow dtype) is not supported");
   EXPECT_STATUS(TensorFromProto(TensorProto()).status(), absl::StatusCode::kInvalidArgument,
-                "unsupported dtype enum value 0");
+                "dtype DT_INVALID (0) is not supported");
 
   EXPECT_STATUS(TensorFromProto(Typed(DT_FLOAT, {2, -1})).status(),
                 absl::StatusCode::kInvalidArgument, "not fully defined");

@@ -71,18 +71,28 @@ constexpr char kMissingToken[] =
 void ProcessToken(void* state, grpc_auth_context*, const grpc_metadata* md, size_t num_md,
                   grpc_process_auth_metadata_done_cb done, void* user_data) {
   const std::string& expected = *static_cast<const std::string*>(state);
+  // Exactly one: with two, a proxy or handler could read the other one than we checked.
+  const grpc_metadata* token = nullptr;
   for (size_t i = 0; i < num_md; ++i) {
     if (grpc_slice_str_cmp(md[i].key, kAuthorizationKey) != 0) continue;
-    const std::string presented(reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(md[i].value)),
-                                GRPC_SLICE_LENGTH(md[i].value));
-    if (!ConstantTimeEquals(presented, expected)) {
-      done(user_data, nullptr, 0, nullptr, 0, GRPC_STATUS_UNAUTHENTICATED, "wrong cluster token");
+    if (token != nullptr) {
+      done(user_data, nullptr, 0, nullptr, 0, GRPC_STATUS_UNAUTHENTICATED,
+           "more than one 'authorization' metadata entry: give the cluster token once");
       return;
     }
-    done(user_data, &md[i], 1, nullptr, 0, GRPC_STATUS_OK, nullptr);  // Consumed: handlers never see it.
+    token = &md[i];
+  }
+  if (token == nullptr) {
+    done(user_data, nullptr, 0, nullptr, 0, GRPC_STATUS_UNAUTHENTICATED, kMissingToken);
     return;
   }
-  done(user_data, nullptr, 0, nullptr, 0, GRPC_STATUS_UNAUTHENTICATED, kMissingToken);
+  const std::string presented(reinterpret_cast<const char*>(GRPC_SLICE_START_PTR(token->value)),
+                              GRPC_SLICE_LENGTH(token->value));
+  if (!ConstantTimeEquals(presented, expected)) {
+    done(user_data, nullptr, 0, nullptr, 0, GRPC_STATUS_UNAUTHENTICATED, "wrong cluster token");
+    return;
+  }
+  done(user_data, token, 1, nullptr, 0, GRPC_STATUS_OK, nullptr);  // Consumed: handlers never see it.
 }
 
 // gRPC core server credentials (TLS or plaintext, with the token processor) as C++ ones:

@@ -10,6 +10,7 @@
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
+#include "distributed/rpc/parse_error_interceptor.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
 #include "distributed/rpc/tf_master_service.h"
 #include "distributed/worker.h"
@@ -20,6 +21,19 @@
 
 namespace tw {
 namespace {
+
+// The last guard before serializing: a reply protobuf cannot encode (2 GiB or more) is
+// replaced by an error instead of aborting the process in gRPC's serializer.
+grpc::Status FinishStatus(const absl::Status& s, google::protobuf::Message* resp, const char* reply) {
+  if (s.ok()) {
+    const size_t bytes = resp->ByteSizeLong();
+    if (bytes > static_cast<size_t>(kMaxMessageBytes)) {
+      resp->Clear();
+      return ToGrpcStatus(CheckReplyFits(reply, static_cast<int64_t>(bytes), {}));
+    }
+  }
+  return ToGrpcStatus(s);
+}
 
 // RunGraph and RecvTensors (raw: recv_tensors_rpc.h) are served through the callback API:
 // a step's work finishes the call from whichever thread completes it, with no thread
@@ -43,7 +57,9 @@ class WorkerServiceImpl final
   grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* ctx, const RunGraphRequest* req,
                                      RunGraphResponse* resp) override {
     grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    worker_->RunGraphAsync(req, resp, [reactor](const absl::Status& s) { reactor->Finish(ToGrpcStatus(s)); });
+    worker_->RunGraphAsync(req, resp, [reactor, resp](const absl::Status& s) {
+      reactor->Finish(FinishStatus(s, resp, "the RunGraph reply"));
+    });
     return reactor;
   }
   grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensors(grpc::CallbackServerContext*,
@@ -67,7 +83,8 @@ class WorkerServiceImpl final
 class RunStepReactor final : public grpc::ServerUnaryReactor {
  public:
   RunStepReactor(Master* master, const RunStepRequest* req, RunStepResponse* resp) {
-    master->RunStepAsync(req, resp, &client_cancel_, [this](const absl::Status& s) { Finish(ToGrpcStatus(s)); });
+    master->RunStepAsync(req, resp, &client_cancel_,
+                         [this, resp](const absl::Status& s) { Finish(FinishStatus(s, resp, "the RunStep reply")); });
   }
   void OnCancel() override { client_cancel_.StartCancel(); }
   void OnDone() override { delete this; }
@@ -148,6 +165,9 @@ class GrpcServer : public Server {
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 64);
     builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+    interceptors.push_back(MakeParseErrorInterceptorFactory());
+    builder.experimental().SetInterceptorCreators(std::move(interceptors));
     builder.RegisterService(&worker_service_);
     builder.RegisterService(&master_service_);
     builder.RegisterCallbackGenericService(&tf_master_service_);  // TensorFlow's clients (tf_master_service.h).

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
@@ -34,8 +35,11 @@ class GrpcSession : public SessionInterface {
     ExtendSessionRequest req;
     req.set_session_handle(handle_);
     *req.mutable_graph_def() = graph;
+    req.set_current_graph_version(graph_version_);
     ExtendSessionResponse resp;
-    return Call(&MasterService::Stub::ExtendSession, req, &resp);
+    TW_RETURN_IF_ERROR(Call(&MasterService::Stub::ExtendSession, req, &resp));
+    graph_version_ = resp.new_graph_version();
+    return absl::OkStatus();
   }
 
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
@@ -60,9 +64,14 @@ class GrpcSession : public SessionInterface {
     RunStepResponse resp;
     TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp, cancellation));
     if (outputs != nullptr) {
+      // By name, as TensorFlow's client: the master returns a fetch asked twice once.
+      absl::flat_hash_map<std::string, const TensorProto*> by_name;
+      for (const NamedTensor& t : resp.tensor()) by_name.emplace(t.name(), &t.tensor());
       outputs->clear();
-      for (const NamedTensor& t : resp.tensor()) {
-        TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t.tensor()));
+      for (const auto& f : fetches) {
+        auto it = by_name.find(f);
+        if (it == by_name.end()) return absl::InternalError(absl::StrCat("the master returned no fetch '", f, "'"));
+        TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(*it->second));
         outputs->push_back(std::move(value));
       }
     }
@@ -111,6 +120,7 @@ class GrpcSession : public SessionInterface {
     }
     TW_RETURN_IF_ERROR(created);
     handle_ = resp.session_handle();
+    graph_version_ = resp.graph_version();
     return absl::OkStatus();
   }
 
@@ -143,6 +153,7 @@ class GrpcSession : public SessionInterface {
   mutable absl::Mutex mu_;
   std::string handle_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<SessionInterface> tf_ ABSL_GUARDED_BY(mu_);  // Set when the target is a TensorFlow server.
+  int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;  // The master's, after our last extension.
 };
 
 }  // namespace

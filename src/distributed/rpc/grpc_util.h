@@ -10,16 +10,27 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "distributed/message_limits.h"
 #include "distributed/rpc/grpc_security.h"
 
 namespace tw {
 
-// Tensors are large: lift gRPC's 4 MiB default (a hard cap stays for safety).
-inline constexpr int kMaxMessageBytes = 2047 * 1024 * 1024;
+// Tensors are large: channels lift gRPC's 4 MiB default to kMaxMessageBytes.
+
+// The message travels in a trailer, which clients cap (gRPC's default: 8 KiB of metadata):
+// a longer one, which can only come from echoed input, is cut in the middle.
+inline constexpr size_t kMaxStatusMessageBytes = 4096;
 
 inline grpc::Status ToGrpcStatus(const absl::Status& s) {
   if (s.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+  absl::string_view message = s.message();
+  if (message.size() <= kMaxStatusMessageBytes) {
+    return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(message));
+  }
+  const size_t half = kMaxStatusMessageBytes / 2;
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()),
+                      absl::StrCat(message.substr(0, half), " ...(", message.size() - 2 * half, " bytes cut)... ",
+                                   message.substr(message.size() - half)));
 }
 
 // `who` names the peer ("task /job:ps/replica:0/task:0 at localhost:2222") in transport errors.
