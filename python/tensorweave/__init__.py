@@ -3,7 +3,7 @@ runs TF 1.x graph programs on the tensorweave C++ engine."""
 __version__ = "0.1.0"
 
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
-from tensorweave import app, errors, flags, gfile, nn, python_io, train  # noqa: F401
+from tensorweave import app, contrib, errors, flags, gfile, nn, python_io, train  # noqa: F401
 from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
 from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
@@ -27,7 +27,7 @@ from tensorweave.random_ops import random_normal, random_uniform, truncated_norm
 from tensorweave.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables,  # noqa: F401
                                    constant_initializer, get_variable, get_variable_scope, global_variables,
-                                   global_variables_initializer, glorot_uniform_initializer,
+                                   global_variables_initializer, glorot_uniform_initializer, is_variable_initialized,
                                    initialize_all_variables, local_variables_initializer, ones_initializer,
                                    random_normal_initializer, random_uniform_initializer, trainable_variables,
                                    truncated_normal_initializer, variable_scope, variables_initializer,

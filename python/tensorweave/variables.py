@@ -141,6 +141,11 @@ def variables_initializer(var_list, name="init"):
     return Operation(graph, _core.variables_initializer(graph._core, [v._core for v in var_list], name))
 
 
+def is_variable_initialized(variable):
+    """A bool tensor: whether `variable` has been initialized (tf.is_variable_initialized)."""
+    return variable.is_initialized()
+
+
 def global_variables_initializer():
     graph = get_default_graph()
     return Operation(graph, _core.global_variables_initializer(graph._core, "init"))
