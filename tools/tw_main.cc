@@ -232,7 +232,8 @@ tw::Status RunServer(int argc, char** argv) {
     TW_ASSIGN_OR_RETURN(cluster, tw::ClusterSpec::Parse(spec));
   } else {
     auto config = tw::ClusterSpec::FromEnvironment();
-    if (!config.ok()) return absl::InvalidArgumentError("give --cluster_spec (or set TF_CONFIG)");
+    if (absl::IsNotFound(config.status())) return absl::InvalidArgumentError("give --cluster_spec (or set TF_CONFIG)");
+    TW_RETURN_IF_ERROR(config.status());
     cluster = config->cluster;
     if (job.empty()) {
       job = config->job;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "distributed/strict_json.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 
@@ -108,6 +109,9 @@ StatusOr<ClusterSpec> ClusterSpec::Parse(const std::string& flag) {
 }
 
 StatusOr<ClusterSpec::TfConfig> ClusterSpec::FromTfConfigJson(const std::string& json) {
+  if (absl::Status strict = CheckStrictJson(json); !strict.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG is not valid JSON: ", strict.message()));
+  }
   google::protobuf::Struct root;
   auto parsed = google::protobuf::util::JsonStringToMessage(json, &root);
   if (!parsed.ok()) {
@@ -145,6 +149,9 @@ StatusOr<ClusterSpec::TfConfig> ClusterSpec::FromTfConfigJson(const std::string&
   TW_ASSIGN_OR_RETURN(config.cluster, FromSparseJobs(jobs));
   auto task_it = root.fields().find("task");
   if (task_it != root.fields().end()) {
+    if (!task_it->second.has_struct_value()) {
+      return absl::InvalidArgumentError("TF_CONFIG \"task\" must be an object like {\"type\": \"worker\", \"index\": 0}");
+    }
     const auto& task = task_it->second.struct_value().fields();
     auto type = task.find("type");
     auto index = task.find("index");
@@ -159,7 +166,16 @@ StatusOr<ClusterSpec::TfConfig> ClusterSpec::FromTfConfigJson(const std::string&
       }
       config.task = static_cast<int>(v);
     }
-    TW_RETURN_IF_ERROR(config.cluster.address(config.job, config.task).status());
+    if (!config.cluster.address(config.job, config.task).ok()) {
+      const std::vector<int> tasks = config.cluster.task_indices(config.job);
+      if (tasks.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG task type '", config.job,
+                                                       "' is not a job of the cluster (jobs: ",
+                                                       absl::StrJoin(config.cluster.jobs(), ", "), ")"));
+      }
+      return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG task index ", config.task, " is not a task of job '",
+                                                     config.job, "' (tasks: ", absl::StrJoin(tasks, ", "), ")"));
+    }
   }
   return config;
 }
@@ -168,7 +184,10 @@ StatusOr<ClusterSpec::TfConfig> ClusterSpec::FromEnvironment(const std::string& 
   const char* value = std::getenv(name.c_str());
   if (value == nullptr) return absl::NotFoundError(absl::StrCat("environment variable ", name, " is not set"));
   auto config = FromTfConfigJson(value);
-  if (!config.ok()) return absl::Status(config.status().code(), absl::StrCat(name, ": ", config.status().message()));
+  // The messages name TF_CONFIG already; another variable is named in front of them.
+  if (!config.ok() && name != "TF_CONFIG") {
+    return absl::Status(config.status().code(), absl::StrCat(name, ": ", config.status().message()));
+  }
   return config;
 }
 

@@ -1,4 +1,5 @@
 #include "tensorweave/cluster_spec.h"
+#include "distributed/strict_json.h"
 
 #include <gtest/gtest.h>
 
@@ -77,9 +78,36 @@ TEST(ClusterSpecTest, TfConfigErrors) {
                 "no \"cluster\"");
   EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": ["h:1"]}, "task": {"type": "ps", "index": 3}})")
                     .status(),
-                StatusCode::kInvalidArgument, "job 'ps' has no task 3");
+                StatusCode::kInvalidArgument, "TF_CONFIG task index 3 is not a task of job 'ps' (tasks: 0)");
   EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": [1]}})").status(), StatusCode::kInvalidArgument,
                 "non-string address");
+  // Strict JSON, with the place of the first error.
+  EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": ["h:1",]}})").status(),
+                StatusCode::kInvalidArgument,
+                "TF_CONFIG is not valid JSON: line 1, column 27: expected another value after ',' (a trailing "
+                "comma is not JSON), found ']'");
+  EXPECT_STATUS(ClusterSpec::FromTfConfigJson("{\n  'cluster': {}\n}").status(), StatusCode::kInvalidArgument,
+                "line 2, column 3: expected a \"quoted\" key, found '''");
+  EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": ["h:1"]}} x)").status(),
+                StatusCode::kInvalidArgument, "expected the end of the text, found 'x'");
+  EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": ["h:1"]}, "task": {"type": "worker"}})")
+                    .status(),
+                StatusCode::kInvalidArgument, "TF_CONFIG task type 'worker' is not a job of the cluster (jobs: ps)");
+  EXPECT_STATUS(ClusterSpec::FromTfConfigJson(R"({"cluster": {"ps": ["h:1"]}, "task": "ps"})").status(),
+                StatusCode::kInvalidArgument, "TF_CONFIG \"task\" must be an object");
+}
+
+TEST(StrictJsonTest, AcceptsJsonAndRefusesWhatIsNot) {
+  for (const char* ok : {"{}", "[]", " 1 ", "-0.5e+3", R"("a\u00e9\n")", R"({"a": [true, false, null, {}]})"}) {
+    EXPECT_TRUE(CheckStrictJson(ok).ok()) << ok << ": " << CheckStrictJson(ok);
+  }
+  for (const char* bad : {"", "{", "[1,]", R"({"a":1,})", "01", "1.", "+1", R"("\x")", "tru", "{a: 1}", "[1 2]",
+                          R"("open)", "/* c */ 1"}) {
+    EXPECT_EQ(CheckStrictJson(bad).code(), absl::StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_TRUE(CheckStrictJson(std::string(64, '[') + std::string(64, ']')).ok());
+  EXPECT_STATUS(CheckStrictJson(std::string(65, '[') + std::string(65, ']')), absl::StatusCode::kInvalidArgument,
+                "line 1, column 65: expected at most 64 levels of nesting");
 }
 
 TEST(ClusterSpecTest, FromEnvironment) {
