@@ -2,6 +2,7 @@
 // through the real binary.
 #include <gtest/gtest.h>
 
+#include "distributed/process_cluster.h"
 #include "testing/command_util.h"
 
 namespace tw {
@@ -32,6 +33,20 @@ TEST(TwServerConfigTest, BadTfConfigSaysWhatIsWrong) {
   const testing::CommandResult unset = testing::RunCommand("env -u TF_CONFIG " + kTw + " server");
   EXPECT_NE(unset.exit_code, 0);
   EXPECT_NE(unset.output.find("give --cluster_spec (or set TF_CONFIG)"), std::string::npos) << unset.output;
+}
+
+// A second server on a port in use says so in one line of ours, not gRPC's error blob.
+TEST(TwServerConfigTest, BusyPortIsOneClearLine) {
+  auto cluster = ProcessCluster::Start({{"local", 1}}, kTw);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  const std::string spec = (*cluster)->spec().ToString();
+  const testing::CommandResult r =
+      testing::RunCommand(kTw + " server --cluster_spec='" + spec + "' --job_name=local --task_index=0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("cannot listen on localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(": the port is in use by another process"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("UNKNOWN:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("created_time"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -94,4 +94,28 @@ std::string HostOfAddress(const std::string& address) {
   return address.substr(0, colon);
 }
 
+bool AddressInUse(const std::string& address) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) return false;
+  const std::string host = HostOfAddress(address), port = address.substr(colon + 1);
+  if (port.empty() || port == "0") return false;
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* results = nullptr;
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &results) != 0) return false;
+  bool in_use = false;
+  for (addrinfo* a = results; a != nullptr && !in_use; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    in_use = bind(fd, a->ai_addr, a->ai_addrlen) != 0 && errno == EADDRINUSE;
+    close(fd);
+  }
+  freeaddrinfo(results);
+  return in_use;
+}
+
 }  // namespace tw

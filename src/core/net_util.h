@@ -26,6 +26,12 @@ bool IsLoopbackHost(const std::string& host);
 // has no port.
 std::string HostOfAddress(const std::string& address);
 
+// Whether another socket holds the TCP port of "host:port" on any address the host
+// resolves to (a bind with SO_REUSEADDR, as gRPC's, fails with EADDRINUSE). Lets a server
+// say so plainly before gRPC logs its own error blob. False for port 0 or an unparsable
+// address (gRPC reports those).
+bool AddressInUse(const std::string& address);
+
 }  // namespace tw
 
 #endif  // TENSORWEAVE_SRC_CORE_NET_UTIL_H_

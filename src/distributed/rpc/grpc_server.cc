@@ -149,6 +149,10 @@ class GrpcServer : public Server {
     std::string warning;
     TW_RETURN_IF_ERROR(CheckListenAddress(address_, security, insecure_allow_remote_, &warning));
     if (!warning.empty()) std::cerr << "tw server: WARNING: " << warning << std::endl;
+    if (AddressInUse(address_)) {
+      return absl::UnavailableError(absl::StrCat("cannot listen on ", address_,
+                                                 ": the port is in use by another process"));
+    }
     cache_.SetClientCredentials(MakeClientCredentials(security));
     TuneMallocForLargeTensors();
     ConfigureMutexDeadlockDetection();
