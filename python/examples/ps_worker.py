@@ -25,8 +25,9 @@ def log(line):
     sys.stdout.flush()
 
 
-def train_worker(cluster, target, task_index, steps, chief_ready=None):
-    """One worker: its own graph and session on `target`; the chief (task 0) initializes."""
+def train_worker(cluster, target, task_index, steps, chief_ready=None, stop=None):
+    """One worker: its own graph and session on `target`; the chief (task 0) initializes.
+    Trains until the global step reaches `steps` or the `stop` event is set (Ctrl-C)."""
     is_chief = task_index == 0
     this_worker = "/job:worker/task:%d" % task_index
     with tf.Graph().as_default():
@@ -47,7 +48,7 @@ def train_worker(cluster, target, task_index, steps, chief_ready=None):
             if chief_ready is not None:
                 chief_ready.set()
             runs, value = 0, float("nan")
-            while not sess.should_stop():
+            while not sess.should_stop() and not (stop is not None and stop.is_set()):
                 xs = rng.uniform(-1, 1, (32, 3)).astype(np.float32)
                 _, value = sess.run([train_op, loss], {x: xs, y: xs @ TRUE_W + TRUE_B})
                 runs += 1
@@ -79,21 +80,30 @@ def main():
         return
     # No addresses: the whole cluster in this process, a thread per worker. The chief
     # starts first (a worker's session waits for the chief's initialization).
+    # Ctrl-C reaches the main thread only: it sets `stop`, which ends the chief's loop too.
     from tensorweave.local_cluster import start_local_cluster
     cluster, servers = start_local_cluster(jobs={"ps": 1, "worker": 2})
-    chief_ready = threading.Event()
+    chief_ready, stop = threading.Event(), threading.Event()
 
     def chief_worker():
         try:
-            train_worker(cluster, servers[1].target, 0, args.steps, chief_ready)
+            train_worker(cluster, servers[1].target, 0, args.steps, chief_ready, stop)
         finally:
             chief_ready.set()  # Also when it failed: the other worker then fails on its own.
 
-    chief = threading.Thread(target=chief_worker)
+    chief = threading.Thread(target=chief_worker, daemon=True)
     chief.start()
-    chief_ready.wait()
-    train_worker(cluster, servers[2].target, 1, args.steps)
-    chief.join()
+    try:
+        chief_ready.wait()
+        train_worker(cluster, servers[2].target, 1, args.steps, stop=stop)
+        chief.join()
+    except KeyboardInterrupt:
+        stop.set()
+        chief.join(timeout=10)
+        for server in servers:
+            server.stop()
+        log("interrupted")
+        sys.exit(130)
 
 
 if __name__ == "__main__":
