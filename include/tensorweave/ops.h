@@ -125,6 +125,10 @@ Output one_hot(const Output& indices, int64_t depth, double on_value = 1, double
                int64_t axis = -1, DType dtype = DType::kFloat, const std::string& name = "one_hot");
 
 // ---- nn
+// 2-D convolution: input [n, h, w, c] (NHWC), filter [kh, kw, c, out]; strides and dilations
+// as {h, w}; padding "SAME" or "VALID".
+Output conv2d(const Output& input, const Output& filter, const Axes& strides, const std::string& padding,
+              const Axes& dilations = {1, 1}, const std::string& name = "Conv2D");
 Output softmax(const Output& logits, const std::string& name = "Softmax");
 Output log_softmax(const Output& logits, const std::string& name = "LogSoftmax");
 // Per-example loss, shape [batch].

@@ -57,7 +57,8 @@ class Saver {
   std::string save(Session& sess, const std::string& prefix, int64_t global_step = -1);
 
   // Assigns every variable its value in the checkpoint at `path`: a V2 checkpoint
-  // (TensorFlow's or ours; not yet with partitioned variables) or a TWCKPT01 file. Everything is checked
+  // (TensorFlow's or ours; a partitioned variable TensorFlow saved in slices is read whole) or a
+  // TWCKPT01 file. Everything is checked
   // before anything is assigned, so on error every variable keeps its value. Throws
   // StatusError: NotFound for a missing file or tensor, DataLoss for a corrupted or
   // truncated file, InvalidArgument naming the tensor for a dtype or shape mismatch.

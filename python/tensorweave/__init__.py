@@ -3,7 +3,8 @@ runs TF 1.x graph programs on the tensorweave C++ engine."""
 __version__ = "0.1.0"
 
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
-from tensorweave import errors, nn, python_io, train  # noqa: F401
+from tensorweave import app, errors, flags, gfile, nn, python_io, train  # noqa: F401
+from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
 from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,
@@ -15,11 +16,12 @@ from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorSh
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
                                    name_scope, reset_default_graph, set_random_seed)
 from tensorweave.gradients import gradients  # noqa: F401
-from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, div, divide, equal, exp,  # noqa: F401
+from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, clip_by_value, div, divide, equal, exp,  # noqa: F401
                                   floor_div, floordiv, floormod, greater, mod, greater_equal, less, less_equal, log, logical_and, logical_not, logical_or,
                                   matmul, maximum, minimum, multiply, negative, not_equal, pow, reciprocal,
                                   reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rsqrt, sigmoid,
                                   sign, sqrt, square, squared_difference, subtract, tanh, to_double, to_float,
+                                  unsorted_segment_sum,
                                   to_int32, to_int64, truediv, where)
 from tensorweave.random_ops import random_normal, random_uniform, truncated_normal  # noqa: F401
 from tensorweave.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: F401

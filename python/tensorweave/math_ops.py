@@ -85,6 +85,20 @@ def where(condition, x=None, y=None, name="Select"):
     return _op_output("Select", [convert_to_tensor(condition), x, y], name=name)
 
 
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """min(max(t, clip_value_min), clip_value_max), as TF 1.x built it: the gradient passes
+    where t lies inside the range."""
+    t = convert_to_tensor(t)
+    return minimum(maximum(t, clip_value_min), clip_value_max, name=name or "clip_by_value")
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Row i of data added into output row segment_ids[i]; negative ids are dropped."""
+    return _op_output("UnsortedSegmentSum", [convert_to_tensor(data), convert_to_tensor(segment_ids),
+                                             array_ops._int_tensor(num_segments, "num_segments")],
+                      name=name or "UnsortedSegmentSum")
+
+
 def add_n(inputs, name="AddN"):
     return _op_output("AddN", [convert_to_tensor(i) for i in inputs], name=name)
 

@@ -49,3 +49,77 @@ def l2_loss(t, name="L2Loss"):
     t = convert_to_tensor(t)
     return math_ops.multiply(math_ops.reduce_sum(math_ops.square(t)), array_ops.constant(0.5, dtype=t.dtype),
                              name=name)
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,  # noqa: ARG001
+                     max_norm=None):
+    """Rows of params at ids (tf.gather along axis 0). Its gradient is dense here (summed
+    into a tensor shaped like params), not TensorFlow's IndexedSlices."""
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise NotImplementedError("embedding_lookup over a partitioned variable (a list of %d params) is not "
+                                      "supported yet" % len(params))
+        params = params[0]
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup(max_norm=...) is not supported yet")
+    return array_ops.gather(params, ids, name=name or "embedding_lookup")
+
+
+def _conv_attrs(strides, padding, data_format, dilations, explicit_paddings=None):
+    if isinstance(padding, (list, tuple)):  # TF's explicit form: [[0, 0], [t, b], [l, r], [0, 0]]
+        explicit_paddings = [int(p) for pair in padding for p in pair]
+        padding = "EXPLICIT"
+
+    def four(v, name):
+        v = [v] if isinstance(v, int) else list(v)
+        if len(v) == 1:
+            v = v * 2
+        if len(v) == 2:
+            return [1, v[0], v[1], 1] if data_format == "NHWC" else [1, 1, v[0], v[1]]
+        if len(v) != 4:
+            raise ValueError(f"{name} must have 1, 2 or 4 values, got {v}")
+        return v
+    return {"strides": four(strides, "strides"), "padding": padding, "data_format": data_format,
+            "dilations": four(dilations if dilations is not None else 1, "dilations"),
+            "explicit_paddings": explicit_paddings or []}
+
+
+def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002, ARG001
+           data_format="NHWC", dilations=None, name=None, filters=None):
+    """2-D convolution of an NHWC (or NCHW) input with a [kh, kw, in, out] filter."""
+    filter = filters if filter is None else filter
+    if filter is None or strides is None or padding is None:
+        raise TypeError("conv2d needs input, filter, strides and padding")
+    return _op_output("Conv2D", [convert_to_tensor(input), convert_to_tensor(filter)],
+                      _conv_attrs(strides, padding, data_format, dilations), name or "Conv2D")
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None, padding=None,  # noqa: A002
+                          use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None,  # noqa: ARG001
+                          filters=None):
+    filter = filters if filter is None else filter
+    return _op_output("Conv2DBackpropInput", [array_ops._int_tensor(input_sizes, "input_sizes"),
+                                              convert_to_tensor(filter), convert_to_tensor(out_backprop)],
+                      _conv_attrs(strides, padding, data_format, dilations), name or "Conv2DBackpropInput")
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None):  # noqa: ARG001
+    return _op_output("Conv2DBackpropFilter", [convert_to_tensor(input),
+                                               array_ops._int_tensor(filter_sizes, "filter_sizes"),
+                                               convert_to_tensor(out_backprop)],
+                      _conv_attrs(strides, padding, data_format, dilations), name or "Conv2DBackpropFilter")
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
+                     data_format="NHWC", name=None, input=None, filters=None, dilations=None):  # noqa: A002
+    """The gradient of conv2d with respect to its input, as a layer (TF1's signature)."""
+    value = input if value is None else value
+    filter = filters if filter is None else filter
+    return conv2d_backprop_input(output_shape, filter, value, strides, padding, data_format=data_format,
+                                 dilations=dilations, name=name or "conv2d_transpose")
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases."""
+    return bias_add(math_ops.matmul(x, weights), biases, name=name or "xw_plus_b")

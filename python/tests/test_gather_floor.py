@@ -60,3 +60,50 @@ def test_floormod_gradient():
         gxv, gyv = sess.run([gx, gy], {x: xv})
     np.testing.assert_array_equal(gxv, np.ones(3))
     np.testing.assert_array_equal(gyv, -np.floor(xv / np.array([0.5, -0.75, 2.0])))
+
+
+def test_embedding_lookup_trains_the_rows_it_used():
+    table = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3))
+    ids = tf.placeholder(tf.int32, [None])
+    loss = tf.reduce_sum(tf.nn.embedding_lookup(table, ids))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {ids: [3, 1, 3]})
+        got = sess.run(table)
+    expected = np.arange(12, dtype=np.float32).reshape(4, 3)
+    expected[3] -= 1.0  # used twice: 2 * 0.5
+    expected[1] -= 0.5
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(NotImplementedError, match="partitioned variable"):
+        tf.nn.embedding_lookup([table, table], ids)
+
+
+def test_unsorted_segment_sum_matches_numpy():
+    data = np.arange(10, dtype=np.float64).reshape(5, 2)
+    ids = np.array([1, -1, 1, 0, 3])
+    with tf.Session() as sess:
+        got = sess.run(tf.unsorted_segment_sum(data, ids, 4))
+    expected = np.zeros((4, 2))
+    for row, i in zip(data, ids):
+        if i >= 0:
+            expected[i] += row
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_clip_by_value_and_its_gradient():
+    x = tf.placeholder(tf.float32, [5])
+    y = tf.clip_by_value(x, -1.0, 2.0)
+    (g,) = tf.gradients(tf.reduce_sum(y * 3.0), [x])
+    with tf.Session() as sess:
+        yv, gv = sess.run([y, g], {x: np.array([-3, -0.5, 0, 1.5, 7], np.float32)})
+    np.testing.assert_array_equal(yv, [-1, -0.5, 0, 1.5, 2])
+    np.testing.assert_array_equal(gv, [0, 3, 3, 3, 0])
+
+
+def test_xw_plus_b():
+    x = np.array([[1.0, 2.0]], np.float32)
+    w = np.array([[1.0, 0.0, -1.0], [2.0, 1.0, 0.5]], np.float32)
+    b = np.array([0.5, -1.0, 0.0], np.float32)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.nn.xw_plus_b(x, w, b)), x @ w + b)

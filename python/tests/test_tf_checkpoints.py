@@ -36,6 +36,18 @@ def test_saver_restores_a_checkpoint_tensorflow_wrote():
             np.testing.assert_array_equal(got, expected[name], err_msg=name)
 
 
+def test_saver_restores_partitioned_variables_tensorflow_saved_in_slices():
+    # TensorFlow saved "embedding" in 3 row blocks and "wide" in 2 column blocks, each block
+    # under its own key; restored here into whole variables.
+    expected = dict(np.load(os.path.join(FIXTURE_DIR, "partitioned_expected.npz")))
+    variables = _variables_like(expected)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().restore(sess, os.path.join(FIXTURE_DIR, "partitioned.ckpt-1"))
+        for name, v in variables.items():
+            np.testing.assert_array_equal(sess.run(v), expected[name], err_msg=name)
+
+
 def test_a_tensorflow_checkpoint_with_another_shape_is_refused_by_name():
     tf.get_variable("dense/kernel", initializer=tf.constant(np.zeros((3, 4), np.float32)))
     with tf.Session() as sess:

@@ -20,6 +20,8 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterReductionGradients(*r);
     RegisterLinalgGradients(*r);
     RegisterArrayGradients(*r);
+    RegisterGatherGradients(*r);
+    RegisterConvGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
     return r;

@@ -56,6 +56,8 @@ void RegisterMathGradients(GradientRegistry& r);
 void RegisterReductionGradients(GradientRegistry& r);
 void RegisterLinalgGradients(GradientRegistry& r);
 void RegisterArrayGradients(GradientRegistry& r);
+void RegisterGatherGradients(GradientRegistry& r);  // gather_grad.cc
+void RegisterConvGradients(GradientRegistry& r);    // conv_grad.cc
 void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
 

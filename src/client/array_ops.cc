@@ -144,6 +144,16 @@ Output one_hot(const Output& indices, int64_t depth, double on_value, double off
             {{"axis", MakeAttr(axis)}});
 }
 
+Output conv2d(const Output& input, const Output& filter, const Axes& strides, const std::string& padding,
+              const Axes& dilations, const std::string& name) {
+  if (strides.size() != 2 || dilations.size() != 2) {
+    throw StatusError(absl::InvalidArgumentError("conv2d: strides and dilations take 2 values {h, w}"));
+  }
+  return Op("Conv2D", name, {input, filter},
+            {{"strides", MakeAttr(absl::Span<const int64_t>(std::vector<int64_t>{1, strides[0], strides[1], 1}))},
+             {"dilations", MakeAttr(absl::Span<const int64_t>(std::vector<int64_t>{1, dilations[0], dilations[1], 1}))},
+             {"padding", MakeAttr(padding)}});
+}
 Output softmax(const Output& logits, const std::string& name) { return Op("Softmax", name, {logits}); }
 Output log_softmax(const Output& logits, const std::string& name) { return Op("LogSoftmax", name, {logits}); }
 Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, const std::string& name) {

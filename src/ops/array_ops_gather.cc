@@ -1,4 +1,5 @@
-// The GatherV2 schema. batch_dims other than 0 is refused by name (not supported yet).
+// GatherV2 and UnsortedSegmentSum (its gradient's scatter): gathering rows by index and
+// summing rows back by index. GatherV2's batch_dims other than 0 is refused by name.
 #include "ops/array_ops_gather.h"
 
 #include "absl/strings/str_cat.h"
@@ -52,9 +53,47 @@ absl::Status GatherV2Shape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+// [num_segments] + data.shape[segment_ids.rank:]; segment_ids' shape must prefix data's.
+absl::Status UnsortedSegmentSumShape(InferenceContext& c) {
+  const PartialShape& data = c.input_shape(0);
+  const PartialShape& ids = c.input_shape(1);
+  TW_RETURN_IF_ERROR(c.WithRank(2, 0));
+  int64_t num_segments = -1;
+  if (array_util::ConstantIntScalar(c, 2, &num_segments) && num_segments < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("num_segments must be non-negative, got ", num_segments));
+  }
+  if (!data.known_rank() || !ids.known_rank()) {
+    c.set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  if (ids.rank() > data.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat("segment_ids ", ids.DebugString(),
+                                                   " has more dimensions than data ", data.DebugString()));
+  }
+  for (int d = 0; d < ids.rank(); ++d) {
+    if (ids.dim(d) >= 0 && data.dim(d) >= 0 && ids.dim(d) != data.dim(d)) {
+      return absl::InvalidArgumentError(absl::StrCat("segment_ids ", ids.DebugString(),
+                                                     " is not a prefix of data's shape ", data.DebugString()));
+    }
+  }
+  DimVector out = {num_segments};
+  out.insert(out.end(), data.dims().begin() + ids.rank(), data.dims().end());
+  c.set_output(0, PartialShape(out));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterArrayGatherOps(OpRegistry& r) {
+  r.Register(OpDefBuilder("UnsortedSegmentSum")
+                 .Input("data: T")
+                 .Input("segment_ids: Tindices")
+                 .Input("num_segments: Tnumsegments")
+                 .Output("output: T")
+                 .Attr("T: {float32, float64, int32, int64}")
+                 .Attr("Tindices: {int32, int64}")
+                 .Attr("Tnumsegments: {int32, int64} = int32")
+                 .SetShapeFn(UnsortedSegmentSumShape));
   r.Register(OpDefBuilder("GatherV2")
                  .Input("params: Tparams")
                  .Input("indices: Tindices")

@@ -10,7 +10,7 @@
 
 namespace tw {
 
-void RegisterArrayGatherOps(OpRegistry& r);  // GatherV2
+void RegisterArrayGatherOps(OpRegistry& r);  // GatherV2, UnsortedSegmentSum
 
 namespace array_util {
 

@@ -11,11 +11,12 @@ void RegisterMathOps(OpRegistry& r);       // elementwise unary/binary, Select, 
 void RegisterReductionOps(OpRegistry& r);  // Sum, Mean, Max, Min, Prod, ArgMax
 void RegisterLinalgOps(OpRegistry& r);     // MatMul, BatchMatMul
 void RegisterArrayOps(OpRegistry& r);      // shapes, slicing, joining, filling, OneHot
+void RegisterNnConvOps(OpRegistry& r);     // Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter
 void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits
 void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
 void RegisterStateOps(OpRegistry& r);      // resource variables
 void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
-void RegisterIoOps(OpRegistry& r);         // SaveV2, RestoreV2 (checkpoints)
+void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (checkpoints)
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 

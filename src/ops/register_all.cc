@@ -9,6 +9,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterLinalgOps(r);
   RegisterArrayOps(r);
   RegisterNnOps(r);
+  RegisterNnConvOps(r);
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -104,11 +105,6 @@ absl::StatusOr<BundleEntryInfo> ParseEntry(const std::string& path, const std::s
                                            const std::string& value, int num_shards) {
   BundleEntryProto proto;
   if (!proto.ParseFromString(value)) return Corrupt(path, absl::StrCat("entry '", key, "' does not parse"));
-  if (proto.slices_size() > 0) {
-    return absl::UnimplementedError(absl::StrCat("checkpoint '", path, "': tensor '", key,
-                                                 "' is a partitioned variable (saved in slices), "
-                                                 "which tensorweave cannot read yet"));
-  }
   BundleEntryInfo e;
   e.name = key;
   auto dtype = DTypeFromProto(proto.dtype());
@@ -128,6 +124,25 @@ absl::StatusOr<BundleEntryInfo> ParseEntry(const std::string& path, const std::s
   if (e.shard < 0 || e.shard >= num_shards) {
     return Corrupt(path, absl::StrCat("entry '", key, "' names shard ", e.shard, " of ", num_shards));
   }
+  for (const TensorSliceProto& slice : proto.slices()) {
+    if (slice.extent_size() != e.shape.rank()) {
+      return Corrupt(path, absl::StrCat("entry '", key, "' has a slice of rank ", slice.extent_size(),
+                                        " for shape ", e.shape.DebugString()));
+    }
+    std::vector<SliceExtent> extents;
+    for (int d = 0; d < slice.extent_size(); ++d) {
+      const auto& x = slice.extent(d);
+      SliceExtent extent{x.start(), x.has_length_case() == TensorSliceProto::Extent::kLength ? x.length() : -1};
+      const int64_t end = extent.length < 0 ? e.shape.dim(d) : extent.start + extent.length;
+      if (extent.start < 0 || (extent.length < 0 && extent.start != 0) || end < extent.start ||
+          end > e.shape.dim(d)) {
+        return Corrupt(path, absl::StrCat("entry '", key, "' has a slice outside ", e.shape.DebugString()));
+      }
+      extents.push_back(extent);
+    }
+    e.slices.push_back(std::move(extents));
+  }
+  if (!e.slices.empty()) return e;  // the data lives in the slices' entries
   const int64_t expected = e.shape.num_elements() * static_cast<int64_t>(DTypeSize(e.dtype));
   if (e.offset < 0 || e.size != expected) {
     return Corrupt(path, absl::StrCat("entry '", key, "' holds ", e.size, " bytes at offset ", e.offset, ", but ",
@@ -142,6 +157,90 @@ std::string BundleIndexPath(const std::string& prefix) { return prefix + ".index
 
 std::string BundleDataPath(const std::string& prefix, int shard, int num_shards) {
   return absl::StrFormat("%s.data-%05d-of-%05d", prefix, shard, num_shards);
+}
+
+namespace {
+
+// TensorFlow's OrderedCode, the pieces its slice keys use.
+void WriteNumIncreasing(uint64_t v, std::string* out) {  // length byte, then big-endian bytes
+  char bytes[8];
+  int n = 0;
+  for (; v > 0; v >>= 8) bytes[n++] = static_cast<char>(v & 0xff);
+  out->push_back(static_cast<char>(n));
+  while (n > 0) out->push_back(bytes[--n]);
+}
+
+void WriteEscapedString(absl::string_view s, std::string* out) {  // 0x00 and 0xff escaped
+  for (char c : s) {
+    out->push_back(c);
+    if (c == '\0') out->push_back('\xff');
+    if (c == '\xff') out->push_back('\0');
+  }
+  out->append("\0\x01", 2);
+}
+
+// Signed values: the leading bits of the first bytes give the length (1..10 bytes) and
+// the sign flips them, so that encodings sort as the numbers do.
+void WriteSignedNumIncreasing(int64_t v, std::string* out) {
+  static constexpr unsigned char kHeader[11][2] = {{0, 0},    {0x80, 0}, {0xc0, 0}, {0xe0, 0},
+                                                  {0xf0, 0}, {0xf8, 0}, {0xfc, 0}, {0xfe, 0},
+                                                  {0xff, 0}, {0xff, 0x80}, {0xff, 0xc0}};
+  const uint64_t x = v < 0 ? ~static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  if (x < 64) {
+    out->push_back(static_cast<char>(kHeader[1][0] ^ static_cast<unsigned char>(v)));
+    return;
+  }
+  int bits = 0;
+  for (uint64_t y = x; y > 0; y >>= 1) ++bits;
+  const int len = bits / 7 + 1;  // each byte carries 7 bits beyond the header's
+  unsigned char buf[10];
+  const unsigned char sign = v < 0 ? 0xff : 0;
+  buf[0] = buf[1] = sign;
+  for (int i = 0; i < 8; ++i) buf[2 + i] = static_cast<unsigned char>(static_cast<uint64_t>(v) >> (56 - 8 * i));
+  unsigned char* begin = buf + 10 - len;
+  begin[0] ^= kHeader[len][0];
+  begin[1] ^= kHeader[len][1];
+  out->append(reinterpret_cast<const char*>(begin), len);
+}
+
+// Copies `slice` (a dense block) into `full` at the extents' starts.
+void CopySliceInto(const Tensor& slice, const std::vector<SliceExtent>& extents, Tensor* full) {
+  const int rank = full->rank();
+  const size_t elem = DTypeSize(full->dtype());
+  if (slice.NumElements() == 0) return;
+  if (rank == 0) {
+    std::memcpy(full->raw_data(), slice.raw_data(), elem);
+    return;
+  }
+  const auto& fdims = full->shape().dims();
+  const auto& sdims = slice.shape().dims();
+  std::vector<int64_t> full_strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) full_strides[d] = full_strides[d + 1] * fdims[d + 1];
+  const int64_t row = sdims[rank - 1] * static_cast<int64_t>(elem);
+  const int64_t rows = slice.NumElements() / sdims[rank - 1];
+  const char* src = static_cast<const char*>(slice.raw_data());
+  char* dst = static_cast<char*>(full->raw_data());
+  std::vector<int64_t> idx(rank, 0);  // index within the slice, last dim fixed at 0
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) offset += (extents[d].start + idx[d]) * full_strides[d];
+    std::memcpy(dst + offset * static_cast<int64_t>(elem), src + r * row, row);
+    for (int d = rank - 2; d >= 0 && ++idx[d] == sdims[d]; --d) idx[d] = 0;
+  }
+}
+
+}  // namespace
+
+std::string SliceKey(const std::string& name, const std::vector<SliceExtent>& extents) {
+  std::string key;
+  WriteNumIncreasing(0, &key);  // every slice key starts so: after every tensor name
+  WriteEscapedString(name, &key);
+  WriteNumIncreasing(extents.size(), &key);
+  for (const SliceExtent& e : extents) {
+    WriteSignedNumIncreasing(e.start, &key);
+    WriteSignedNumIncreasing(e.length, &key);
+  }
+  return key;
 }
 
 bool IsTensorBundle(const std::string& prefix) {
@@ -238,6 +337,10 @@ absl::StatusOr<std::unique_ptr<TensorBundleReader>> TensorBundleReader::Open(con
   for (it->Next(); it->Valid(); it->Next()) {
     TW_ASSIGN_OR_RETURN(BundleEntryInfo e, ParseEntry(path, it->key().ToString(), it->value().ToString(),
                                                       reader->num_shards_));
+    if (!e.name.empty() && e.name[0] == '\0') {  // a slice of a partitioned variable
+      reader->slice_entries_.emplace(e.name, std::move(e));
+      continue;
+    }
     reader->by_key_[e.name] = reader->entries_.size();
     reader->entries_.push_back(std::move(e));
   }
@@ -259,6 +362,39 @@ absl::StatusOr<Tensor> TensorBundleReader::Read(const std::string& key) const {
 }
 
 absl::StatusOr<Tensor> TensorBundleReader::Read(const BundleEntryInfo& e) const {
+  return e.slices.empty() ? ReadData(e) : ReadSliced(e);
+}
+
+absl::StatusOr<Tensor> TensorBundleReader::ReadSliced(const BundleEntryInfo& e) const {
+  Tensor full(e.dtype, e.shape);
+  int64_t covered = 0;
+  for (const std::vector<SliceExtent>& extents : e.slices) {
+    auto it = slice_entries_.find(SliceKey(e.name, extents));
+    if (it == slice_entries_.end()) {
+      return absl::DataLossError(absl::StrCat("checkpoint '", prefix_, "': a slice of '", e.name, "' is missing"));
+    }
+    const BundleEntryInfo& part = it->second;
+    DimVector dims;
+    for (int d = 0; d < e.shape.rank(); ++d) {
+      dims.push_back(extents[d].length < 0 ? e.shape.dim(d) : extents[d].length);
+    }
+    if (part.dtype != e.dtype || part.shape != TensorShape(dims)) {
+      return absl::DataLossError(absl::StrCat("checkpoint '", prefix_, "': a slice of '", e.name, "' holds ",
+                                              DTypeName(part.dtype), " ", part.shape.DebugString()));
+    }
+    TW_ASSIGN_OR_RETURN(Tensor values, ReadData(part));
+    CopySliceInto(values, extents, &full);
+    covered += values.NumElements();
+  }
+  // TensorFlow's partitions tile the variable; anything else would leave values unset.
+  if (covered != e.shape.num_elements()) {
+    return absl::DataLossError(absl::StrCat("checkpoint '", prefix_, "': the slices of '", e.name, "' hold ",
+                                            covered, " of its ", e.shape.num_elements(), " values"));
+  }
+  return full;
+}
+
+absl::StatusOr<Tensor> TensorBundleReader::ReadData(const BundleEntryInfo& e) const {
   const std::string path = BundleDataPath(prefix_, e.shard, num_shards_);
   Tensor t(e.dtype, e.shape);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

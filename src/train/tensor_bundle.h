@@ -5,8 +5,10 @@
 //                                  shard, offset, size, masked CRC-32C of the bytes)
 //   <prefix>.data-00000-of-00001   the tensors' little-endian bytes back to back
 // as TensorFlow's tf.train.Saver (write_version V2), tf.train.load_checkpoint and
-// BundleReader/BundleWriter use it. Not yet: string tensors and partitioned variables
-// (entries with slices), which are refused by name.
+// BundleReader/BundleWriter use it. A partitioned variable is read whole: TensorFlow
+// saves its entry with the list of slices and each slice under a key of its own (the
+// name and the slice's extents in TensorFlow's OrderedCode). Not yet: string tensors
+// (refused by name) and writing slices.
 #ifndef TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
 #define TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
 
@@ -36,6 +38,11 @@ void RemoveCheckpoint(const std::string& prefix);
 // or a dtype that cannot be saved.
 absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors);
 
+// One dimension of a saved slice; length -1 is the whole dimension.
+struct SliceExtent {
+  int64_t start = 0, length = -1;
+};
+
 struct BundleEntryInfo {
   std::string name;  // the tensor's key
   DType dtype;
@@ -43,7 +50,12 @@ struct BundleEntryInfo {
   int shard = 0;
   int64_t offset = 0, size = 0;
   uint32_t masked_crc = 0;
+  // A partitioned variable: its slices (each a vector of per-dim extents); no data here.
+  std::vector<std::vector<SliceExtent>> slices;
 };
+
+// The key TensorFlow stores a slice of `name` under (checkpoint::EncodeTensorNameSlice).
+std::string SliceKey(const std::string& name, const std::vector<SliceExtent>& extents);
 
 class TensorBundleReader {
  public:
@@ -54,7 +66,8 @@ class TensorBundleReader {
   static absl::StatusOr<std::unique_ptr<TensorBundleReader>> Open(const std::string& prefix);
 
   const std::string& prefix() const { return prefix_; }
-  // Ascending by key.
+  // The tensors, ascending by key (the slices of partitioned variables are not listed:
+  // Read assembles the whole variable).
   const std::vector<BundleEntryInfo>& entries() const { return entries_; }
   // NotFound ("checkpoint '<prefix>' has no tensor '<key>'") when absent.
   absl::StatusOr<const BundleEntryInfo*> Find(const std::string& key) const;
@@ -66,10 +79,14 @@ class TensorBundleReader {
  private:
   explicit TensorBundleReader(std::string prefix) : prefix_(std::move(prefix)) {}
 
+  absl::StatusOr<Tensor> ReadData(const BundleEntryInfo& entry) const;
+  absl::StatusOr<Tensor> ReadSliced(const BundleEntryInfo& entry) const;
+
   std::string prefix_;
   int num_shards_ = 1;
   std::vector<BundleEntryInfo> entries_;
   absl::flat_hash_map<std::string, size_t> by_key_;
+  absl::flat_hash_map<std::string, BundleEntryInfo> slice_entries_;  // by SliceKey
 };
 
 }  // namespace tw::checkpoint

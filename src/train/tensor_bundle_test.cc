@@ -136,5 +136,16 @@ TEST(TensorBundleTest, DamagedBundlesAreDataLossNamingTheFile) {
                 "checkpoint index '" + prefix + ".index' is corrupted");
 }
 
+// The bytes of TensorFlow's slice keys (OrderedCode), which must match to the byte: the
+// partitioned checkpoint TensorFlow wrote (python/tests/test_tf_checkpoints.py) is found
+// through them.
+TEST(TensorBundleTest, SliceKeysAreTensorFlowsOrderedCode) {
+  using namespace std::string_literals;
+  EXPECT_EQ(SliceKey("a", {{0, -1}, {3, 4}}), "\x00"s + "a" + "\x00\x01\x01\x02\x80\x7f\x83\x84"s);
+  // A 0x00 or 0xff byte of the name is escaped; starts past 63 take two bytes.
+  EXPECT_EQ(SliceKey("x\xff" "y", {{100, 5}}), "\x00"s + "x\xff\x00"s + "y" + "\x00\x01\x01\x01\xc0\x64\x85"s);
+  EXPECT_EQ(SliceKey("e", {{-65, 1}}), "\x00"s + "e" + "\x00\x01\x01\x01\x3f\xbf\x81"s);
+}
+
 }  // namespace
 }  // namespace tw::checkpoint

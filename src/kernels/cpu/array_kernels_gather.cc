@@ -2,10 +2,15 @@
 // [inner] slice per outer row. Bytes are copied by element size (any plain dtype).
 // Every index is checked before anything is copied: an index outside [0, axis_size) is
 // InvalidArgument naming it, as on TensorFlow's CPU.
+// UnsortedSegmentSum: row i of data (viewed as [n, inner]) is added to output row
+// segment_ids[i]; negative ids are dropped (TensorFlow's rule), ids >= num_segments are
+// errors naming them.
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/cwise.h"
 #include "ops/array_ops_gather.h"
 
 namespace tw {
@@ -54,10 +59,53 @@ class GatherV2Op : public OpKernel {
   }
 };
 
+template <typename T>
+class UnsortedSegmentSumOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& data = ctx.input(0);
+    const Tensor& ids_tensor = ctx.input(1);
+    TW_RETURN_IF_ERROR(CheckScalar(ctx.input(2), "num_segments"));
+    const int64_t num = IntValues(ctx.input(2))[0];
+    if (num < 0) return absl::InvalidArgumentError(absl::StrCat("num_segments must be non-negative, got ", num));
+    const auto& ddims = data.shape().dims();
+    const auto& idims = ids_tensor.shape().dims();
+    if (idims.size() > ddims.size() || !std::equal(idims.begin(), idims.end(), ddims.begin())) {
+      return absl::InvalidArgumentError(absl::StrCat("segment_ids ", ids_tensor.shape().DebugString(),
+                                                     " is not a prefix of data's shape ",
+                                                     data.shape().DebugString()));
+    }
+    const DimVector ids = IntValues(ids_tensor);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] >= num) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("segment_ids[", i, "] = ", ids[i], " is out of range [0, ", num, ")"));
+      }
+    }
+    DimVector out_dims = {num};
+    out_dims.insert(out_dims.end(), ddims.begin() + idims.size(), ddims.end());
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(out_dims));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, data.dtype()));
+    T* dst = out->data<T>();
+    std::fill(dst, dst + out->NumElements(), T(0));
+    const int64_t inner = num == 0 ? 0 : out->NumElements() / num;
+    const T* src = data.data<T>();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] < 0) continue;
+      T* row = dst + ids[i] * inner;
+      const T* in = src + static_cast<int64_t>(i) * inner;
+      for (int64_t j = 0; j < inner; ++j) row[j] = cwise::WrapAdd(row[j], in[j]);  // ints wrap, as TF
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterArrayGatherKernels(KernelRegistry& r) {
   array_kernels::RegisterPod(r, "GatherV2", Factory<GatherV2Op>(), "Tparams");
+  r.Register({"UnsortedSegmentSum", kDeviceCpu, TypedFactory<UnsortedSegmentSumOp>(), "", {}});
 }
 
 }  // namespace tw

@@ -46,5 +46,29 @@ TEST(ArrayGatherOps, Errors) {
                 absl::StatusCode::kInvalidArgument, "batch_dims = 1 is not supported (only 0)");
 }
 
+TEST(ArrayGatherOps, UnsortedSegmentSumAddsRowsAndDropsNegativeIds) {
+  const Tensor data = F32({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_TENSOR_EQ(RunBoth1("UnsortedSegmentSum", {data, I32({4}, {0, 2, 0, -1}), Tensor::Scalar<int32_t>(3)}),
+                   F32({3, 2}, {6, 8, 0, 0, 3, 4}));
+  // segment_ids of rank 2 over data [2, 2, 1]; int64 everywhere.
+  EXPECT_TENSOR_EQ(RunBoth1("UnsortedSegmentSum", {I64({2, 2, 1}, {1, 2, 3, 4}), I64({2, 2}, {1, 1, 0, 1}),
+                                                  Tensor::Scalar<int64_t>(2)}),
+                   I64({2, 1}, {3, 7}));
+  // int32 sums wrap, as in TensorFlow.
+  EXPECT_TENSOR_EQ(RunBoth1("UnsortedSegmentSum", {I32({2}, {2147483647, 1}), I32({2}, {0, 0}),
+                                                  Tensor::Scalar<int32_t>(1)}),
+                   I32({1}, {-2147483647 - 1}));
+}
+
+TEST(ArrayGatherOps, UnsortedSegmentSumErrors) {
+  const Tensor data = F32({3}, {1, 2, 3});
+  EXPECT_TRUE(FailsFed("UnsortedSegmentSum", {data, I32({3}, {0, 3, 1}), Tensor::Scalar<int32_t>(3)}, {},
+                       "segment_ids[1] = 3 is out of range [0, 3)"));
+  EXPECT_TRUE(FailsBoth("UnsortedSegmentSum", {data, I32({2}, {0, 1}), Tensor::Scalar<int32_t>(3)}, {},
+                        "is not a prefix of data's shape [3]"));
+  EXPECT_TRUE(FailsBoth("UnsortedSegmentSum", {data, I32({3}, {0, 1, 1}), Tensor::Scalar<int32_t>(-1)}, {},
+                        "num_segments must be non-negative, got -1"));
+}
+
 }  // namespace
 }  // namespace tw

@@ -12,6 +12,7 @@ void RegisterReductionKernels(KernelRegistry& r);
 void RegisterLinalgKernels(KernelRegistry& r);
 void RegisterArrayKernels(KernelRegistry& r);
 void RegisterNnKernels(KernelRegistry& r);
+void RegisterConvKernels(KernelRegistry& r);  // conv_kernels.cc
 void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);

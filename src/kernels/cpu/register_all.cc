@@ -9,6 +9,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterLinalgKernels(r);
   RegisterArrayKernels(r);
   RegisterNnKernels(r);
+  RegisterConvKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);

@@ -1,0 +1,239 @@
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on CPU: each image is unrolled into
+// patches (im2col: one row of kh*kw*c values per output position) so that the convolution
+// is one GEMM with the filter seen as a [kh*kw*c, oc] matrix (gemm.h); the input gradient
+// is the transposed product folded back (col2im), the filter gradient the patches'
+// transpose times the output gradient, summed over images. NCHW tensors are transposed to
+// NHWC and back around the same code.
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/gemm.h"
+#include "ops/conv_geometry.h"
+
+namespace tw {
+namespace {
+
+using conv::Conv2DAttrs;
+using conv::Conv2DShape;
+
+std::array<int64_t, 4> Dims(const Tensor& t) { return {t.dim(0), t.dim(1), t.dim(2), t.dim(3)}; }
+
+absl::Status CheckRank4(const Tensor& t, const char* what) {
+  if (t.rank() != 4) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be 4-dimensional, got shape ", t.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// A 4-D tensor with its dims permuted (NCHW <-> NHWC); `to_nhwc` picks the direction.
+template <typename T>
+Tensor Transposed(const Tensor& t, bool to_nhwc) {
+  const std::array<int64_t, 4> d = Dims(t);
+  const std::array<int, 4> perm = to_nhwc ? std::array<int, 4>{0, 2, 3, 1} : std::array<int, 4>{0, 3, 1, 2};
+  Tensor out(t.dtype(), TensorShape({d[perm[0]], d[perm[1]], d[perm[2]], d[perm[3]]}));
+  std::array<int64_t, 4> in_strides = {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
+  const T* src = t.data<T>();
+  T* dst = out.data<T>();
+  const auto od = Dims(out);
+  int64_t i = 0;
+  for (int64_t a = 0; a < od[0]; ++a)
+    for (int64_t b = 0; b < od[1]; ++b)
+      for (int64_t c = 0; c < od[2]; ++c)
+        for (int64_t e = 0; e < od[3]; ++e)
+          dst[i++] = src[a * in_strides[perm[0]] + b * in_strides[perm[1]] + c * in_strides[perm[2]] +
+                         e * in_strides[perm[3]]];
+  return out;
+}
+
+// Patches of one [h, w, c] image: row p = oy * out_w + ox holds the window at that output
+// position, (ky, kx, channel) fastest last; positions in the padding are 0.
+template <typename T>
+void Im2Col(const T* image, const Conv2DShape& s, const Conv2DAttrs& a, T* col) {
+  const int64_t k = s.k_h * s.k_w * s.in_c;
+  for (int64_t oy = 0; oy < s.out_h; ++oy) {
+    for (int64_t ox = 0; ox < s.out_w; ++ox) {
+      T* row = col + (oy * s.out_w + ox) * k;
+      for (int64_t ky = 0; ky < s.k_h; ++ky) {
+        const int64_t iy = oy * a.stride_h - s.pad_top + ky * a.dilation_h;
+        for (int64_t kx = 0; kx < s.k_w; ++kx) {
+          const int64_t ix = ox * a.stride_w - s.pad_left + kx * a.dilation_w;
+          T* dst = row + (ky * s.k_w + kx) * s.in_c;
+          if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) {
+            std::fill(dst, dst + s.in_c, T(0));
+          } else {
+            std::memcpy(dst, image + (iy * s.in_w + ix) * s.in_c, s.in_c * sizeof(T));
+          }
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of Im2Col: every patch value is added back where it came from.
+template <typename T>
+void Col2ImAdd(const T* col, const Conv2DShape& s, const Conv2DAttrs& a, T* image) {
+  const int64_t k = s.k_h * s.k_w * s.in_c;
+  for (int64_t oy = 0; oy < s.out_h; ++oy) {
+    for (int64_t ox = 0; ox < s.out_w; ++ox) {
+      const T* row = col + (oy * s.out_w + ox) * k;
+      for (int64_t ky = 0; ky < s.k_h; ++ky) {
+        const int64_t iy = oy * a.stride_h - s.pad_top + ky * a.dilation_h;
+        if (iy < 0 || iy >= s.in_h) continue;
+        for (int64_t kx = 0; kx < s.k_w; ++kx) {
+          const int64_t ix = ox * a.stride_w - s.pad_left + kx * a.dilation_w;
+          if (ix < 0 || ix >= s.in_w) continue;
+          const T* src = row + (ky * s.k_w + kx) * s.in_c;
+          T* dst = image + (iy * s.in_w + ix) * s.in_c;
+          for (int64_t c = 0; c < s.in_c; ++c) dst[c] += src[c];
+        }
+      }
+    }
+  }
+}
+
+// The 4 ints of a sizes input (input_sizes / filter_sizes), checked.
+absl::StatusOr<std::array<int64_t, 4>> Sizes(const Tensor& t, const char* what) {
+  TW_RETURN_IF_ERROR(array_kernels::CheckVector(t, what));
+  const DimVector v = array_kernels::IntValues(t);
+  if (v.size() != 4 || std::any_of(v.begin(), v.end(), [](int64_t d) { return d < 0; })) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " must be 4 non-negative sizes, got ", t.DebugString()));
+  }
+  return std::array<int64_t, 4>{v[0], v[1], v[2], v[3]};
+}
+
+class ConvKernelBase : public OpKernel {
+ public:
+  explicit ConvKernelBase(OpKernelConstruction& c) : OpKernel(c) {
+    auto attrs = conv::ReadConv2DAttrs(c.attrs());
+    if (!attrs.ok()) {
+      c.Fail(attrs.status());
+      return;
+    }
+    attrs_ = *attrs;
+  }
+
+ protected:
+  // The geometry for an NHWC input of `input` dims and a filter; out_backprop, when given,
+  // must have the output's shape.
+  absl::StatusOr<Conv2DShape> Geometry(const std::array<int64_t, 4>& input_nhwc, const std::array<int64_t, 4>& filter,
+                                       const Tensor* out_backprop_nhwc) const {
+    TW_ASSIGN_OR_RETURN(Conv2DShape s, conv::ComputeConv2DShape(attrs_, input_nhwc, filter));
+    if (out_backprop_nhwc != nullptr &&
+        Dims(*out_backprop_nhwc) != std::array<int64_t, 4>{s.batch, s.out_h, s.out_w, s.out_c}) {
+      return absl::InvalidArgumentError(absl::StrCat("out_backprop has shape ", out_backprop_nhwc->shape().DebugString(),
+                                                     " but the convolution's output is [", s.batch, ",", s.out_h, ",",
+                                                     s.out_w, ",", s.out_c, "] (NHWC)"));
+    }
+    return s;
+  }
+  template <typename T>
+  Tensor Nhwc(const Tensor& t) const {
+    return attrs_.nchw ? Transposed<T>(t, true) : t;
+  }
+  // Allocates output 0 (in the data format: the size limit applies before any work) and
+  // returns where the NHWC result goes: the output itself, or for NCHW a scratch tensor
+  // that Finish transposes into it.
+  template <typename T>
+  absl::StatusOr<Tensor> BeginOutput(OpKernelContext& ctx, const std::array<int64_t, 4>& nhwc, DType dtype) {
+    const std::array<int64_t, 4> dims = conv::FromNhwc(nhwc, attrs_.nchw);
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(DimVector(dims.begin(), dims.end())));
+    TW_ASSIGN_OR_RETURN(output_, ctx.allocate_output(0, shape, dtype));
+    if (!attrs_.nchw) return *output_;
+    return Tensor(dtype, TensorShape({nhwc[0], nhwc[1], nhwc[2], nhwc[3]}));
+  }
+  template <typename T>
+  void Finish(const Tensor& nhwc_result) {
+    if (!attrs_.nchw) return;
+    const Tensor ordered = Transposed<T>(nhwc_result, false);
+    std::memcpy(output_->raw_data(), ordered.raw_data(), ordered.TotalBytes());
+  }
+
+  Conv2DAttrs attrs_;
+  Tensor* output_ = nullptr;
+};
+
+template <typename T>
+class Conv2DOp : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(0), "input"));
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(1), "filter"));
+    const Tensor input = Nhwc<T>(ctx.input(0));
+    const Tensor& filter = ctx.input(1);
+    TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), Dims(filter), nullptr));
+    TW_ASSIGN_OR_RETURN(Tensor result, BeginOutput<T>(ctx, {s.batch, s.out_h, s.out_w, s.out_c}, input.dtype()));
+    const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
+    std::vector<T> col(static_cast<size_t>(p * k));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      Im2Col(input.data<T>() + n * s.in_h * s.in_w * s.in_c, s, attrs_, col.data());
+      Gemm<T>(&ctx, col.data(), filter.data<T>(), result.data<T>() + n * p * s.out_c, p, k, s.out_c, false, false);
+    }
+    Finish<T>(result);
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class Conv2DBackpropInputOp : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(auto sizes, Sizes(ctx.input(0), "input_sizes"));
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(1), "filter"));
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
+    const Tensor& filter = ctx.input(1);
+    const Tensor dy = Nhwc<T>(ctx.input(2));
+    TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(conv::ToNhwc(sizes, attrs_.nchw), Dims(filter), &dy));
+    TW_ASSIGN_OR_RETURN(Tensor result, BeginOutput<T>(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype()));
+    std::fill(result.data<T>(), result.data<T>() + result.NumElements(), T(0));
+    const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
+    std::vector<T> col(static_cast<size_t>(p * k));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      // col[p, k] = dy[p, oc] * filter[k, oc]^T
+      Gemm<T>(&ctx, dy.data<T>() + n * p * s.out_c, filter.data<T>(), col.data(), p, s.out_c, k, false, true);
+      Col2ImAdd(col.data(), s, attrs_, result.data<T>() + n * s.in_h * s.in_w * s.in_c);
+    }
+    Finish<T>(result);
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class Conv2DBackpropFilterOp : public ConvKernelBase {
+ public:
+  using ConvKernelBase::ConvKernelBase;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(0), "input"));
+    TW_ASSIGN_OR_RETURN(auto filter_sizes, Sizes(ctx.input(1), "filter_sizes"));
+    TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
+    const Tensor input = Nhwc<T>(ctx.input(0));
+    const Tensor dy = Nhwc<T>(ctx.input(2));
+    TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), filter_sizes, &dy));
+    const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, TensorShape({s.k_h, s.k_w, s.in_c, s.out_c}), dy.dtype()));
+    T* dw = out->data<T>();
+    std::fill(dw, dw + out->NumElements(), T(0));
+    std::vector<T> col(static_cast<size_t>(p * k)), part(static_cast<size_t>(k * s.out_c));
+    for (int64_t n = 0; n < s.batch; ++n) {
+      Im2Col(input.data<T>() + n * s.in_h * s.in_w * s.in_c, s, attrs_, col.data());
+      // part[k, oc] = col[p, k]^T * dy[p, oc]
+      Gemm<T>(&ctx, col.data(), dy.data<T>() + n * p * s.out_c, part.data(), k, p, s.out_c, true, false);
+      for (size_t i = 0; i < part.size(); ++i) dw[i] += part[i];
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterConvKernels(KernelRegistry& r) {
+  r.Register({"Conv2D", kDeviceCpu, TypedFactory<Conv2DOp, KernelTypes::kFloating>(), "", {}});
+  r.Register({"Conv2DBackpropInput", kDeviceCpu, TypedFactory<Conv2DBackpropInputOp, KernelTypes::kFloating>(), "", {}});
+  r.Register({"Conv2DBackpropFilter", kDeviceCpu, TypedFactory<Conv2DBackpropFilterOp, KernelTypes::kFloating>(), "", {}});
+}
+
+}  // namespace tw
