@@ -142,6 +142,8 @@ absl::Status TfMasterAdapter::Reset(const tfwire::ResetRequest& req, tfwire::Res
   }
   ResetRequest ours;
   *ours.mutable_container() = req.container();
+  // TensorFlow resets only the default container ("") when none is named; ours, all of them.
+  if (ours.container().empty()) ours.add_container("");
   ResetResponse ignored;
   return master_->Reset(ours, &ignored);
 }

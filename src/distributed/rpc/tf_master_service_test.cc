@@ -222,6 +222,26 @@ TEST_F(TfMasterServiceTest, ARequestThatIsNotTheMessageIsInvalidArgument) {
                 "/tensorflow.MasterService/CreateSession: the request is not a valid CreateSessionRequest message");
 }
 
+TEST_F(TfMasterServiceTest, ResetWithNoContainerClearsTheDefaultOne) {
+  Graph g;
+  Variable v(g, constant(g, 3.0f), "v");
+  const std::string handle = CreateSession(g.ToGraphDef());
+  auto run = [&](const std::string& fetch, const std::string& target) {
+    tfwire::RunStepRequest req;
+    req.set_session_handle(handle);
+    if (!fetch.empty()) req.add_fetch(fetch);
+    if (!target.empty()) req.add_target(target);
+    tfwire::RunStepResponse resp;
+    return CallMaster("RunStep", req, &resp);
+  };
+  ASSERT_OK(run("", v.initializer().name()));
+  ASSERT_OK(run(v.read().name(), ""));
+  tfwire::ResetResponse reset;
+  ASSERT_OK(CallMaster("Reset", tfwire::ResetRequest(), &reset));
+  // The variable went with its container.
+  EXPECT_STATUS(run(v.read().name(), ""), absl::StatusCode::kFailedPrecondition, "variable 'v' is uninitialized");
+}
+
 TEST(TfWireProtoTest, RegisteredUnderTensorweaveInAPackageOfOurs) {
   // TensorFlow's own protos may be registered in the same process: nothing of ours is
   // named tensorflow.*, and no service descriptor is registered for the served paths.
