@@ -109,15 +109,16 @@ struct RealDivF : FloatTypes {
   }
 };
 
-// Maximum and Minimum propagate NaN, like NumPy and TensorFlow.
+// Maximum and Minimum propagate NaN, like NumPy and TensorFlow, and give x on ties (so
+// max(0, -0) is 0 and max(-0, 0) is -0, as TensorFlow's).
 struct MaximumF : NumericTypes {
   static constexpr int64_t kCost = 1;
   template <typename T>
   T operator()(T x, T y) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return (x > y || x != x) ? x : y;
+      return (x < y || y != y) ? y : x;
     } else {
-      return x > y ? x : y;
+      return x < y ? y : x;
     }
   }
 };
@@ -127,9 +128,9 @@ struct MinimumF : NumericTypes {
   template <typename T>
   T operator()(T x, T y) const {
     if constexpr (std::is_floating_point_v<T>) {
-      return (x < y || x != x) ? x : y;
+      return (y < x || y != y) ? y : x;
     } else {
-      return x < y ? x : y;
+      return y < x ? y : x;
     }
   }
 };

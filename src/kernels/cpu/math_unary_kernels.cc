@@ -84,15 +84,16 @@ struct SquareF : PerElement<SquareF, NumericTypes, 1> {
 struct ReluF : PerElement<ReluF, NumericTypes, 1> {
   template <typename T>
   static T Apply(T x) {
-    return x < T{0} ? T{0} : x;
+    // As TensorFlow (checked by test_tf_oracle_ops.py): -0 gives +0, NaN stays NaN.
+    return x > T{0} ? x : (x != x ? x : T{0});
   }
 };
 
-// -1, 0 or 1; NaN stays NaN.
+// -1, 0 or 1 (+0 for either zero, as TensorFlow); NaN stays NaN.
 struct SignF : PerElement<SignF, NumericTypes, 1> {
   template <typename T>
   static T Apply(T x) {
-    return x > T{0} ? T{1} : (x < T{0} ? T{-1} : x);
+    return x > T{0} ? T{1} : (x < T{0} ? T{-1} : (x != x ? x : T{0}));
   }
 };
 
@@ -117,10 +118,13 @@ struct EigenArray : FloatTypes {
   }
 };
 
-struct SqrtF : EigenArray<SqrtF, 2> {
-  template <typename A>
-  static auto Eval(const A& x) {
-    return x.sqrt();
+// std::sqrt, IEEE's: Eigen's AVX-512 packet sqrt of doubles gave NaN for +inf and +0 for
+// -0 (found by test_tf_oracle_ops.py). Vectorized all the same: this file is built with
+// -fno-math-errno.
+struct SqrtF : PerElement<SqrtF, FloatTypes, 2> {
+  template <typename T>
+  static T Apply(T x) {
+    return std::sqrt(x);
   }
 };
 struct RsqrtF : EigenArray<RsqrtF, 2> {
@@ -188,7 +192,8 @@ struct ReluGradF : NumericTypes {
   static constexpr const char* kNames[2] = {"gradients", "features"};
   template <typename T>
   static T Apply(T gradients, T features) {
-    return features > T{0} ? gradients : T{0};
+    // A product, as TensorFlow computes it: NaN and infinite gradients stay NaN at features <= 0.
+    return gradients * static_cast<T>(features > T{0});
   }
 };
 

@@ -1,0 +1,330 @@
+"""The differential op test: every op of our registry is run against TensorFlow's kernel of
+the same name (tf.raw_ops in a subprocess with the pinned TensorFlow) on random inputs with
+edge values (+-0, +-inf, NaN, denormals, int min/max, empty and broadcast shapes), or is
+listed below with the reason it is not. Integer and bool results must be equal; floats within
+the bound stated per op. A registered op in neither list fails the test, so a new op is
+covered the day it lands (or says why not)."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
+
+F32, F64, I32, I64, BOOL = np.float32, np.float64, np.int32, np.int64, np.bool_
+FLOATS, INTS = (F32, F64), (I32, I64)
+NUMERIC = FLOATS + INTS
+
+# Ops not compared with TensorFlow's kernel, and why.
+EXCLUDED = {
+    **{op: "internal: only the partitioner and the session create it" for op in ("_Arg", "_Retval", "_Send", "_Recv")},
+    **{op: "random: TensorFlow's generator is not ours (shapes and statistics are tested in random_kernels_test)"
+       for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt")},
+    **{op: "stateful resource op: compared through whole programs (variables, optimizers, queues) instead"
+       for op in ("VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                  "VarIsInitializedOp", "DestroyResourceOp", "ResourceApplyGradientDescent", "ResourceApplyMomentum",
+                  "ResourceApplyAdagrad", "ResourceApplyAdam", "ResourceApplyRMSProp", "FIFOQueueV2", "QueueEnqueueV2",
+                  "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2", "QueueCloseV2", "QueueSizeV2",
+                  "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
+                  "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep",
+                  "ResourceAccumulatorTakeGradient")},
+    **{op: "not a TensorFlow op (tensorweave's checkpoint ops; TF's V2 files are tested both ways instead)"
+       for op in ("SaveTensors", "RestoreTensors")},
+    **{op: "no data to compare (graph plumbing)" for op in ("NoOp", "Const", "Placeholder")},
+    **{op: "compared with TensorFlow, gradients included, in test_conv2d.py"
+       for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
+}
+# Ops that have no input spec yet: the differential test does not cover them (issue 25).
+NOT_YET = {op: "no input spec yet" for op in (
+    "StridedSlice", "StridedSliceGrad", "Split", "SplitV", "Unpack", "Concat", "BiasAddV1", "BiasAddGrad",
+    "BatchMatMul", "Select", "PlaceholderWithDefault", "BroadcastGradientArgs", "OneHot")}
+
+
+# Documented deviation: denormal inputs. Both systems run kernels with denormals flushed
+# (FTZ/DAZ), but TensorFlow's SIMD kernels flush a denormal input on the way through (Log of
+# one is -inf, Maximum of two is 0), while ours that select rather than compute return it as
+# it is (Maximum, Relu, Sign) or see it whole (Log: about -104 in float32). Elements with a
+# denormal input are left out of the comparison; everything else must match.
+def _denormal_positions(inputs, shape):
+    mask = np.zeros(shape, bool)
+    for x in inputs:
+        if np.issubdtype(x.dtype, np.floating) and x.size and x.shape == shape:
+            mask |= (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny)
+    return mask
+
+
+# Ops whose float results are sums of many products: compared within `ulps` of the largest
+# result's magnitude (a result near 0 from cancelling terms has no relative precision).
+CONTRACTIONS = {"MatMul", "BatchMatMulV2", "Sum", "Mean", "Prod", "AddN", "UnsortedSegmentSum",
+                "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
+
+
+# Documented deviation: which zero Maximum/Minimum return for a tie of +0 and -0 follows
+# TensorFlow's SIMD instruction (it differs between its float32, float64 and broadcast
+# paths); values are compared exactly, the sign of those zeros is not.
+ZERO_SIGN_FREE = {"Maximum", "Minimum"}
+
+
+def edge_floats(dtype):
+    info = np.finfo(dtype)
+    return [0.0, -0.0, np.inf, -np.inf, np.nan, info.tiny / 4, -info.tiny / 2, 1.5, -2.25, info.max / 4]
+
+
+def values(rng, dtype, shape, kind="any"):
+    """Random values with the dtype's edge values at the front (kind: any, positive, nonzero, small)."""
+    n = int(np.prod(shape))
+    if dtype == BOOL:
+        return rng.random(n).reshape(shape) < 0.5
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        if kind == "small":
+            flat = rng.integers(0, 4, n)
+        else:
+            flat = rng.integers(-50, 50, n)
+            edges = [info.min, info.max, 0, -1, 1] if kind == "any" else [7, -7, 3]
+            if kind == "positive":
+                edges, flat = [1, 3, 9], np.abs(flat) + 1
+            if kind == "nonzero":
+                flat[flat == 0] = 5
+            flat[:min(n, len(edges))] = edges[:n]
+        return flat.astype(dtype).reshape(shape)
+    flat = rng.normal(size=n) * 3
+    if kind == "positive":
+        flat = np.abs(flat) + 0.1
+    elif kind == "small":
+        flat = rng.uniform(-1.5, 1.5, n)
+    elif kind == "any":
+        edges = edge_floats(dtype)
+        flat[:min(n, len(edges))] = edges[:n]
+    return flat.astype(dtype).reshape(shape)
+
+
+def unary(dtypes, kind="any", shapes=((3, 4), (0,), ())):
+    def make(rng):
+        return [([values(rng, d, s, kind)], {}) for d in dtypes for s in shapes]
+    return make
+
+
+def binary(dtypes, x_kind="any", y_kind="any"):
+    def make(rng):
+        cases = []
+        for d in dtypes:
+            for xs, ys in (((3, 4), (3, 4)), ((3, 1), (4,)), ((2, 0), (1,)), ((), (5,))):
+                cases.append(([values(rng, d, xs, x_kind), values(rng, d, ys, y_kind)], {}))
+        return cases
+    return make
+
+
+def with_attrs(make, attrs_list):
+    def wrapped(rng):
+        return [(inputs, attrs) for inputs, _ in make(rng) for attrs in attrs_list]
+    return wrapped
+
+
+def cases_of(fn):
+    return fn
+
+
+def reduction(dtypes):
+    def make(rng):
+        cases = []
+        for d in dtypes:
+            x = values(rng, d, (3, 4, 2), "small" if d in INTS else "any")
+            for axis in ([1], [0, 2], [-1], []):
+                for keep in (False, True):
+                    cases.append(([x, np.array(axis, I32)], {"keep_dims": keep}))
+        return cases
+    return make
+
+
+def arg_reduction(rng):
+    cases = []
+    for d in NUMERIC:
+        x = values(rng, d, (3, 5), "nonzero")
+        for axis in (0, 1, -1):
+            cases.append(([x, np.array(axis, I32)], {"output_type": "int64"}))
+    return cases
+
+
+def matmul(rng):
+    cases = []
+    for d in NUMERIC:
+        a, b = values(rng, d, (3, 4), "small"), values(rng, d, (4, 5), "small")
+        cases.append(([a, b], {}))
+        cases.append(([a.T.copy(), b], {"transpose_a": True}))
+        cases.append(([a, b.T.copy()], {"transpose_b": True}))
+        cases.append(([values(rng, d, (0, 4)), b], {}))
+    return cases
+
+
+def batch_matmul(rng):
+    return [([values(rng, d, (2, 1, 3, 4), "small"), values(rng, d, (3, 4, 2), "small")], {})
+            for d in NUMERIC] + [([values(rng, F32, (2, 4, 3)), values(rng, F32, (2, 4, 5))], {"adj_x": True})]
+
+
+def softmax_like(rng):
+    return [([values(rng, d, s, "small")], {}) for d in FLOATS for s in ((4, 6), (1, 1), (0, 3))]
+
+
+def xent(rng):
+    cases = []
+    for d in FLOATS:
+        labels = rng.random((5, 4)).astype(d)
+        labels /= labels.sum(axis=1, keepdims=True)
+        cases.append(([values(rng, d, (5, 4), "small"), labels], {}))
+    return cases
+
+
+SPECS = {
+    # (input maker, float tolerance in units of the dtype's epsilon, relative)
+    **{op: (unary(NUMERIC), 0) for op in ("Abs", "Neg", "Sign", "Square", "Identity", "ZerosLike", "OnesLike",
+                                          "Shape", "Size", "Rank")},
+    "Relu": (unary(NUMERIC), 0),
+    **{op: (unary(FLOATS), 4) for op in ("Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid", "Reciprocal")},
+    **{op: (binary(NUMERIC), 0) for op in ("Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum")},
+    "Div": (binary(NUMERIC, y_kind="nonzero"), 1),
+    "FloorDiv": (binary(NUMERIC, y_kind="nonzero"), 1),
+    "FloorMod": (binary(NUMERIC, y_kind="nonzero"), 1),
+    "RealDiv": (binary(FLOATS), 1),
+    "SquaredDifference": (binary(FLOATS), 1),
+    "Pow": (lambda rng: binary(FLOATS, "positive", "small")(rng) + binary(INTS, "small", "small")(rng), 4),
+    **{op: (binary(NUMERIC), 0) for op in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual")},
+    **{op: (binary((BOOL,)), 0) for op in ("LogicalAnd", "LogicalOr")},
+    "LogicalNot": (unary((BOOL,)), 0),
+    **{op: (lambda rng: [([values(rng, d, (3, 4), "small"), values(rng, d, (3, 4))], {}) for d in FLOATS], 2)
+       for op in ("SigmoidGrad", "TanhGrad")},
+    "ReluGrad": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, (3, 4))], {}) for d in NUMERIC], 0),
+    "Cast": (lambda rng: [([values(rng, s, (2, 5), "small" if np.issubdtype(s, np.integer) else "any")],
+                           {"DstT": np.dtype(t).name}) for s in NUMERIC + (BOOL,) for t in NUMERIC + (BOOL,)
+                          if not (np.issubdtype(s, np.floating) and t in INTS)], 0),
+    "SelectV2": (lambda rng: [([values(rng, BOOL, (3, 1)), values(rng, d, (3, 4)), values(rng, d, (4,))], {})
+                              for d in NUMERIC], 0),
+    "AddN": (lambda rng: [([values(rng, d, (2, 3), "small") for _ in range(3)], {}) for d in NUMERIC], 1),
+    **{op: (reduction(NUMERIC), 8) for op in ("Sum", "Mean", "Max", "Min", "Prod")},
+    **{op: (arg_reduction, 0) for op in ("ArgMax", "ArgMin")},
+    "MatMul": (matmul, 8),
+    "BatchMatMulV2": (batch_matmul, 8),
+    **{op: (softmax_like, 8) for op in ("Softmax", "LogSoftmax")},
+    "SoftmaxCrossEntropyWithLogits": (xent, 8),
+    "BiasAdd": (lambda rng: [([values(rng, d, (2, 3, 4)), values(rng, d, (4,))], {}) for d in NUMERIC], 0),
+    "Reshape": (lambda rng: [([values(rng, d, (2, 6)), np.array(s, I32)], {}) for d in NUMERIC
+                             for s in ([3, 4], [-1], [4, -1, 1])], 0),
+    "Transpose": (lambda rng: [([values(rng, d, (2, 3, 4)), np.array(p, I32)], {}) for d in NUMERIC + (BOOL,)
+                               for p in ([2, 0, 1], [0, 1, 2])], 0),
+    "ConcatV2": (lambda rng: [([values(rng, d, (2, 3)), values(rng, d, (2, 1)), np.array(a, I32)], {})
+                              for d in NUMERIC for a in (1, -1)], 0),
+    "Pack": (lambda rng: [([values(rng, d, (2, 3)), values(rng, d, (2, 3))], {"axis": a}) for d in NUMERIC
+                          for a in (0, 2, -1)], 0),
+    "Tile": (lambda rng: [([values(rng, d, (2, 3)), np.array([2, 1], I32)], {}) for d in NUMERIC], 0),
+    "Slice": (lambda rng: [([values(rng, d, (4, 5)), np.array([1, 2], I32), np.array([2, -1], I32)], {})
+                           for d in NUMERIC], 0),
+    "Pad": (lambda rng: [([values(rng, d, (2, 3)), np.array([[1, 0], [2, 1]], I32)], {}) for d in NUMERIC], 0),
+    "GatherV2": (lambda rng: [([values(rng, d, (4, 3)), np.array([[3, 0], [1, 1]], I64), np.array(a, I32)], {})
+                              for d in NUMERIC + (BOOL,) for a in (0,)] +
+                             [([values(rng, F32, (2, 5)), np.array([4, 0], I32), np.array(1, I32)], {})], 0),
+    "UnsortedSegmentSum": (lambda rng: [([values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], I32),
+                                         np.array(4, I32)], {}) for d in NUMERIC], 1),
+    "ExpandDims": (lambda rng: [([values(rng, F32, (2, 3)), np.array(a, I32)], {}) for a in (0, -1, 2)], 0),
+    "Squeeze": (lambda rng: [([values(rng, d, (1, 3, 1))], {"squeeze_dims": dims}) for d in NUMERIC
+                             for dims in ([], [0], [-1])], 0),
+    "Fill": (lambda rng: [([np.array([2, 3], I32), values(rng, d, ())], {}) for d in NUMERIC + (BOOL,)], 0),
+    "Range": (lambda rng: [([np.array(a, d), np.array(b, d), np.array(c, d)], {}) for d in NUMERIC
+                           for a, b, c in ((0, 10, 3), (5, -1, -2), (2, 2, 1))], 2),
+    "BroadcastTo": (lambda rng: [([values(rng, d, (3, 1)), np.array([2, 3, 4], I32)], {}) for d in NUMERIC], 0),
+}
+
+
+def _differences(inputs, ours, theirs):
+    """The first differing elements: inputs there, ours, TensorFlow's (bit-level for floats)."""
+    flat_o, flat_t = ours.ravel(), theirs.ravel()
+    bad = [i for i in range(flat_o.size) if not (flat_o[i] == flat_t[i] and np.signbit(flat_o[i]) ==
+                                                 np.signbit(flat_t[i])) and not (np.isnan(flat_o[i]) and
+                                                                                 np.isnan(flat_t[i]))]
+    shown = []
+    for i in bad[:4]:
+        at = [x.ravel()[i % x.size].item() if x.size else None for x in inputs if x.shape == ours.shape]
+        shown.append(f"[{i}] inputs {at} ours {flat_o[i]!r} tf {flat_t[i]!r}")
+    return f"{len(bad)} of {flat_o.size} differ: " + "; ".join(shown)
+
+
+def registered_ops():
+    tw = os.path.join(BUILD_DIR, "tools", "tw")
+    return set(subprocess.run([tw, "ops"], capture_output=True, text=True, check=True).stdout.split())
+
+
+def test_every_registered_op_is_compared_or_says_why_not():
+    ops = registered_ops()
+    listed = set(SPECS) | set(EXCLUDED) | set(NOT_YET)
+    assert not set(SPECS) & set(EXCLUDED), set(SPECS) & set(EXCLUDED)
+    assert ops - listed == set(), f"registered ops with no differential test and no reason: {sorted(ops - listed)}"
+    assert listed - ops == set(), f"listed ops that are not registered: {sorted(listed - ops)}"
+    print(f"\n{len(SPECS)} of {len(ops)} ops compared with TensorFlow; {len(EXCLUDED)} excluded with a reason; "
+          f"{len(NOT_YET)} without an input spec yet: {', '.join(sorted(NOT_YET))}")
+
+
+def _run_ours(op, inputs, attrs):
+    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else v) for k, v in attrs.items()}
+    g = tf.Graph()
+    with g.as_default():
+        node = g.create_op(op, [tf.constant(x) for x in inputs], ours_attrs)
+        with tf.Session(graph=g) as sess:
+            return [np.asarray(v) for v in sess.run(list(node.outputs))]
+
+
+def test_ops_match_tensorflow(tmp_path):
+    python = require_tensorflow("test_ops_match_tensorflow")
+    rng = np.random.default_rng(2026)
+    arrays, cases, meta = {}, [], []
+    for op in sorted(SPECS):
+        make, ulps = SPECS[op]
+        for inputs, attrs in make(rng):
+            keys = []
+            for x in inputs:
+                keys.append(f"a{len(arrays)}")
+                arrays[keys[-1]] = x
+            list_sizes = {"values": len(inputs) - 1 if op == "ConcatV2" else len(inputs)}
+            if op == "AddN":
+                list_sizes = {"inputs": len(inputs)}
+            cases.append({"op": op, "inputs": keys, "attrs": attrs, "list_sizes": list_sizes})
+            meta.append((op, inputs, attrs, ulps))
+    np.savez(tmp_path / "in.npz", **arrays)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    run_tf_script(python, "raw_ops.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
+                  str(tmp_path / "out.npz"), timeout=600)
+    theirs = np.load(tmp_path / "out.npz")
+    failures = []
+    for i, (op, inputs, attrs, ulps) in enumerate(meta):
+        what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs}"
+        if f"c{i}_error" in theirs.files:
+            failures.append(f"{what}: TensorFlow failed: {theirs[f'c{i}_error']}")
+            continue
+        try:
+            ours = _run_ours(op, inputs, attrs)
+        except tf.errors.OpError as e:
+            failures.append(f"{what}: tensorweave failed: {e.message}")
+            continue
+        for j, value in enumerate(ours):
+            expected = theirs[f"c{i}_o{j}"]
+            if value.shape != expected.shape or value.dtype != expected.dtype:
+                failures.append(f"{what} output {j}: {value.dtype}{value.shape} vs TensorFlow's "
+                                f"{expected.dtype}{expected.shape}")
+            elif np.issubdtype(expected.dtype, np.floating):
+                eps = np.finfo(expected.dtype).eps
+                keep = ~_denormal_positions(inputs, expected.shape)
+                v, e = value[keep], expected[keep]
+                finite = np.abs(e[np.isfinite(e)])
+                scale = float(finite.max()) if op in CONTRACTIONS and finite.size else 0.0
+                try:
+                    np.testing.assert_allclose(v, e, rtol=max(ulps, 1) * eps, equal_nan=True,
+                                               atol=max(ulps, 1) * eps * scale if ulps else 0)
+                    if ulps == 0 and op not in ZERO_SIGN_FREE:  # exact ops: the sign of zero too
+                        np.testing.assert_array_equal(np.signbit(v), np.signbit(e))
+                except AssertionError:
+                    failures.append(f"{what} output {j}: {_differences(inputs, value, expected)}")
+            elif not np.array_equal(value, expected):
+                failures.append(f"{what} output {j}: {value.ravel()[:8]} vs TensorFlow's {expected.ravel()[:8]}")
+    print(f"\n{len(meta)} cases of {len(SPECS)} ops compared with TensorFlow")
+    assert not failures, f"{len(failures)} mismatches:\n" + "\n".join(failures)
