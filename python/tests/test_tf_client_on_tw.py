@@ -4,7 +4,6 @@ which serve TensorFlow's MasterService beside ours. Results equal TensorFlow's o
 single-process runs and tensorweave's; what tensorweave refuses reaches TensorFlow's
 client as TensorFlow's error classes with our messages."""
 import json
-import os
 
 import numpy as np
 import pytest
@@ -14,14 +13,6 @@ import tensorweave as tw
 from conftest import free_port
 from tf_peer import require_tensorflow, run_tf_script
 from tw_tasks import TensorweaveTasks
-
-# Under AddressSanitizer + UBSan (scripts/sanitize.sh asan) the tw server dies on a real
-# TensorFlow client's first CreateSession: UBSan reports a misaligned `this` in the pool
-# task of tf_master_service.cc (the same calls from our own client pass under the
-# sanitizers, and these tests pass on Release builds). Not understood yet: RELIABILITY.md
-# and issue 25 record it; until it is fixed these tests do not run in the sanitized suite.
-pytestmark = pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
-                                reason="known crash of the sanitized tw server with TensorFlow's client (RELIABILITY.md)")
 
 
 @pytest.fixture(scope="module")
