@@ -9,10 +9,12 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/cwise.h"
 #include "tensor/tensor_eigen.h"
 
 namespace tw {
@@ -174,6 +176,12 @@ class BiasAddOp : public OpKernel {
     const int64_t row = l.channels * l.inner;
     ctx.ParallelFor(l.outer, row, [&](int64_t begin, int64_t end) {
       for (int64_t o = begin; o < end; ++o) {
+        if constexpr (std::is_integral_v<T>) {  // integers wrap, as TensorFlow's (no overflow UB)
+          for (int64_t i = 0; i < row; ++i) {
+            dst[o * row + i] = cwise::WrapAdd(src[o * row + i], b[l.inner == 1 ? i : i / l.inner]);
+          }
+          continue;
+        }
         if (l.inner == 1) {
           ArrayMap<T>(dst + o * row, row) =
               ConstArrayMap<T>(src + o * row, row) + ConstArrayMap<T>(b, row);
