@@ -3,6 +3,8 @@
 //          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement]
 //   tw server ... / tw cluster ...   (see kUsage)
 //   tw ops      lists the registered ops
+//   tw ops --gradients   each op with its gradient: "gradient", "none" (registered as not
+//                        differentiable) or "missing"
 // Errors print one clear line and exit non-zero.
 #include <filesystem>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "autodiff/gradient_registry.h"
 #include "distributed/process_cluster.h"
 #include "client/tensor_text.h"
 #include "core/parent_watch.h"
@@ -70,7 +73,9 @@ constexpr char kUsage[] =
     "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N, --tls_cert PEM,\n"
     "        --tls_key PEM, --tls_ca PEM, --cluster_token_file F\n"
     "                                passed to every task\n"
-    "  ops   list the registered ops\n";
+    "  ops   list the registered ops\n"
+    "        --gradients             with each op's gradient: gradient, none (not\n"
+    "                                differentiable) or missing\n";
 
 // The field of `security` a flag ("--tls_cert", "-tls_cert"...) names; null for others.
 std::string* SecurityFlag(std::string flag, tw::TransportSecurity* security) {
@@ -336,7 +341,19 @@ int main(int argc, char** argv) {
     }
   }
   if (command == "ops") {
-    for (const std::string& op : tw::OpRegistry::Global().ListOps()) std::cout << op << "\n";
+    bool with_gradients = argc > 2 && std::string(argv[2]) == "--gradients";
+    if (argc > 2 + with_gradients) {
+      std::cerr << "tw ops: unknown argument '" << argv[2 + with_gradients] << "'\n" << kUsage;
+      return 2;
+    }
+    const tw::GradientRegistry& grads = tw::GradientRegistry::Global();
+    for (const std::string& op : tw::OpRegistry::Global().ListOps()) {
+      std::cout << op;
+      if (with_gradients) {
+        std::cout << " " << (!grads.Find(op).ok() ? "missing" : grads.IsNoGradient(op) ? "none" : "gradient");
+      }
+      std::cout << "\n";
+    }
     return 0;
   }
   if (command == "server" || command == "cluster") {

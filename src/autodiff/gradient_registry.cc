@@ -29,9 +29,13 @@ const GradientRegistry& GradientRegistry::Global() {
   return *registry;
 }
 
-void GradientRegistry::Register(const std::string& op, GradFn fn) { fns_[op] = std::move(fn); }
+void GradientRegistry::Register(const std::string& op, GradFn fn) {
+  fns_[op] = std::move(fn);
+  no_gradient_.erase(op);
+}
 
 void GradientRegistry::RegisterNoGradient(const std::string& op) {
+  no_gradient_.insert(op);
   fns_[op] = [](const GradContext& ctx) {
     return std::vector<Output>(ctx.op.node()->num_inputs());
   };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "graph/attr_value.h"
 #include "tensorweave/ops.h"
@@ -41,9 +42,13 @@ class GradientRegistry {
   void RegisterNoGradient(const std::string& op);
   // NotFound naming the op when it has no gradient function.
   absl::StatusOr<const GradFn*> Find(const std::string& op) const;
+  // Whether `op` was registered with RegisterNoGradient (the differential gradient test
+  // compares only real gradients with TensorFlow's).
+  bool IsNoGradient(const std::string& op) const { return no_gradient_.contains(op); }
 
  private:
   absl::flat_hash_map<std::string, GradFn> fns_;
+  absl::flat_hash_set<std::string> no_gradient_;
 };
 
 // tw::gradients with an explicit registry (tests use a partial one).

@@ -1,0 +1,336 @@
+"""The differential gradient test: for every op of our gradient registry (`tw ops --gradients`),
+the same small graph -- the op on constant inputs, dys on its outputs -- differentiated by
+tf.gradients here and by tf.compat.v1.gradients in TensorFlow (tf_side/raw_ops.py in a
+subprocess), on inputs away from points of non-differentiability. Gradients must agree
+within the bound stated per op, in units of the dtype's epsilon relative to the largest
+element of TensorFlow's gradient (a gradient is a sum of products, evaluated by formulas
+that differ between the two). An op with a gradient in neither GRAD_SPECS nor
+GRAD_EXCLUDED fails the test, so an op that gains a gradient is covered the day it lands.
+Ops registered as not differentiable must get no gradient from TensorFlow either (None, or
+zeros as TensorFlow gives for Sign)."""
+import json
+import os
+import subprocess
+
+import numpy as np
+
+import tensorweave as tf
+from test_tf_oracle_ops import BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, values
+from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
+
+GRAD_EXCLUDED = {
+    **{op: "compared with TensorFlow, gradients included, in test_conv2d.py"
+       for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
+    "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
+                      "programs of test_tf_oracle_stateful.py (minimize)",
+}
+
+
+# Documented deviations (RELIABILITY.md, "Deviations from TensorFlow's kernels"):
+# (op, input position) -> (why, what ours must equal given TensorFlow's gradient and the dys).
+GRAD_DEVIATIONS = {
+    # backprop = softmax(logits) - labels, so a gradient flowing into backprop reaches the
+    # labels negated; TensorFlow's gradient leaves that term out (it returns only
+    # grad_loss * -log_softmax(logits) for the labels). Ours keeps it.
+    ("SoftmaxCrossEntropyWithLogits", 1): (
+        "the labels' gradient includes minus the backprop output's gradient",
+        lambda theirs, dys: theirs if dys[1] is None else theirs - dys[1]),
+}
+
+
+def smooth(rng, d, shape, kind="small"):
+    """Floats away from kinks and poles: uniform in (-1.5, 1.5), or positive in [0.5, 2)."""
+    if kind == "positive":
+        return rng.uniform(0.5, 2.0, shape).astype(d)
+    return values(rng, d, shape, "small")
+
+
+BINARY_SHAPES = (((3, 4), (3, 4)), ((3, 1), (4,)), ((), (5,)), ((2, 3, 4), (3, 1)))
+
+
+def g_unary(kind="small", shapes=((3, 4), ())):
+    return lambda rng: [([smooth(rng, d, s, kind)], {}, [0]) for d in FLOATS for s in shapes]
+
+
+def g_binary(x_kind="small", y_kind="small"):
+    return lambda rng: [([smooth(rng, d, xs, x_kind), smooth(rng, d, ys, y_kind)], {}, [0, 1]) for d in FLOATS
+                        for xs, ys in BINARY_SHAPES]
+
+
+def g_reduction(rng):
+    cases = []
+    for d in FLOATS:
+        x = smooth(rng, d, (3, 4, 2))
+        for axis in ([1], [0, 2], [-1], []):
+            for keep in (False, True):
+                cases.append(([x, np.array(axis, I32)], {"keep_dims": keep}, [0]))
+    return cases
+
+
+def g_prod(rng):
+    # One zero on a reduced row (TensorFlow's gradient is then the product of the others).
+    x = smooth(rng, F64, (3, 4))
+    x[1, 2] = 0
+    return g_reduction(rng) + [([x, np.array([1], I32)], {"keep_dims": False}, [0])]
+
+
+def g_matmul(rng):
+    cases = []
+    for d in FLOATS:
+        a, b = smooth(rng, d, (3, 4)), smooth(rng, d, (4, 5))
+        cases += [([a, b], {}, [0, 1]), ([a.T.copy(), b], {"transpose_a": True}, [0, 1]),
+                  ([a, b.T.copy()], {"transpose_b": True}, [0, 1]),
+                  ([a.T.copy(), b.T.copy()], {"transpose_a": True, "transpose_b": True}, [0, 1])]
+    return cases
+
+
+def g_batch_matmul(broadcast):
+    def make(rng):
+        cases = []
+        for d in FLOATS:
+            xs, ys = ((2, 1, 3, 4), (3, 4, 2)) if broadcast else ((2, 3, 4), (2, 4, 2))
+            cases.append(([smooth(rng, d, xs), smooth(rng, d, ys)], {}, [0, 1]))
+            cases.append(([smooth(rng, d, (2, 4, 3)), smooth(rng, d, (2, 2, 4))], {"adj_x": True, "adj_y": True},
+                          [0, 1]))
+        return cases
+    return make
+
+
+def g_xent(rng):
+    cases = []
+    for d in FLOATS:
+        labels = rng.random((5, 4)).astype(d)
+        labels /= labels.sum(axis=1, keepdims=True)
+        cases.append(([smooth(rng, d, (5, 4)), labels], {}, [0, 1]))
+        cases.append(([smooth(rng, d, (5, 4)), labels], {}, [0, 1], [True, False]))  # the loss alone
+    return cases
+
+
+def g_strided_slice(rng):
+    slices = (([1, 0, 0], [3, 0, 0], [1, 2, 1], {"end_mask": 6}),
+              ([0, -1], [0, 0], [-1, -2], {"begin_mask": 1, "end_mask": 1}),
+              ([0, 1], [0, 2], [1, 1], {"ellipsis_mask": 1, "shrink_axis_mask": 2}),
+              ([1, 0, 0, 0], [2, 0, 0, 0], [1, 1, 1, -1], {"shrink_axis_mask": 1, "new_axis_mask": 2, "end_mask": 12,
+                                                           "begin_mask": 12}))
+    return [([smooth(rng, d, (4, 5, 3)), np.array(b, I32), np.array(e, I32), np.array(s, I32)], masks, [0])
+            for d in FLOATS for b, e, s, masks in slices]
+
+
+def g_strided_slice_grad(rng):
+    return [([np.array([4, 5, 3], I32), np.array([1, 0, 0], I32), np.array([3, 0, 0], I32),
+              np.array([1, 2, 1], I32), smooth(rng, d, (2, 3, 3))], {"end_mask": 6}, [4]) for d in FLOATS]
+
+
+def g_bias_add(rng):
+    return [([smooth(rng, d, s), smooth(rng, d, (4,))], {}, [0, 1]) for d in FLOATS for s in ((2, 3, 4), (5, 4))]
+
+
+def g_bias_add_grad(rng):
+    return [([smooth(rng, d, s)], {"data_format": f}, [0]) for d in FLOATS
+            for s, f in (((2, 3, 4), "NHWC"), ((2, 4, 3, 2), "NCHW"))]
+
+
+def g_select(v2):
+    def make(rng):
+        shapes = (((3, 1), (3, 4), (4,)),) if v2 else (((3, 4), (3, 4), (3, 4)), ((3,), (3, 2), (3, 2)))
+        return [([values(rng, BOOL, c), smooth(rng, d, t), smooth(rng, d, e)], {}, [1, 2]) for d in FLOATS
+                for c, t, e in shapes]
+    return make
+
+
+def g_floats_then_ints(shape, ints, attrs=None):
+    """One float input of `shape` (differentiated) followed by integer inputs."""
+    return lambda rng: [([smooth(rng, d, shape)] + [np.array(i, I32) for i in ints], dict(attrs or {}), [0])
+                        for d in FLOATS]
+
+
+# op: (case maker -> [(inputs, attrs, positions differentiated[, outputs given a dy])], bound in epsilons)
+GRAD_SPECS = {
+    **{op: (g_unary(), 4) for op in ("Neg", "Square", "Exp", "Tanh", "Sigmoid", "Identity")},
+    **{op: (g_unary("positive"), 8) for op in ("Log", "Sqrt", "Rsqrt", "Reciprocal")},
+    # Abs and Relu away from 0, their kink (uniform values are 0 with probability 0).
+    **{op: (g_unary(), 0) for op in ("Abs", "Relu")},
+    **{op: (g_binary(), 8) for op in ("Add", "AddV2", "Sub", "Mul", "SquaredDifference", "Maximum", "Minimum")},
+    **{op: (g_binary(y_kind="positive"), 8) for op in ("Div", "RealDiv")},
+    "FloorMod": (g_binary("positive", "positive"), 8),
+    "Pow": (g_binary("positive"), 16),
+    "AddN": (lambda rng: [([smooth(rng, d, (2, 3)) for _ in range(3)], {}, [0, 1, 2]) for d in FLOATS], 0),
+    "Cast": (lambda rng: [([smooth(rng, s, (2, 3))], {"DstT": np.dtype(t).name}, [0]) for s in FLOATS
+                          for t in FLOATS], 1),
+    "Select": (g_select(False), 0),
+    "SelectV2": (g_select(True), 0),
+    **{op: (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4))], {}, [0, 1]) for d in FLOATS], 8)
+       for op in ("SigmoidGrad", "TanhGrad", "ReluGrad")},
+    **{op: (g_reduction, 8) for op in ("Sum", "Mean", "Max", "Min")},
+    "Prod": (g_prod, 16),
+    "MatMul": (g_matmul, 8),
+    "BatchMatMul": (g_batch_matmul(False), 8),
+    "BatchMatMulV2": (g_batch_matmul(True), 8),
+    **{op: (lambda rng: [([smooth(rng, d, (4, 6))], {}, [0]) for d in FLOATS], 16) for op in ("Softmax", "LogSoftmax")},
+    "SoftmaxCrossEntropyWithLogits": (g_xent, 16),
+    "BiasAdd": (g_bias_add, 8),
+    "BiasAddV1": (g_bias_add, 8),
+    "BiasAddGrad": (g_bias_add_grad, 0),
+    "PlaceholderWithDefault": (lambda rng: [([smooth(rng, d, (3, 4))], {"shape": [3, 4]}, [0]) for d in FLOATS], 0),
+    "Reshape": (g_floats_then_ints((2, 6), ([3, -1],)), 0),
+    "ExpandDims": (g_floats_then_ints((2, 3), (1,)), 0),
+    "Squeeze": (g_floats_then_ints((1, 3, 1), (), {"squeeze_dims": [0]}), 0),
+    "Slice": (g_floats_then_ints((4, 5), ([1, 2], [2, -1])), 0),
+    "StridedSlice": (g_strided_slice, 0),
+    "StridedSliceGrad": (g_strided_slice_grad, 0),
+    "Pad": (g_floats_then_ints((2, 3), ([[1, 0], [2, 1]],)), 0),
+    "Transpose": (g_floats_then_ints((2, 3, 4), ([2, 0, 1],)), 0),
+    "Tile": (g_floats_then_ints((2, 3), ([2, 3],)), 0),
+    "BroadcastTo": (g_floats_then_ints((3, 1), ([2, 3, 4],)), 0),
+    "Fill": (lambda rng: [([np.array([2, 3], I32), smooth(rng, d, ())], {}, [1]) for d in FLOATS], 0),
+    "ConcatV2": (lambda rng: [([smooth(rng, d, (2, 3)), smooth(rng, d, (2, 1)), np.array(-1, I32)], {}, [0, 1])
+                              for d in FLOATS], 0),
+    "Concat": (lambda rng: [([np.array(0, I32), smooth(rng, d, (2, 3)), smooth(rng, d, (1, 3))], {}, [1, 2])
+                            for d in FLOATS], 0),
+    "Pack": (lambda rng: [([smooth(rng, d, (2, 3)), smooth(rng, d, (2, 3))], {"axis": 1}, [0, 1]) for d in FLOATS], 0),
+    "Unpack": (lambda rng: [([smooth(rng, d, (3, 2))], {"num": 3, "axis": 0}, [0], [True, False, True])
+                            for d in FLOATS], 0),
+    "Split": (lambda rng: [([np.array(1, I32), smooth(rng, d, (2, 6))], {"num_split": 3}, [1], [True, False, True])
+                           for d in FLOATS], 0),
+    "SplitV": (lambda rng: [([smooth(rng, d, (2, 6)), np.array([1, -1, 2], I64), np.array(1, I32)], {"num_split": 3},
+                             [0]) for d in FLOATS], 0),
+    "GatherV2": (lambda rng: [([smooth(rng, d, (4, 3)), np.array([[3, 0], [3, 1]], I64), np.array(0, I32)], {}, [0])
+                              for d in FLOATS] +
+                             [([smooth(rng, F32, (2, 5)), np.array([4, 0, 4], I32), np.array(1, I32)], {}, [0])], 0),
+    "UnsortedSegmentSum": (lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(4, I32)],
+                                         {}, [0]) for d in FLOATS], 0),
+}
+
+
+def gradient_registry():
+    """{op: "gradient" | "none" | "missing"} from `tw ops --gradients`."""
+    tw = os.path.join(BUILD_DIR, "tools", "tw")
+    lines = subprocess.run([tw, "ops", "--gradients"], capture_output=True, text=True, check=True).stdout.splitlines()
+    return dict(line.split() for line in lines)
+
+
+def test_every_op_with_a_gradient_is_compared_or_says_why_not():
+    registry = gradient_registry()
+    with_gradient = {op for op, kind in registry.items() if kind == "gradient"}
+    listed = set(GRAD_SPECS) | set(GRAD_EXCLUDED)
+    assert not set(GRAD_SPECS) & set(GRAD_EXCLUDED), set(GRAD_SPECS) & set(GRAD_EXCLUDED)
+    assert with_gradient - listed == set(), f"ops with a gradient and no differential test: {sorted(with_gradient - listed)}"
+    assert listed - with_gradient == set(), f"listed ops without a gradient: {sorted(listed - with_gradient)}"
+    none = sorted(op for op, kind in registry.items() if kind == "none")
+    print(f"\n{len(GRAD_SPECS)} of {len(with_gradient)} ops with a gradient compared with TensorFlow's; "
+          f"{len(GRAD_EXCLUDED)} excluded with a reason; {len(none)} not differentiable")
+
+
+def no_gradient_cases(rng, registry):
+    """Ops registered as not differentiable with a float input: their forward cases (first two)."""
+    cases = []
+    for op in sorted(op for op, kind in registry.items() if kind == "none" and op in SPECS):
+        make, _ = SPECS[op]
+        with_floats = [(inputs, attrs) for inputs, attrs in make(rng)
+                       if any(np.issubdtype(x.dtype, np.floating) for x in inputs)]
+        for inputs, attrs in with_floats[:2]:
+            xs = [i for i, x in enumerate(inputs) if np.issubdtype(x.dtype, np.floating)]
+            cases.append((op, inputs, attrs, xs, None, None))
+    return cases
+
+
+def _run_ours(op, inputs, attrs, xs, dys):
+    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
+                  for k, v in attrs.items()}
+    g = tf.Graph()
+    with g.as_default():
+        consts = [tf.constant(x) for x in inputs]
+        node = g.create_op(op, consts, ours_attrs)
+        ys = [(y, tf.constant(dy)) for y, dy in zip(node.outputs, dys) if dy is not None]
+        if not ys:  # no float output (comparisons): nothing to differentiate
+            return [None] * len(xs)
+        grads = tf.gradients([y for y, _ in ys], [consts[p] for p in xs], grad_ys=[dy for _, dy in ys])
+        with tf.Session(graph=g) as sess:
+            got = sess.run([x for x in grads if x is not None])
+    got = iter(got)
+    return [None if x is None else np.asarray(next(got)) for x in grads]
+
+
+def _output_dtypes_and_shapes(op, inputs, attrs):
+    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
+                  for k, v in attrs.items()}
+    g = tf.Graph()
+    with g.as_default():
+        node = g.create_op(op, [tf.constant(x) for x in inputs], ours_attrs)
+        with tf.Session(graph=g) as sess:
+            return [np.asarray(v) for v in sess.run(list(node.outputs))]
+
+
+def test_gradients_match_tensorflow(tmp_path):
+    python = require_tensorflow("test_gradients_match_tensorflow")
+    rng = np.random.default_rng(25)
+    registry = gradient_registry()
+    plan = []  # (op, inputs, attrs, xs, outputs given a dy, bound); bound None: not differentiable
+    for op in sorted(GRAD_SPECS):
+        make, bound = GRAD_SPECS[op]
+        for case in make(rng):
+            inputs, attrs, xs = case[:3]
+            plan.append((op, inputs, attrs, xs, case[3] if len(case) > 3 else None, bound))
+    plan += no_gradient_cases(rng, registry)
+    arrays, cases, meta = {}, [], []
+    for op, inputs, attrs, xs, with_dy, bound in plan:
+        outputs = _output_dtypes_and_shapes(op, inputs, attrs)
+        dys = []
+        for j, y in enumerate(outputs):
+            wanted = with_dy[j] if with_dy else np.issubdtype(y.dtype, np.floating)
+            dys.append(smooth(rng, y.dtype.type, y.shape) if wanted and np.issubdtype(y.dtype, np.floating) else None)
+        keys = []
+        for x in inputs:
+            keys.append(f"a{len(arrays)}")
+            arrays[keys[-1]] = x
+        dy_keys = []
+        for dy in dys:
+            dy_keys.append(None if dy is None else f"a{len(arrays)}")
+            if dy is not None:
+                arrays[dy_keys[-1]] = dy
+        cases.append({"op": op, "inputs": keys, "attrs": attrs, "list_sizes": list_sizes(op, inputs),
+                      "grads": {"xs": xs, "dys": dy_keys}})
+        meta.append((op, inputs, attrs, xs, dys, bound))
+    np.savez(tmp_path / "in.npz", **arrays)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    run_tf_script(python, "raw_ops.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
+                  str(tmp_path / "out.npz"), timeout=600)
+    theirs = np.load(tmp_path / "out.npz")
+    failures, compared = [], 0
+    for i, (op, inputs, attrs, xs, dys, bound) in enumerate(meta):
+        what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs} d/d inputs {xs}"
+        if f"c{i}_error" in theirs.files:
+            failures.append(f"{what}: TensorFlow failed: {theirs[f'c{i}_error']}")
+            continue
+        try:
+            ours = _run_ours(op, inputs, attrs, xs, dys)
+        except tf.errors.OpError as e:
+            failures.append(f"{what}: tensorweave failed: {e.message}")
+            continue
+        for k, value in enumerate(ours):
+            expected = theirs[f"c{i}_g{k}"] if f"c{i}_g{k}" in theirs.files else None
+            if bound is None:  # not differentiable: TensorFlow's is None or zeros
+                if value is not None or (expected is not None and np.any(expected != 0)):
+                    failures.append(f"{what} input {xs[k]}: ours {value}, TensorFlow's {expected}")
+                continue
+            if value is None or expected is None:
+                failures.append(f"{what} input {xs[k]}: ours {'None' if value is None else 'a gradient'}, "
+                                f"TensorFlow's {'None' if expected is None else 'a gradient'}")
+                continue
+            compared += 1
+            if value.shape != expected.shape or value.dtype != expected.dtype:
+                failures.append(f"{what} input {xs[k]}: {value.dtype}{value.shape} vs TensorFlow's "
+                                f"{expected.dtype}{expected.shape}")
+                continue
+            if (op, xs[k]) in GRAD_DEVIATIONS:
+                expected = GRAD_DEVIATIONS[(op, xs[k])][1](expected, dys)
+            eps = np.finfo(expected.dtype).eps
+            scale = float(np.abs(expected).max()) if expected.size else 0.0
+            try:
+                np.testing.assert_allclose(value, expected, rtol=max(bound, 1) * eps,
+                                           atol=max(bound, 1) * eps * scale)
+            except AssertionError as e:
+                failures.append(f"{what} input {xs[k]}: {str(e).strip()}")
+    print(f"\n{compared} gradients of {len(GRAD_SPECS)} ops compared with TensorFlow's, "
+          f"{sum(m[5] is None for m in meta)} cases of non-differentiable ops checked")
+    assert not failures, f"{len(failures)} mismatches:\n" + "\n".join(failures)
