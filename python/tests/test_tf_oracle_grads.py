@@ -216,6 +216,9 @@ def test_every_op_with_a_gradient_is_compared_or_says_why_not():
     assert not set(GRAD_SPECS) & set(GRAD_EXCLUDED), set(GRAD_SPECS) & set(GRAD_EXCLUDED)
     assert with_gradient - listed == set(), f"ops with a gradient and no differential test: {sorted(with_gradient - listed)}"
     assert listed - with_gradient == set(), f"listed ops without a gradient: {sorted(listed - with_gradient)}"
+    # An op compared with TensorFlow's kernel must say whether it is differentiable.
+    undecided = {op for op, kind in registry.items() if kind == "missing"} & set(SPECS)
+    assert not undecided, f"ops with neither a gradient nor RegisterNoGradient: {sorted(undecided)}"
     none = sorted(op for op, kind in registry.items() if kind == "none")
     print(f"\n{len(GRAD_SPECS)} of {len(with_gradient)} ops with a gradient compared with TensorFlow's; "
           f"{len(GRAD_EXCLUDED)} excluded with a reason; {len(none)} not differentiable")
