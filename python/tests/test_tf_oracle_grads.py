@@ -144,13 +144,35 @@ def g_floats_then_ints(shape, ints, attrs=None):
                         for d in FLOATS]
 
 
+def at_kinks(op):
+    """Cases at points of non-differentiability, where both systems follow a convention:
+    ties of Max/Min and Maximum/Minimum, 0 for Abs and Relu, a zero in Prod."""
+    def make(rng):
+        tie = np.array([[1.0, 3.0, 3.0, -2.0], [0.5, 0.5, 0.5, 0.5]])
+        if op in ("Max", "Min"):
+            return [([tie.astype(d) * (1 if op == "Max" else -1), np.array([1], I32)], {"keep_dims": False}, [0])
+                    for d in FLOATS]
+        if op in ("Maximum", "Minimum"):
+            return [([tie.astype(d), np.array([3.0, 0.5, 3.0, 0.5], d)], {}, [0, 1]) for d in FLOATS]
+        if op == "Prod":
+            return [([np.array([[0.0, 2.0, 0.0], [3.0, 0.0, 4.0]], d), np.array([1], I32)], {"keep_dims": False}, [0])
+                    for d in FLOATS]
+        return [([np.array([0.0, -0.0, 1.0, -1.0], d)], {}, [0]) for d in FLOATS]  # Abs, Relu
+    return make
+
+
+def plus(*makers):
+    return lambda rng: [case for make in makers for case in make(rng)]
+
+
 # op: (case maker -> [(inputs, attrs, positions differentiated[, outputs given a dy])], bound in epsilons)
 GRAD_SPECS = {
     **{op: (g_unary(), 4) for op in ("Neg", "Square", "Exp", "Tanh", "Sigmoid", "Identity")},
     **{op: (g_unary("positive"), 8) for op in ("Log", "Sqrt", "Rsqrt", "Reciprocal")},
     # Abs and Relu away from 0, their kink (uniform values are 0 with probability 0).
-    **{op: (g_unary(), 0) for op in ("Abs", "Relu")},
-    **{op: (g_binary(), 8) for op in ("Add", "AddV2", "Sub", "Mul", "SquaredDifference", "Maximum", "Minimum")},
+    **{op: (plus(g_unary(), at_kinks(op)), 0) for op in ("Abs", "Relu")},
+    **{op: (g_binary(), 8) for op in ("Add", "AddV2", "Sub", "Mul", "SquaredDifference")},
+    **{op: (plus(g_binary(), at_kinks(op)), 8) for op in ("Maximum", "Minimum")},
     **{op: (g_binary(y_kind="positive"), 8) for op in ("Div", "RealDiv")},
     "FloorMod": (g_binary("positive", "positive"), 8),
     "Pow": (g_binary("positive"), 16),
@@ -161,8 +183,9 @@ GRAD_SPECS = {
     "SelectV2": (g_select(True), 0),
     **{op: (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4))], {}, [0, 1]) for d in FLOATS], 8)
        for op in ("SigmoidGrad", "TanhGrad", "ReluGrad")},
-    **{op: (g_reduction, 8) for op in ("Sum", "Mean", "Max", "Min")},
-    "Prod": (g_prod, 16),
+    **{op: (g_reduction, 8) for op in ("Sum", "Mean")},
+    **{op: (plus(g_reduction, at_kinks(op)), 8) for op in ("Max", "Min")},
+    "Prod": (plus(g_prod, at_kinks("Prod")), 16),
     "MatMul": (g_matmul, 8),
     "BatchMatMul": (g_batch_matmul(False), 8),
     "BatchMatMulV2": (g_batch_matmul(True), 8),
