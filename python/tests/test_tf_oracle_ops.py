@@ -9,7 +9,6 @@ import os
 import subprocess
 
 import numpy as np
-import pytest
 
 import tensorweave as tf
 from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
@@ -55,8 +54,8 @@ def _denormal_positions(inputs, shape):
 
 # Ops whose float results are sums of many products: compared within `ulps` of the largest
 # result's magnitude (a result near 0 from cancelling terms has no relative precision).
-CONTRACTIONS = {"MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN", "UnsortedSegmentSum",
-                "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
+CONTRACTIONS = {"MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
+                "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
 # Documented deviation: which zero Maximum/Minimum return for a tie of +0 and -0 follows
@@ -304,7 +303,8 @@ SPECS = {
                                 [([values(rng, d, (2, 4, 3), "small"), values(rng, d, (2, 5, 4), "small")],
                                   {"adj_x": True, "adj_y": True}) for d in FLOATS] +
                                 [([values(rng, F64, (0, 2, 3)), values(rng, F64, (0, 3, 1))], {})], 8),
-    "Select": (lambda rng: [([values(rng, BOOL, c), values(rng, d, s), values(rng, d, s)], {}) for d in NUMERIC + (BOOL,)
+    "Select": (lambda rng: [([values(rng, BOOL, c), values(rng, d, s), values(rng, d, s)], {})
+                            for d in NUMERIC + (BOOL,)
                             for c, s in (((3, 4), (3, 4)), ((3,), (3, 4)), ((), ()), ((0,), (0, 2)))], 0),
     "PlaceholderWithDefault": (lambda rng: [([values(rng, d, (3, 4))], attrs) for d in NUMERIC + (BOOL,)
                                             for attrs in ({"shape": [3, 4]}, {"shape": [None, 4]}, {"shape": None},
