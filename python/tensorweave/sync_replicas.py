@@ -47,6 +47,16 @@ class SyncReplicasOptimizer:
     def local_step_init_op(self):
         return self._op(self._core.local_step_init_op())
 
+    @property
+    def ready_for_local_init_op(self):
+        """Ready once the global variables are initialized (what a Supervisor's
+        ready_for_local_init_op waits for before the local step init)."""
+        if getattr(self, "_ready_for_local_init_op", None) is None:
+            from tensorweave.session_manager import uninitialized_variables_report
+            with self._graph.as_default():
+                self._ready_for_local_init_op = uninitialized_variables_report()
+        return self._ready_for_local_init_op
+
     def get_init_tokens_op(self, num_tokens=-1):
         return self._op(self._core.get_init_tokens_op(int(num_tokens)))
 
