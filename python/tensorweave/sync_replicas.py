@@ -12,7 +12,9 @@ class SyncReplicasOptimizer:
     make_session_run_hook(is_chief) with a MonitoredTrainingSession on a cluster."""
 
     def __init__(self, opt, replicas_to_aggregate, total_num_replicas=None, variable_averages=None,
-                 variables_to_average=None, use_locking=False, name="sync_replicas"):
+                 variables_to_average=None, use_locking=False, name="sync_replicas", replica_id=None):
+        # replica_id: TF 0.x's argument (programs of that time pass it); the worker's index
+        # is not needed here, so it is accepted and unused.
         if variable_averages is not None or variables_to_average is not None:
             raise NotImplementedError("SyncReplicasOptimizer(variable_averages=...) is not supported")
         self._wrapped = opt
