@@ -72,7 +72,8 @@ class Supervisor:
                                              ready_for_local_init_op=self._ready_for_local_init_op,
                                              graph=self._graph, recovery_wait_secs=self._recovery_wait_secs)
         self._session_manager = session_manager
-        self._verify_setup()
+        with self._graph.as_default():
+            self._verify_setup()
         self._graph.finalize()
 
     # ---- defaults, as TF picks them: the graph's collection first, else a new op

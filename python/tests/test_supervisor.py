@@ -234,3 +234,17 @@ def test_non_chief_times_out_when_no_chief_comes(two_task_cluster):
     with pytest.raises(tf.errors.DeadlineExceededError, match="Session was not ready after waiting 1 secs"):
         sv.prepare_or_wait_for_session("grpc://" + two_task_cluster[1], max_wait_secs=1)
     assert time.time() - start < 10
+
+
+def test_a_graph_other_than_the_default():
+    other = tf.Graph()
+    with other.as_default():
+        step, w, _, train = _model()
+    sv = tf.train.Supervisor(graph=other, logdir=None)
+    assert tf.get_default_graph() is not other and sv.global_step.name == "global_step:0"
+    with sv.managed_session() as sess:
+        assert sess.graph is other
+        sess.run(train)
+        assert sess.run(step) == 1
+    with pytest.raises(ValueError, match="must have their device set: global_step"):
+        tf.train.Supervisor(graph=other, is_chief=False)
