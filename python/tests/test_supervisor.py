@@ -248,3 +248,21 @@ def test_a_graph_other_than_the_default():
         assert sess.run(step) == 1
     with pytest.raises(ValueError, match="must have their device set: global_step"):
         tf.train.Supervisor(graph=other, is_chief=False)
+
+
+def test_a_summary_op_is_accepted_with_one_warning(caplog):
+    import logging as py_logging
+    _model()
+    logger = py_logging.getLogger("tensorweave")
+    logger.propagate = True
+    try:
+        with caplog.at_level(py_logging.WARNING, logger="tensorweave"):
+            summary = tf.no_op(name="merged_summaries")
+            for _ in range(2):
+                sv = tf.train.Supervisor(summary_op=summary, logdir=None)
+                assert sv.summary_op is summary and sv.summary_writer is None
+    finally:
+        logger.propagate = False
+    warnings = [r.getMessage() for r in caplog.records if "summary_op" in r.getMessage()]
+    assert warnings == ["Supervisor: summary_op merged_summaries is accepted but no summaries are written "
+                        "(tensorweave has no summary writer yet)"]
