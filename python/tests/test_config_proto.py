@@ -161,3 +161,29 @@ def test_operation_timeout_on_a_cluster(ps_worker_cluster):
             sess.run(item)
         assert time.monotonic() - start < 20
         assert np.isclose(sess.run(tf.constant(1.5)), 1.5)
+
+
+def test_thread_counts_size_the_session_pools():
+    """inter/intra_op_parallelism_threads: each extra thread asked for is one more thread in
+    the process (sessions kept open, counted in a fresh process)."""
+    import subprocess
+    import sys
+    from conftest import python_env
+    script = """
+import os, tensorweave as tf
+x = tf.constant(1.0) + 1.0
+def threads(): return len(os.listdir('/proc/self/task'))
+sessions = []
+for inter, intra in [(1, 1), (7, 1), (1, 5)]:
+    before = threads()
+    sessions.append(tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=inter,
+                                                     intra_op_parallelism_threads=intra)))
+    sessions[-1].run(x)
+    print(threads() - before)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=python_env(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    first, more_inter, more_intra = (int(v) for v in out.stdout.split())
+    # Each session: its inter-op pool plus its device's intra-op pool (the first session
+    # also starts a thread the process keeps).
+    assert (more_inter, more_intra) == (7 + 1, 1 + 5) and first >= 2, out.stdout
