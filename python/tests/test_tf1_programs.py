@@ -118,3 +118,35 @@ def test_mnist_replica_on_a_cluster(sync):
         assert xent < 500 * np.log(10) / 4, out[-1500:]
     steps = [int(n) for n in re.findall(r"global step: (\d+)", outputs["worker", 0][0])]
     assert steps[-1] >= 30
+
+
+def test_runner_changes_only_the_imports_and_the_stand_in_has_mnist_shapes(tmp_path):
+    """Runs without the fetched programs: the rewrite and the synthetic data set."""
+    sys.path.insert(0, os.path.dirname(RUNNER))
+    try:
+        import input_data
+        import run_tf1_program
+    finally:
+        sys.path.pop(0)
+    source = ("import tensorflow as tf\nfrom tensorflow.examples.tutorials.mnist import input_data\n"
+              "from tensorflow.contrib import rnn\nx = 'import tensorflow as tf'\n")
+    assert run_tf1_program.rewrite_imports(source) == (
+        "import tensorweave as tf\nimport input_data\nfrom tensorweave.contrib import rnn\n"
+        "x = 'import tensorflow as tf'\n")
+    mnist = input_data.read_data_sets("/nonexistent", one_hot=True)
+    assert mnist.train.images.shape == (5500, 784) and mnist.train.labels.shape == (5500, 10)
+    assert mnist.test.images.dtype == np.float32 and 0 <= mnist.test.images.min() <= mnist.test.images.max() <= 1
+    xs, ys = mnist.train.next_batch(100)
+    assert xs.shape == (100, 784) and np.all(ys.sum(axis=1) == 1)
+    assert input_data.read_data_sets(None).validation.labels.dtype == np.uint8
+    # A TF1 program of ours, through the runner: the flags reach it, __main__ is the program.
+    program = tmp_path / "prog.py"
+    program.write_text("import tensorflow as tf\nfrom tensorflow.examples.tutorials.mnist import input_data\n"
+                       "tf.app.flags.DEFINE_integer('steps', 1, '')\nFLAGS = tf.app.flags.FLAGS\n"
+                       "def main(_):\n  mnist = input_data.read_data_sets('/tmp', one_hot=True)\n"
+                       "  with tf.Session() as s:\n    print(s.run(tf.reduce_sum(mnist.test.labels)) * FLAGS.steps)\n"
+                       "if __name__ == '__main__':\n  tf.app.run()\n")
+    out = subprocess.run([sys.executable, RUNNER, str(program), "--steps=3"], capture_output=True, text=True,
+                         env=python_env(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout) == 3 * 1100
