@@ -97,13 +97,18 @@ class GrpcSession : public SessionInterface {
     std::vector<std::string> devices;
     if (stub_->ListDevices(&ctx, ListDevicesRequest(), &resp).ok()) {
       for (const std::string& d : resp.device()) {
-        auto parsed = DeviceName::Parse(d);
-        const bool shown = filters_.empty() || (parsed.ok() && std::any_of(filters_.begin(), filters_.end(),
-                                                                          [&](const DeviceName& f) { return f.Matches(*parsed); }));
-        if (shown) devices.push_back(d);
+        if (PassesFilters(d)) devices.push_back(d);
       }
     }
     return devices;
+  }
+
+  // Whether the session's device_filters (none: every device) let it see `device`.
+  bool PassesFilters(const std::string& device) const {
+    if (filters_.empty()) return true;
+    auto parsed = DeviceName::Parse(device);
+    return parsed.ok() &&
+           std::any_of(filters_.begin(), filters_.end(), [&](const DeviceName& f) { return f.Matches(*parsed); });
   }
 
   absl::Status Close() override {
