@@ -266,3 +266,43 @@ def test_a_summary_op_is_accepted_with_one_warning(caplog):
     warnings = [r.getMessage() for r in caplog.records if "summary_op" in r.getMessage()]
     assert warnings == ["Supervisor: summary_op merged_summaries is accepted but no summaries are written "
                         "(tensorweave has no summary writer yet)"]
+
+
+def test_ctrl_c_stops_a_managed_session_loop_and_saves(tmp_path):
+    """The first Ctrl-C ends the loop; the Supervisor stops, saves the last step and the
+    program dies of the KeyboardInterrupt (130); a restart resumes from that step."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from conftest import python_env
+    script = """
+import sys, tensorweave as tf
+step = tf.train.get_or_create_global_step()
+w = tf.Variable(0.0, name="w")
+train = tf.train.GradientDescentOptimizer(0.01).minimize(tf.square(w - 3.0), global_step=step)
+sv = tf.train.Supervisor(logdir=sys.argv[1], save_model_secs=3600)
+with sv.managed_session() as sess:
+    print("training", flush=True)
+    while not sv.should_stop():
+        sess.run(train)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=python_env())
+    try:
+        assert proc.stdout.readline() == "training\n", proc.stderr.read()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode in (130, -signal.SIGINT) and "KeyboardInterrupt" in err, err
+    saved = tf.train.latest_checkpoint(str(tmp_path))
+    steps = int(saved.rsplit("-", 1)[1])
+    assert steps > 0 and os.path.exists(saved + ".index")
+    step, w, _, _ = _model()
+    sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=3600)
+    with sv.managed_session() as sess:
+        assert sess.run(step) == steps
