@@ -105,7 +105,7 @@ class SessionManager:
             if init_op is None and not init_fn and self._local_init_op is None:
                 raise RuntimeError("Model is not initialized and no init_op or init_fn or local_init_op was given")
             if init_op is not None:
-                sess.run(init_op, feed_dict=init_feed_dict)
+                _run_once_tasks_serve(sess, init_op, init_feed_dict, max_wait_secs, self._recovery_wait_secs)
             if init_fn:
                 init_fn(sess)
         ready_for_local, msg = self._try_run_local_init_op(sess)
@@ -172,13 +172,31 @@ class SessionManager:
         return True, None
 
 
+def _run_once_tasks_serve(sess, op, feed_dict, max_wait_secs, poll_secs):
+    """Runs op, retrying while a task of the cluster is not serving yet (UnavailableError),
+    as TF's master waits at CreateSession for every task of the cluster; the error after
+    max_wait_secs."""
+    deadline = time.time() + max_wait_secs
+    while True:
+        try:
+            return sess.run(op, feed_dict=feed_dict)
+        except errors.UnavailableError as e:
+            if time.time() + poll_secs > deadline:
+                raise
+            logging.info("Waiting for the cluster's tasks to serve: %s", e)
+            time.sleep(min(poll_secs, 1.0))
+
+
 def _ready(op, sess):
     """(ready, message): runs the readiness op; a FailedPreconditionError about
-    uninitialized values means not ready, as TF."""
+    uninitialized values means not ready, as TF; so does a task not serving yet
+    (UnavailableError), which TF's master waits for when it creates the session."""
     if op is None:
         return True, None
     try:
         msg = _not_ready_message(op, sess.run(op))
+    except errors.UnavailableError as e:
+        return False, "a task is not serving yet: %s" % e
     except errors.FailedPreconditionError as e:
         if "uninitialized" not in str(e).lower():
             logging.warning("Model not ready raised: %s", str(e))

@@ -306,3 +306,38 @@ with sv.managed_session() as sess:
     sv = tf.train.Supervisor(logdir=str(tmp_path), save_model_secs=3600)
     with sv.managed_session() as sess:
         assert sess.run(step) == steps
+
+
+def test_the_chief_waits_for_a_task_that_starts_late(tmp_path):
+    """As TF's master waits for every task at CreateSession: the chief's init waits for the
+    parameter task to serve instead of failing with UnavailableError."""
+    import subprocess
+    import sys
+    from conftest import python_env
+    addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
+    spec = "local|" + ";".join(addresses)
+    first = ServerProcesses(spec, "local", 1)
+    late = []
+
+    def start_late():
+        late.append(subprocess.Popen([sys.executable, "-m", "tensorweave.server", "--cluster_spec=" + spec,
+                                      "--job_name=local", "--task_index=1"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=python_env()))
+
+    timer = threading.Timer(1.0, start_late)
+    try:
+        step, w, _, train = _model(device="/job:local/task:1")
+        sv = tf.train.Supervisor(logdir=str(tmp_path), recovery_wait_secs=0.2, save_model_secs=3600)
+        timer.start()
+        start = time.time()
+        with sv.managed_session("grpc://" + addresses[0]) as sess:
+            assert time.time() - start >= 0.9  # It waited for task 1.
+            sess.run(train)
+            assert sess.run(step) == 1
+    finally:
+        timer.cancel()
+        timer.join()
+        for proc in late:
+            proc.terminate()
+            proc.communicate(timeout=30)
+        first.stop()
