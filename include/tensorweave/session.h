@@ -25,6 +25,13 @@ struct SessionConfig {
   int inter_op_threads = 0;           // <= 0: one per core.
   int intra_op_threads = 0;           // <= 0: one per core.
   int cpu_device_count = 1;           // Local CPU devices /cpu:0 .. /cpu:n-1.
+  // grpc:// targets: the devices the session may see and place nodes on (partial device
+  // names, "/job:ps"; empty: all), as TF's ConfigProto.device_filters keeps workers apart.
+  // The master's own task is always included.
+  std::vector<std::string> device_filters;
+  // A step running longer fails with DeadlineExceeded (0: no limit), as TF's
+  // ConfigProto.operation_timeout_in_ms.
+  int64_t operation_timeout_ms = 0;
   // grpc:// targets: the TLS files and cluster token to present (tensorweave/security.h);
   // each empty field is taken from TW_TLS_CERT, TW_TLS_KEY, TW_TLS_CA, TW_CLUSTER_TOKEN_FILE
   // or TW_CLUSTER_TOKEN when set.
@@ -69,10 +76,11 @@ class Session {
   void run(const Operation& target, const FeedDict& feeds = {});
 
   // The same by tensor and node names, returning the error instead of throwing;
-  // `cancellation` (may be null) lets another thread end the run.
+  // `cancellation` (may be null) lets another thread end the run. `timeout_ms` > 0
+  // overrides the config's operation_timeout_ms for this run (TF's RunOptions.timeout_in_ms).
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-             std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr);
+             std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr, int64_t timeout_ms = 0);
 
   std::vector<std::string> list_devices() const;
   void close();
@@ -83,6 +91,7 @@ class Session {
   Status SyncGraph();
   Graph* graph_;
   std::string target_;
+  int64_t operation_timeout_ms_ = 0;
   std::unique_ptr<SessionInterface> impl_;
   // Runs may come from several threads at once (as in TF: a SyncReplicasChiefRunner's loop
   // and its Stop); the nodes not yet sent are sent by one of them, once.

@@ -13,7 +13,7 @@ namespace {
 
 // Runs one step. Feeds arrive as (tensor name, array of the tensor's dtype) pairs.
 py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
-             const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms) {
   std::vector<std::pair<std::string, Tensor>> feed_tensors;
   feed_tensors.reserve(feeds.size());
   for (const auto& [name, array] : feeds) feed_tensors.emplace_back(name, TensorFromArray(array));
@@ -22,7 +22,7 @@ py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>
   RunCancellation cancellation;  // Ctrl-C cancels the step, then raises KeyboardInterrupt.
   CallInterruptibly(
       [&] {
-        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation);
+        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation, timeout_ms);
         // While the step ran, each feed held a reference of its own, so no kernel wrote
         // into a wrapped NumPy array; dropping them now lets the fetches own their buffers.
         feed_tensors.clear();
@@ -55,7 +55,9 @@ void BindSession(py::module_& m) {
       .def_readwrite("intra_op_threads", &SessionConfig::intra_op_threads)
       .def_readwrite("cpu_device_count", &SessionConfig::cpu_device_count)
       .def_readwrite("security", &SessionConfig::security)
-      .def_readwrite("max_tensor_bytes", &SessionConfig::max_tensor_bytes);
+      .def_readwrite("max_tensor_bytes", &SessionConfig::max_tensor_bytes)
+      .def_readwrite("device_filters", &SessionConfig::device_filters)
+      .def_readwrite("operation_timeout_ms", &SessionConfig::operation_timeout_ms);
 
   py::class_<Session>(m, "Session")
       .def(py::init([](Graph& g, const std::string& target, const SessionConfig& config) {
@@ -64,7 +66,7 @@ void BindSession(py::module_& m) {
            }),
            py::arg("graph"), py::arg("target") = "", py::arg("config") = SessionConfig(),
            py::keep_alive<1, 2>())
-      .def("run", &Run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"))
+      .def("run", &Run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0)
       .def("list_devices", &Session::list_devices)
       .def("close", &Session::close, py::call_guard<py::gil_scoped_release>());
 }

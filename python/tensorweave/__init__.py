@@ -3,12 +3,14 @@ runs TF 1.x graph programs on the tensorweave C++ engine."""
 __version__ = "0.1.0"
 
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
-from tensorweave import app, contrib, errors, flags, gfile, nn, python_io, train  # noqa: F401
+from tensorweave import app, contrib, errors, flags, gfile, losses, nn, python_io, train  # noqa: F401
 from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
 from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,
                                    strided_slice, tile, transpose, unstack, zeros, zeros_like)
+from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: F401
+                                RunOptions, ThreadPoolOptionProto)
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
 from tensorweave.dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64, resource  # noqa: F401
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
@@ -24,7 +26,7 @@ from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, clip_by_value
                                   unsorted_segment_sum,
                                   to_int32, to_int64, truediv, where)
 from tensorweave.random_ops import random_normal, random_uniform, truncated_normal  # noqa: F401
-from tensorweave.session import ConfigProto, InteractiveSession, Session, get_default_session  # noqa: F401
+from tensorweave.session import InteractiveSession, Session, get_default_session  # noqa: F401
 from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables,  # noqa: F401
                                    constant_initializer, get_variable, get_variable_scope, global_variables,
                                    global_variables_initializer, glorot_uniform_initializer, is_variable_initialized,
@@ -34,3 +36,4 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
                                    zeros_initializer)
 
 newaxis = None
+arg_max, arg_min = argmax, argmin  # TF 1.x's older names.

@@ -123,3 +123,44 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
 def xw_plus_b(x, weights, biases, name=None):
     """matmul(x, weights) + biases."""
     return bias_add(math_ops.matmul(x, weights), biases, name=name or "xw_plus_b")
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """The per-example loss for class indices `labels` (shape [batch]) and logits [batch,
+    classes]: softmax cross-entropy against one_hot(labels)."""
+    if _sentinel is not None or labels is None or logits is None:
+        raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...)")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    dims = logits.shape.dims
+    if dims is not None and len(dims) != 2:
+        raise ValueError("sparse_softmax_cross_entropy_with_logits needs logits of shape [batch, classes], got %s"
+                         % (dims,))
+    if not labels.dtype.is_integer:
+        raise ValueError("sparse_softmax_cross_entropy_with_logits: labels must be int32 or int64, got %s"
+                         % labels.dtype.name)
+    classes = dims[-1] if dims is not None and dims[-1] is not None else array_ops.shape(logits)[1]
+    one_hot = array_ops.one_hot(labels, classes, dtype=logits.dtype)
+    return softmax_cross_entropy_with_logits(labels=one_hot, logits=logits,
+                                             name=name or "SparseSoftmaxCrossEntropyWithLogits")
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Keeps each element with probability keep_prob (scaled by 1 / keep_prob), else 0;
+    keep_prob may be a tensor (a placeholder fed 1.0 at test time)."""
+    from tensorweave import random_ops
+    from tensorweave.framework import name_scope
+    if (keep_prob is None) == (rate is None):
+        raise ValueError("dropout: give exactly one of keep_prob or rate")
+    with name_scope(name or "dropout"):
+        x = convert_to_tensor(x)
+        if keep_prob is None:
+            keep_prob = 1 - convert_to_tensor(rate, dtype=x.dtype)
+        if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
+            raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], got %g" % keep_prob)
+        keep_prob = convert_to_tensor(keep_prob, dtype=x.dtype)
+        shape = array_ops.shape(x) if noise_shape is None else noise_shape
+        kept = array_ops.cast(math_ops.less(random_ops.random_uniform(shape, dtype=x.dtype, seed=seed), keep_prob),
+                             x.dtype)
+        return x * kept / keep_prob

@@ -7,34 +7,9 @@ import threading
 import numpy as np
 
 from tensorweave import _core, dtypes
-from tensorweave.security import _positive_int, _security_to_core
+from tensorweave.config import ConfigProto, RunOptions  # noqa: F401 - tf.ConfigProto lives in session.
+from tensorweave.security import _security_to_core
 from tensorweave.framework import Operation, Tensor, get_default_graph, to_numpy
-
-
-class ConfigProto:
-    """Session options, named as TensorFlow's ConfigProto fields."""
-
-    def __init__(self, log_device_placement=False, allow_soft_placement=False, inter_op_parallelism_threads=0,
-                 intra_op_parallelism_threads=0, device_count=None, gpu_options=None, max_tensor_bytes=None):
-        # Not in TensorFlow: a session in this process refuses a kernel output bigger than
-        # this (ResourceExhaustedError; default 4 GiB). Servers have their own limits.
-        self.max_tensor_bytes = max_tensor_bytes
-        self.log_device_placement = log_device_placement
-        self.allow_soft_placement = allow_soft_placement
-        self.inter_op_parallelism_threads = inter_op_parallelism_threads
-        self.intra_op_parallelism_threads = intra_op_parallelism_threads
-        self.device_count = dict(device_count or {})
-
-    def _to_core(self):
-        config = _core.SessionConfig()
-        config.log_device_placement = bool(self.log_device_placement)
-        config.allow_soft_placement = bool(self.allow_soft_placement)
-        config.inter_op_threads = int(self.inter_op_parallelism_threads)
-        config.intra_op_threads = int(self.intra_op_parallelism_threads)
-        config.cpu_device_count = int(self.device_count.get("CPU", 1))
-        if self.max_tensor_bytes is not None:
-            config.max_tensor_bytes = _positive_int("max_tensor_bytes", self.max_tensor_bytes)
-        return config
 
 
 _session_state = threading.local()
@@ -161,7 +136,7 @@ class Session:
         feeds = self._feeds(feed_dict)
         if not plan.tensor_names and not plan.op_names:
             return plan.build([])
-        values = self._core.run(feeds, plan.tensor_names, plan.op_names)
+        values = self._core.run(feeds, plan.tensor_names, plan.op_names, _run_timeout_ms(options))
         return plan.build(values)
 
     def _feeds(self, feed_dict):
@@ -243,6 +218,15 @@ def _feed_arrays(graph, feed_dict):
                              % (tuple(array.shape), element.name, element.shape.dims))
         feeds.append((element, array))
     return feeds
+
+
+def _run_timeout_ms(options):
+    """RunOptions.timeout_in_ms (0: the session's operation_timeout_in_ms)."""
+    if options is None:
+        return 0
+    if not isinstance(options, RunOptions):
+        raise TypeError("options must be a tf.RunOptions, not %r" % (options,))
+    return options._timeout_ms()
 
 
 def _shape_fits(dims, shape):

@@ -12,7 +12,9 @@ class SyncReplicasOptimizer:
     make_session_run_hook(is_chief) with a MonitoredTrainingSession on a cluster."""
 
     def __init__(self, opt, replicas_to_aggregate, total_num_replicas=None, variable_averages=None,
-                 variables_to_average=None, use_locking=False, name="sync_replicas"):
+                 variables_to_average=None, use_locking=False, name="sync_replicas", replica_id=None):
+        # replica_id: TF 0.x's argument (programs of that time pass it); the worker's index
+        # is not needed here, so it is accepted and unused.
         if variable_averages is not None or variables_to_average is not None:
             raise NotImplementedError("SyncReplicasOptimizer(variable_averages=...) is not supported")
         self._wrapped = opt
@@ -46,6 +48,16 @@ class SyncReplicasOptimizer:
     @property
     def local_step_init_op(self):
         return self._op(self._core.local_step_init_op())
+
+    @property
+    def ready_for_local_init_op(self):
+        """Ready once the global variables are initialized (what a Supervisor's
+        ready_for_local_init_op waits for before the local step init)."""
+        if getattr(self, "_ready_for_local_init_op", None) is None:
+            from tensorweave.session_manager import uninitialized_variables_report
+            with self._graph.as_default():
+                self._ready_for_local_init_op = uninitialized_variables_report()
+        return self._ready_for_local_init_op
 
     def get_init_tokens_op(self, num_tokens=-1):
         return self._op(self._core.get_init_tokens_op(int(num_tokens)))

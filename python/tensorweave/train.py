@@ -304,3 +304,6 @@ from tensorweave.monitored_session import (CheckpointSaverHook, LoggingTensorHoo
                                            MonitoredTrainingSession, SessionRunArgs, SessionRunContext,
                                            SessionRunHook, SessionRunValues, StepCounterHook, StopAtStepHook)
 from tensorweave.sync_replicas import SyncReplicasOptimizer  # noqa: E402,F401
+from tensorweave.coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from tensorweave.session_manager import SessionManager  # noqa: E402,F401
+from tensorweave.supervisor import Supervisor  # noqa: E402,F401

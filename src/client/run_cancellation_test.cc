@@ -104,5 +104,39 @@ TEST(RunCancellationTest, GrpcSessionCancelsTheStepOnTheServer) {
   });
 }
 
+// SessionConfig::operation_timeout_ms (TF's operation_timeout_in_ms): a step running longer
+// is cancelled and fails with DeadlineExceeded; a run's own timeout_ms overrides it; a
+// step that ends in time is not affected, and the session keeps working.
+TEST(OperationTimeoutTest, BlockedStepFailsWithDeadlineExceeded) {
+  Graph g;
+  FIFOQueue queue(g, -1, {DType::kFloat}, {PartialShape({})});
+  Output value = queue.dequeue()[0];
+  Operation enqueue = queue.enqueue({constant(g, 3.0f)});
+  SessionConfig config;
+  config.operation_timeout_ms = 150;
+  Session sess(g, "", config);
+  std::vector<Tensor> outputs;
+  const absl::Time start = absl::Now();
+  EXPECT_STATUS(sess.Run({}, {value.name()}, {}, &outputs), absl::StatusCode::kDeadlineExceeded,
+                "Timed out waiting for notification: the step ran longer than 150 ms");
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(140));
+  EXPECT_STATUS(sess.Run({}, {value.name()}, {}, &outputs, nullptr, 50), absl::StatusCode::kDeadlineExceeded,
+                "longer than 50 ms");
+  sess.run(enqueue);
+  ASSERT_TRUE(sess.Run({}, {value.name()}, {}, &outputs).ok());
+  EXPECT_EQ(outputs.at(0).scalar<float>(), 3.0f);
+  // A caller's cancellation still reads as Cancelled, not as a timeout.
+  RunCancellation early;
+  early.Cancel();
+  EXPECT_STATUS(sess.Run({}, {value.name()}, {}, &outputs, &early), absl::StatusCode::kCancelled, "cancelled");
+}
+
+TEST(OperationTimeoutTest, NegativeTimeoutIsRefused) {
+  Graph g;
+  SessionConfig config;
+  config.operation_timeout_ms = -1;
+  EXPECT_THROW(Session(g, "", config), StatusError);
+}
+
 }  // namespace
 }  // namespace tw

@@ -1,6 +1,10 @@
 #include "tensorweave/session.h"
 
+#include <atomic>
+#include <thread>
+
 #include "absl/strings/match.h"
+#include "absl/synchronization/notification.h"
 #include "absl/strings/str_cat.h"
 #include "core/cancellation.h"
 #include "core/mutex_mode.h"
@@ -10,7 +14,8 @@
 
 namespace tw {
 
-Session::Session(Graph& graph, const std::string& target, const SessionConfig& config) : graph_(&graph), target_(target) {
+Session::Session(Graph& graph, const std::string& target, const SessionConfig& config)
+    : graph_(&graph), target_(target), operation_timeout_ms_(config.operation_timeout_ms) {
   ConfigureMutexDeadlockDetection();
   SessionOptions options;
   options.allow_soft_placement = config.allow_soft_placement;
@@ -20,6 +25,12 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
   options.cpu_device_count = config.cpu_device_count;
   options.security = config.security;
   options.max_tensor_bytes = config.max_tensor_bytes;
+  options.device_filters = config.device_filters;
+  options.operation_timeout_ms = config.operation_timeout_ms;
+  if (config.operation_timeout_ms < 0) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+        "ConfigProto.operation_timeout_in_ms must not be negative, not ", config.operation_timeout_ms)));
+  }
   if (config.max_tensor_bytes <= 0) {
     throw StatusError(absl::InvalidArgumentError(
         absl::StrCat("SessionConfig::max_tensor_bytes must be positive, not ", config.max_tensor_bytes)));
@@ -52,9 +63,33 @@ Status Session::SyncGraph() {
 
 Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                    std::vector<Tensor>* outputs, RunCancellation* cancellation) {
+                    std::vector<Tensor>* outputs, RunCancellation* cancellation, int64_t timeout_ms) {
   TW_RETURN_IF_ERROR(SyncGraph());
-  return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr);
+  if (timeout_ms <= 0) timeout_ms = operation_timeout_ms_;
+  if (timeout_ms <= 0) {
+    return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr);
+  }
+  // A watchdog cancels the step at the deadline (as TF's session does on
+  // operation_timeout_in_ms); a cancellation then reads as DeadlineExceeded.
+  RunCancellation own;
+  RunCancellation* cancel = cancellation != nullptr ? cancellation : &own;
+  absl::Notification finished;
+  std::atomic<bool> timed_out{false};
+  std::thread watchdog([&] {
+    if (!finished.WaitForNotificationWithTimeout(absl::Milliseconds(timeout_ms))) {
+      timed_out.store(true, std::memory_order_release);
+      cancel->Cancel();
+    }
+  });
+  Status status = impl_->Run(feeds, fetches, targets, outputs, cancel->manager_.get());
+  finished.Notify();
+  watchdog.join();
+  if (!status.ok() && timed_out.load(std::memory_order_acquire)) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("Timed out waiting for notification: the step ran longer than ", timeout_ms, " ms (",
+                     "operation_timeout_in_ms / RunOptions.timeout_in_ms); it was cancelled: ", status.message()));
+  }
+  return status;
 }
 
 std::vector<Tensor> Session::run(const std::vector<Output>& fetches, const FeedDict& feeds,

@@ -90,7 +90,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
                 WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, SessionConfigProto config,
-                const ResourceLimits& limits)
+                const ResourceLimits& limits, const std::vector<DeviceName>& device_filters)
       : handle_(std::move(handle)),
         limits_(limits),
         workers_(workers),
@@ -98,8 +98,17 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
         rpc_pool_(rpc_pool),
         config_(std::move(config)),
         default_device_(CpuOf(job, task)) {
-    for (const auto& [j, tasks] : cluster.job_tasks())
-      for (const auto& [t, address] : tasks) devices_.push_back(CpuOf(j, t));
+    // As TF's device_filters: only the matching devices (and this task's own) exist for
+    // the session, so a node pinned elsewhere fails to place unless soft placement.
+    for (const auto& [j, tasks] : cluster.job_tasks()) {
+      for (const auto& [t, address] : tasks) {
+        const DeviceName device = CpuOf(j, t);
+        const bool kept = device_filters.empty() || device == default_device_ ||
+                          std::any_of(device_filters.begin(), device_filters.end(),
+                                      [&](const DeviceName& f) { return f.Matches(device); });
+        if (kept) devices_.push_back(device);
+      }
+    }
   }
 
   // Adds `def` to the graph, all of it or (on error) nothing. `expected_version`: the
@@ -487,8 +496,17 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     absl::MutexLock lock(&mu_);
     handle = absl::StrCat("s", next_session_++, "_", absl::Hex(absl::Uniform<uint32_t>(absl::BitGen())));
   }
+  std::vector<DeviceName> filters;
+  for (const std::string& f : req.config().device_filters()) {
+    auto parsed = DeviceName::Parse(f);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("ConfigProto.device_filters: '", TruncateForMessage(f),
+                                                     "' is not a device name: ", parsed.status().message()));
+    }
+    filters.push_back(*std::move(parsed));
+  }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_,
-                                                 req.config(), limits_);
+                                                 req.config(), limits_, filters);
   TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), std::nullopt));
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);

@@ -25,6 +25,8 @@ struct SessionOptions {
   int cpu_device_count = 1;  // CPU:0 .. CPU:n-1 in this process (like TF's device_count).
   TransportSecurity security;  // grpc:// sessions: TLS and token (empty fields: environment).
   int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;  // Local sessions: any one kernel output.
+  std::vector<std::string> device_filters;  // grpc:// sessions: the devices it may use (TF's device_filters).
+  int64_t operation_timeout_ms = 0;         // grpc:// sessions: passed to the master (the client enforces it).
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;

@@ -1,5 +1,6 @@
 #include "distributed/rpc/grpc_session.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/container/flat_hash_map.h"
@@ -7,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/tf_master_client.h"
+#include "graph/device_name.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -25,6 +27,12 @@ class GrpcSession : public SessionInterface {
         options_(options) {
     config_.set_allow_soft_placement(options.allow_soft_placement);
     config_.set_log_device_placement(options.log_device_placement);
+    config_.set_step_timeout_ms(options.operation_timeout_ms);
+    for (const std::string& f : options.device_filters) {
+      config_.add_device_filters(f);
+      auto parsed = DeviceName::Parse(f);
+      if (parsed.ok()) filters_.push_back(*parsed);  // A bad one fails at CreateSession.
+    }
   }
   ~GrpcSession() override { Close().IgnoreError(); }
 
@@ -88,9 +96,19 @@ class GrpcSession : public SessionInterface {
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     std::vector<std::string> devices;
     if (stub_->ListDevices(&ctx, ListDevicesRequest(), &resp).ok()) {
-      devices.assign(resp.device().begin(), resp.device().end());
+      for (const std::string& d : resp.device()) {
+        if (PassesFilters(d)) devices.push_back(d);
+      }
     }
     return devices;
+  }
+
+  // Whether the session's device_filters (none: every device) let it see `device`.
+  bool PassesFilters(const std::string& device) const {
+    if (filters_.empty()) return true;
+    auto parsed = DeviceName::Parse(device);
+    return parsed.ok() &&
+           std::any_of(filters_.begin(), filters_.end(), [&](const DeviceName& f) { return f.Matches(*parsed); });
   }
 
   absl::Status Close() override {
@@ -150,6 +168,7 @@ class GrpcSession : public SessionInterface {
   std::unique_ptr<MasterService::Stub> stub_;
   const SessionOptions options_;
   SessionConfigProto config_;
+  std::vector<DeviceName> filters_;  // config_.device_filters, parsed: what ListDevices shows.
   mutable absl::Mutex mu_;
   std::string handle_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<SessionInterface> tf_ ABSL_GUARDED_BY(mu_);  // Set when the target is a TensorFlow server.

@@ -50,6 +50,7 @@ absl::Status TfMasterAdapter::CreateSession(const tfwire::CreateSessionRequest& 
                                                    req.config().operation_timeout_in_ms(), ")"));
   }
   config->set_step_timeout_ms(req.config().operation_timeout_in_ms());
+  *config->mutable_device_filters() = req.config().device_filters();
   CreateSessionResponse created;
   TW_RETURN_IF_ERROR(master_->CreateSession(ours, &created));
   absl::MutexLock lock(&mu_);

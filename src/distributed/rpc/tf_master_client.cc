@@ -25,6 +25,8 @@ class TfMasterSession : public SessionInterface {
       : channel_(std::move(channel)), who_(std::move(who)) {
     config_.set_allow_soft_placement(options.allow_soft_placement);
     config_.set_log_device_placement(options.log_device_placement);
+    config_.set_operation_timeout_in_ms(options.operation_timeout_ms);
+    for (const std::string& f : options.device_filters) config_.add_device_filters(f);
   }
   ~TfMasterSession() override { Close().IgnoreError(); }
 
