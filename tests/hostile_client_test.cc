@@ -362,5 +362,86 @@ TEST_F(HostileClientTest, MessagesSayWhatIsWrong) {
   }
 }
 
+// Items 5 and 7: what a client leaves on a worker is capped or expires. RecvTensors without
+// keys left a step entry per call; a graph's sent tensor that nobody receives kept its step
+// forever; RegisterGraph took any number of graphs, with no session or a made-up one.
+class HostileClientLimitsTest : public HostileClientTest {
+ protected:
+  void SetUp() override {
+    auto cluster = testing::LocalCluster::Start({{"local", 1}}, kTw, {"--idle_step_timeout_ms=300", "--max_registered_graphs=3"});
+    ASSERT_TRUE(cluster.ok()) << cluster.status();
+    cluster_ = *std::move(cluster);
+    channel_ = MakeChannel(*cluster_->spec().address("local", 0));
+    master_ = MasterService::NewStub(channel_);
+    worker_ = WorkerService::NewStub(channel_);
+  }
+  GetStatusResponse Status() {
+    grpc::ClientContext ctx;
+    GetStatusResponse status;
+    EXPECT_TRUE(worker_->GetStatus(&ctx, GetStatusRequest(), &status).ok());
+    return status;
+  }
+};
+
+TEST_F(HostileClientLimitsTest, StepsExpireAndRegisteredGraphsAreCapped) {
+  for (int i = 0; i < 50; ++i) {
+    grpc::ClientContext ctx;
+    RecvTensorsRequest req;
+    req.set_step_id(1000 + i);
+    auto reader = worker_->RecvTensors(&ctx, req);
+    RecvTensorChunk chunk;
+    while (reader->Read(&chunk)) {
+    }
+    ASSERT_TRUE(reader->Finish().ok());
+  }
+  EXPECT_EQ(Status().active_steps(), 0);
+
+  const std::string device = absl::StrCat(" device: '", kTask0Cpu, "' ");
+  const std::string c = absl::StrReplaceAll(FloatConst("c", 1), {{"op: 'Const'", "op: 'Const'" + device}});
+  RegisterGraphResponse sends, constant;
+  // c is sent to a receiver that never comes.
+  ASSERT_TRUE(RegisterGraph(GraphText(absl::StrCat(c, "node { name: 's' op: '_Send' input: 'c'", device,
+                                                   "attr { key: 'T' value { type: DT_FLOAT } } "
+                                                   "attr { key: 'tensor_name' value { s: 'x' } } "
+                                                   "attr { key: 'send_device' value { s: '", kTask0Cpu, "' } } "
+                                                   "attr { key: 'recv_device' value { s: '", kTask0Cpu, "' } } }")),
+                            &sends).ok());
+  ASSERT_TRUE(RegisterGraph(GraphText(c), &constant).ok());
+  auto run = [&](const RegisterGraphResponse& graph, int64_t step_id) {
+    RunGraphRequest req;
+    req.set_graph_handle(graph.graph_handle());
+    req.set_step_id(step_id);
+    RunGraphResponse resp;
+    return RunGraph(req, &resp);
+  };
+  ASSERT_TRUE(run(sends, 1).ok());
+  EXPECT_EQ(Status().active_steps(), 1);  // Its sent tensor waits for a receiver.
+  absl::SleepFor(absl::Milliseconds(700));
+  ASSERT_TRUE(run(constant, 2).ok());  // Any step's arrival sweeps the idle ones.
+  EXPECT_EQ(Status().active_steps(), 0);
+
+  RegisterGraphResponse third, fourth;
+  ASSERT_TRUE(RegisterGraph(GraphText(c), &third).ok());
+  ExpectError(RegisterGraph(GraphText(c), &fourth), grpc::StatusCode::RESOURCE_EXHAUSTED,
+              "already holds 3 registered graphs, its limit (--max_registered_graphs)");
+  {
+    grpc::ClientContext ctx;
+    DeregisterGraphRequest req;
+    req.set_graph_handle(third.graph_handle());
+    DeregisterGraphResponse resp;
+    ASSERT_TRUE(worker_->DeregisterGraph(&ctx, req, &resp).ok());
+  }
+  EXPECT_TRUE(RegisterGraph(GraphText(c), &fourth).ok());
+  {
+    grpc::ClientContext ctx;
+    RegisterGraphRequest req;
+    *req.mutable_graph_def() = GraphText(c);
+    RegisterGraphResponse resp;
+    ExpectError(worker_->RegisterGraph(&ctx, req, &resp), grpc::StatusCode::INVALID_ARGUMENT,
+                "RegisterGraph needs the session_handle");
+  }
+  EXPECT_EQ(Status().registered_graphs(), 3);
+}
+
 }  // namespace
 }  // namespace tw

@@ -63,6 +63,9 @@ constexpr char kUsage[] =
     "        --max_graph_nodes N     largest GraphDef in nodes (default 1048576)\n"
     "        --max_graph_bytes N     largest GraphDef in bytes (default 1 GiB)\n"
     "        --max_concurrent_steps N  steps run at once; more are refused (default 1024)\n"
+    "        --max_registered_graphs N  graph partitions registered at once (default 65536)\n"
+    "        --idle_step_timeout_ms MS  drop a step that nothing ran or received for this\n"
+    "                                long, with the tensors left in it (default 600000)\n"
     "                                (over a limit: ResourceExhausted naming it)\n"
     "        --parent_pid PID        stop (as on SIGTERM) when process PID exits: what `tw\n"
     "                                cluster` and the tests' clusters pass, so no task\n"
@@ -182,6 +185,8 @@ int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
   if (arg == "-max_graph_nodes") return &options->limits.max_graph_nodes;
   if (arg == "-max_graph_bytes") return &options->limits.max_graph_bytes;
   if (arg == "-max_concurrent_steps") return &options->limits.max_concurrent_steps;
+  if (arg == "-max_registered_graphs") return &options->limits.max_registered_graphs;
+  if (arg == "-idle_step_timeout_ms") return &options->limits.idle_step_timeout_ms;
   return nullptr;
 }
 

@@ -22,6 +22,11 @@ struct ResourceLimits {
   int64_t max_graph_bytes = int64_t{1} << 30;
   // Steps (RunStep calls) a server's master runs at once; one more is refused.
   int64_t max_concurrent_steps = 1024;
+  // Graph partitions registered on a worker at once (RegisterGraph beyond it is refused).
+  int64_t max_registered_graphs = 1 << 16;
+  // A step on a worker that runs no partition and sees no call for this long is dropped
+  // with whatever was sent into it and nobody received (a client that sent and left).
+  int64_t idle_step_timeout_ms = 10 * 60 * 1000;
 };
 
 }  // namespace tw

@@ -32,6 +32,7 @@ class StepRendezvous : public Rendezvous {
 
   LocalRendezvous& local() { return local_; }
   int running_graphs = 0;  // RunGraph calls of this step still running; guarded by Worker::mu_.
+  absl::Time last_used = absl::Now();  // The last call that touched the step; guarded by Worker::mu_.
   CancellationManager& cancellation() { return cancellation_; }
 
  private:
@@ -143,6 +144,18 @@ absl::Status Worker::GetStatus(const GetStatusRequest&, GetStatusResponse* resp)
 }
 
 absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGraphResponse* resp) {
+  // Graphs are held until their session deregisters them: a session names them, and
+  // their number is capped, so a client cannot fill the task with them.
+  if (req.session_handle().empty()) {
+    return absl::InvalidArgumentError("RegisterGraph needs the session_handle of the session the graph belongs to");
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    if (static_cast<int64_t>(graphs_.size()) >= limits_.max_registered_graphs) {
+      return absl::ResourceExhaustedError(absl::StrCat("task ", task_name_, " already holds ", graphs_.size(),
+                                                       " registered graphs, its limit (--max_registered_graphs)"));
+    }
+  }
   FlowGraph graph;
   TW_RETURN_IF_ERROR(ImportGraphDef(req.graph_def(), &graph, limits_, GraphSource::kPartitioner));
   Device* device = nullptr;
@@ -197,12 +210,44 @@ absl::Status Worker::DeregisterGraph(const DeregisterGraphRequest& req, Deregist
 }
 
 std::shared_ptr<StepRendezvous> Worker::StepFor(int64_t step_id, bool for_graph) {
-  absl::MutexLock lock(&mu_);
-  if (finished_.contains(step_id)) return nullptr;
-  auto& step = steps_[step_id];
-  if (step == nullptr) step = std::make_shared<StepRendezvous>();
-  if (for_graph) ++step->running_graphs;
-  return step;
+  std::vector<std::shared_ptr<StepRendezvous>> idle;
+  std::shared_ptr<StepRendezvous> found;
+  {
+    absl::MutexLock lock(&mu_);
+    if (finished_.contains(step_id)) return nullptr;
+    idle = TakeIdleSteps();
+    auto& step = steps_[step_id];
+    if (step == nullptr) step = std::make_shared<StepRendezvous>();
+    if (for_graph) ++step->running_graphs;
+    step->last_used = absl::Now();
+    found = step;
+  }
+  for (auto& dropped : idle) {
+    dropped->StartAbort(absl::DeadlineExceededError(absl::StrCat(
+        "the step was idle on task ", task_name_, " for more than ", limits_.idle_step_timeout_ms,
+        " ms (--idle_step_timeout_ms) and was dropped")));
+  }
+  return found;
+}
+
+// A step normally ends here when its sent tensors are all received (ForgetIfDone) or the
+// master cleans it up; one whose tensors nobody takes would stay forever. Swept at most
+// ten times per timeout, when a step is looked up (so an idle task keeps them a while).
+std::vector<std::shared_ptr<StepRendezvous>> Worker::TakeIdleSteps() {
+  std::vector<std::shared_ptr<StepRendezvous>> idle;
+  const absl::Time now = absl::Now();
+  if (now < next_idle_sweep_) return idle;
+  const absl::Duration timeout = absl::Milliseconds(limits_.idle_step_timeout_ms);
+  next_idle_sweep_ = now + timeout / 10;
+  for (auto it = steps_.begin(); it != steps_.end();) {
+    auto next = std::next(it);
+    if (it->second->running_graphs == 0 && now - it->second->last_used > timeout) {
+      idle.push_back(std::move(it->second));
+      steps_.erase(it);
+    }
+    it = next;
+  }
+  return idle;
 }
 
 // A step whose partitions here are done and whose sent tensors were all received needs
@@ -214,6 +259,7 @@ void Worker::ForgetIfDone(int64_t step_id, bool graph_finished) {
   if (it == steps_.end()) return;
   StepRendezvous& step = *it->second;
   if (graph_finished) --step.running_graphs;
+  step.last_used = absl::Now();
   if (step.running_graphs == 0 && step.local().Empty()) steps_.erase(it);
 }
 
@@ -370,6 +416,10 @@ void Worker::Deliver(int64_t step_id, const std::string& key, const Tensor& valu
 
 void Worker::RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation,
                               RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) {
+  if (req.rendezvous_key_size() == 0) {  // Nothing to wait for: no step entry either.
+    done(absl::OkStatus());
+    return;
+  }
   std::shared_ptr<StepRendezvous> step = StepFor(req.step_id(), /*for_graph=*/false);
   if (step == nullptr) {
     done(absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished on task ", task_name_)));
@@ -388,10 +438,6 @@ void Worker::RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager
   pending->left = req.rendezvous_key_size();
   pending->arrived = std::move(arrived);
   pending->done = std::move(done);
-  if (pending->left == 0) {
-    pending->done(absl::OkStatus());
-    return;
-  }
   // Each waits in the step's table until the tensor is sent, the step ends (CleanupGraph
   // aborts it) or the caller cancels (e.g. its deadline passed).
   for (int i = 0; i < req.rendezvous_key_size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <deque>
 
@@ -13,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "distributed/worker_interface.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
@@ -61,6 +63,9 @@ class Worker : public WorkerInterface {
   // `for_graph`: a RunGraph of the step starts (ForgetIfDone waits for it to finish).
   std::shared_ptr<StepRendezvous> StepFor(int64_t step_id, bool for_graph);
   void ForgetIfDone(int64_t step_id, bool graph_finished);
+  // Removes the steps idle for longer than limits_.idle_step_timeout_ms and returns them,
+  // to be aborted once mu_ is released (aborting runs receivers' callbacks, which lock it).
+  std::vector<std::shared_ptr<StepRendezvous>> TakeIdleSteps() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string job_;
   const int task_;
@@ -75,6 +80,7 @@ class Worker : public WorkerInterface {
   int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<Registered>> graphs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_idle_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // Recently finished steps: a late RecvTensor for one fails at once instead of waiting
   // for a tensor that will never be sent.
   absl::flat_hash_set<int64_t> finished_ ABSL_GUARDED_BY(mu_);

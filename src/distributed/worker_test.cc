@@ -52,6 +52,7 @@ TEST(WorkerTest, RegisteredGraphRunsAndRejectsForeignDevices) {
     g.AddOperation("_Retval", "ret", {y}, {{"index", MakeAttr(0)}});
   }
   RegisterGraphRequest reg;
+  reg.set_session_handle("test_session");
   *reg.mutable_graph_def() = g.ToGraphDef();
   RegisterGraphResponse reg_resp;
   ASSERT_TRUE(worker.RegisterGraph(reg, &reg_resp).ok());
@@ -90,6 +91,7 @@ TEST(WorkerTest, ForgetsAStepOnceItsSentTensorsAreReceived) {
                     {"recv_device", MakeAttr(there)}});
   }
   RegisterGraphRequest reg;
+  reg.set_session_handle("test_session");
   *reg.mutable_graph_def() = g.ToGraphDef();
   RegisterGraphResponse reg_resp;
   ASSERT_TRUE(worker.RegisterGraph(reg, &reg_resp).ok());
@@ -132,6 +134,7 @@ TEST(WorkerTest, ReturnsSentTensorsAndTakesDeliveredOnes) {
   const std::string key = Rendezvous::CreateKey(task1, sender.incarnation(), task0, "x:0");
   auto register_graph = [](Worker& worker, Graph& g) {
     RegisterGraphRequest reg;
+    reg.set_session_handle("test_session");
     *reg.mutable_graph_def() = g.ToGraphDef();
     RegisterGraphResponse resp;
     EXPECT_TRUE(worker.RegisterGraph(reg, &resp).ok());
@@ -234,6 +237,7 @@ TEST(WorkerTest, PullsWhatAPartitionReceivesFromATaskInOneExchange) {
   };
   auto register_graph = [](Worker& worker, Graph& g) {
     RegisterGraphRequest reg;
+    reg.set_session_handle("test_session");
     *reg.mutable_graph_def() = g.ToGraphDef();
     RegisterGraphResponse resp;
     EXPECT_TRUE(worker.RegisterGraph(reg, &resp).ok());
