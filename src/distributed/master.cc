@@ -7,6 +7,7 @@
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/notification.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -89,13 +90,14 @@ std::vector<std::string> KeysReturnedToMaster(const GraphDef& def, const DeviceN
 class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
-                WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, SessionConfigProto config,
-                const ResourceLimits& limits, const std::vector<DeviceName>& device_filters)
+                WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, DeadlineTimer* step_timer,
+                SessionConfigProto config, const ResourceLimits& limits, const std::vector<DeviceName>& device_filters)
       : handle_(std::move(handle)),
         limits_(limits),
         workers_(workers),
         local_worker_(local_worker),
         rpc_pool_(rpc_pool),
+        step_timer_(step_timer),
         config_(std::move(config)),
         default_device_(CpuOf(job, task)) {
     // As TF's device_filters: only the matching devices (and this task's own) exist for
@@ -284,6 +286,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     StepDone done;
     std::atomic<size_t> pending{0};
     std::atomic<bool> aborted{false};
+    int64_t timer_id = 0;  // The step_timeout_ms deadline (0: none).
 
     // Releases every task (once), some of which may wait for tensors a failed one will
     // never send: one CleanupGraph per task, each on its own pool thread, so that an
@@ -316,7 +319,33 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
 
     absl::Mutex mu;
     absl::Status first_error ABSL_GUARDED_BY(mu);
+    std::vector<bool> part_returned ABSL_GUARDED_BY(mu);  // Per part: its RunGraph ended.
   };
+
+  // At the session's step_timeout_ms: fails the step with DeadlineExceeded naming the
+  // tasks whose parts had not returned (the slow ones), and aborts it everywhere.
+  void StartDeadline(const std::shared_ptr<Step>& step) {
+    const int64_t timeout_ms = config_.step_timeout_ms();
+    if (timeout_ms <= 0) return;
+    ThreadPool* pool = rpc_pool_;
+    step->timer_id = step_timer_->Schedule(absl::Now() + absl::Milliseconds(timeout_ms), [step, pool, timeout_ms] {
+      std::vector<std::string> waiting;
+      {
+        absl::MutexLock lock(&step->mu);
+        for (size_t i = 0; i < step->part_returned.size(); ++i) {
+          const std::string& task = step->prepared->parts[i].task;
+          if (!step->part_returned[i] && std::find(waiting.begin(), waiting.end(), task) == waiting.end()) {
+            waiting.push_back(task);
+          }
+        }
+      }
+      step->RecordError(absl::DeadlineExceededError(absl::StrCat(
+          "step ", step->step_id, " ran longer than the session's step_timeout_ms (", timeout_ms,
+          " ms; TF's operation_timeout_in_ms) and was cancelled; still running on ",
+          waiting.empty() ? "no task (it was finishing)" : absl::StrJoin(waiting, ", "))));
+      Step::Abort(step, pool);
+    });
+  }
 
   // `fetch_names`: the fetches as the client spelled them (sig.fetches in canonical form).
   void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, std::vector<std::string> fetch_names,
@@ -332,6 +361,10 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     step->done = std::move(done);
     step->requests.resize(n);
     step->responses.resize(n);
+    {
+      absl::MutexLock lock(&step->mu);
+      step->part_returned.assign(n, false);
+    }
     for (size_t i = 0; i < n; ++i) {
       const Part& part = step->prepared->parts[i];
       RunGraphRequest& req = step->requests[i];
@@ -361,6 +394,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       }
     }
     step->pending = n;
+    StartDeadline(step);
     for (size_t i = 0; i < n; ++i) {
       step->prepared->parts[i].worker->RunGraphAsync(
           &step->requests[i], &step->responses[i],
@@ -370,6 +404,10 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
 
   // Called once per part; the last one ends the step.
   void FinishPart(const std::shared_ptr<Step>& step, size_t part, const absl::Status& s) {
+    {
+      absl::MutexLock lock(&step->mu);
+      if (part < step->part_returned.size()) step->part_returned[part] = true;
+    }
     if (!s.ok()) {
       step->RecordError(absl::IsResourceExhausted(s) ? NameFetches(*step, part, s) : s);
       Step::Abort(step, rpc_pool_);
@@ -388,6 +426,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       }
     }
     if (step->pending.fetch_sub(1) != 1) return;
+    if (step->timer_id != 0) step_timer_->Cancel(step->timer_id);
     if (step->client_cancel != nullptr && step->cancel_token != CancellationManager::kInvalidToken) {
       step->client_cancel->DeregisterCallback(step->cancel_token);
     }
@@ -455,6 +494,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   WorkerCache* workers_;
   Worker* local_worker_;
   ThreadPool* rpc_pool_;
+  DeadlineTimer* step_timer_;
   const SessionConfigProto config_;
   const DeviceName default_device_;
   std::vector<DeviceName> devices_;
@@ -505,7 +545,7 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
     }
     filters.push_back(*std::move(parsed));
   }
-  auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_,
+  auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_, &step_timer_,
                                                  req.config(), limits_, filters);
   TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), std::nullopt));
   absl::MutexLock lock(&mu_);

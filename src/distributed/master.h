@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "core/cancellation.h"
+#include "core/deadline_timer.h"
 #include "core/threadpool.h"
 #include "distributed/worker.h"
 #include "distributed/worker_interface.h"
@@ -61,6 +62,9 @@ class Master {
   std::atomic<int64_t> running_steps_{0};
   // Runs what may block: preparing a new signature, aborting and cleaning up steps.
   ThreadPool rpc_pool_{"master_rpc", 16};
+  // Ends steps that run past their session's step_timeout_ms (declared after the pool its
+  // callbacks use, so it stops first).
+  DeadlineTimer step_timer_;
   absl::Mutex mu_;
   int64_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);
