@@ -1,0 +1,10 @@
+# Shared by the bench/*.sh drivers (sourced): builds the benchmark targets and finds the
+# peers' python.
+#   build_targets TARGET...   scripts/setup.sh TARGET... (skipped when TW_BENCH_BUILT=1,
+#                             for a build tree made by hand)
+#   PEER_PYTHON               build/peer-venv's python, installed on first use
+build_targets() {
+  if [ "${TW_BENCH_BUILT:-0}" != 1 ]; then scripts/setup.sh "$@" >/dev/null; fi
+}
+PEER_PYTHON=$(bench/install_peer.sh)
+export TF_CPP_MIN_LOG_LEVEL=2  # TensorFlow's start-up chatter
