@@ -8,3 +8,12 @@ build_targets() {
 }
 PEER_PYTHON=$(bench/install_peer.sh)
 export TF_CPP_MIN_LOG_LEVEL=2  # TensorFlow's start-up chatter
+
+# Runs a peer script with the peers' python, TensorFlow's start-up log lines filtered out
+# of stderr (its figures and RESULT line are on stdout).
+peer() {
+  "$PEER_PYTHON" "$@" 2> >(grep -v --line-buffered -e '^[WI]0000 ' -e '^WARNING: All log messages' >&2)
+}
+
+# RESULT field $2 of the line $1.
+result_field() { echo "$1" | sed -E "s/.*$2=([0-9.]+).*/\1/"; }
