@@ -16,4 +16,4 @@ peer() {
 }
 
 # RESULT field $2 of the line $1.
-result_field() { echo "$1" | sed -E "s/.*$2=([0-9.]+).*/\1/"; }
+result_field() { echo "$1" | sed -E "s/.*(^| )$2=([0-9.]+).*/\2/"; }
