@@ -33,14 +33,14 @@ for port in "$p0" "$p1"; do  # Wait until both listen.
 done
 
 echo "== 2-task step"
-tw_in=$(build/bench/distributed_step --steps "$steps" | tee /dev/stderr | grep RESULT)
-tw_proc=$(build/bench/distributed_step --steps "$steps" --cluster_spec "$spec" | tee /dev/stderr | grep RESULT)
-tf_step=$(peer bench/tf_distributed.py step "$steps" | tee /dev/stderr | grep RESULT)
+tw_in=$(build/bench/distributed_step --steps "$steps" | show | grep RESULT)
+tw_proc=$(build/bench/distributed_step --steps "$steps" --cluster_spec "$spec" | show | grep RESULT)
+tf_step=$(peer bench/tf_distributed.py step "$steps" | show | grep RESULT)
 echo "== 64 MiB transfer"
-tw_in_x=$(build/bench/distributed_transfer --repeats "$repeats" | tee /dev/stderr | grep RESULT)
-tw_proc_x=$(build/bench/distributed_transfer --repeats "$repeats" --cluster_spec "$spec" | tee /dev/stderr | grep RESULT)
+tw_in_x=$(build/bench/distributed_transfer --repeats "$repeats" | show | grep RESULT)
+tw_proc_x=$(build/bench/distributed_transfer --repeats "$repeats" --cluster_spec "$spec" | show | grep RESULT)
 stop_servers
-tf_x=$(peer bench/tf_distributed.py transfer "$repeats" | tee /dev/stderr | grep RESULT)
+tf_x=$(peer bench/tf_distributed.py transfer "$repeats" | show | grep RESULT)
 
 awk -v a="$(result_field "$tw_in" step_us)" -v b="$(result_field "$tw_proc" step_us)" \
     -v f="$(result_field "$tf_step" step_us)" -v r="$(result_field "$tw_proc" rtt_us)" 'BEGIN {

@@ -12,7 +12,7 @@ repeats=${2:-5}
 source bench/lib.sh
 build_targets dp_training tw
 declare -A rate
-result() { tee /dev/stderr | grep RESULT | sed 's/.*=//'; }
+result() { show | grep RESULT | sed 's/.*=//'; }
 for workers in 1 2; do
   for mode in in_graph sync_replicas; do
     rate[tw_$mode,$workers]=$(build/bench/dp_training --mode "$mode" --workers "$workers" --steps "$steps" \

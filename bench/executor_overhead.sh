@@ -8,9 +8,9 @@ nodes=${1:-10000}
 repeats=${2:-51}
 source bench/lib.sh
 build_targets executor_overhead
-tw=$(build/bench/executor_overhead --nodes "$nodes" --repeats "$repeats" | tee /dev/stderr | grep RESULT)
-tf=$(peer bench/tf_executor_overhead.py "$nodes" "$repeats" | tee /dev/stderr | grep RESULT)
-pt=$(peer bench/torch_eager_adds.py "$nodes" "$repeats" | tee /dev/stderr | grep RESULT)
+tw=$(build/bench/executor_overhead --nodes "$nodes" --repeats "$repeats" | show | grep RESULT)
+tf=$(peer bench/tf_executor_overhead.py "$nodes" "$repeats" | show | grep RESULT)
+pt=$(peer bench/torch_eager_adds.py "$nodes" "$repeats" | show | grep RESULT)
 for kind in chain wide; do
   awk -v t="$(result_field "$tw" ${kind}_us_per_node)" -v f="$(result_field "$tf" ${kind}_us_per_node)" \
       -v p="$(result_field "$pt" ${kind}_us_per_node)" -v k="$kind" 'BEGIN {

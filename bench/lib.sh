@@ -17,3 +17,7 @@ peer() {
 
 # RESULT field $2 of the line $1.
 result_field() { echo "$1" | sed -E "s/.*(^| )$2=([0-9.]+).*/\2/"; }
+
+# Passes stdin through and copies it to stderr (not `tee /dev/stderr`, which reopens the
+# file and overwrites it when stderr is redirected to a file).
+show() { while IFS= read -r line; do printf '%s\n' "$line" >&2; printf '%s\n' "$line"; done; }
