@@ -66,5 +66,6 @@ int main(int argc, char** argv) {
   std::printf("2-task step (x on task 1, x + 1 on task 0): %.1f us median of %d\n", step_us, steps);
   std::printf("raw gRPC unary round trip to task 0:        %.1f us median of %d\n", rtt_us, steps);
   std::printf("ratio step / round trip: %.2fx (target: at most 3x)\n", step_us / rtt_us);
+  std::printf("RESULT step_us=%.2f rtt_us=%.2f\n", step_us, rtt_us);
   return 0;
 }

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Executor overhead against PyTorch eager, in one run; prints both and the ratios.
+# Executor overhead against TensorFlow (tf.compat.v1 Session) and current PyTorch eager,
+# in one run; prints all three and the ratios.
 #   bench/executor_overhead.sh [nodes] [repeats]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nodes=${1:-10000}
 repeats=${2:-51}
-scripts/setup.sh executor_overhead >/dev/null
-bench/install_peer.sh
-tw=$(build/bench/executor_overhead --nodes "$nodes" --repeats "$repeats" | tee /dev/stderr | grep RESULT)
-pt=$(/usr/bin/python3 bench/torch_eager_adds.py "$nodes" "$repeats" | grep RESULT)
-get() { echo "$1" | sed -E "s/.*$2=([0-9.]+).*/\1/"; }
-tw_chain=$(get "$tw" chain_us_per_node); tw_wide=$(get "$tw" wide_us_per_node)
-pt_chain=$(get "$pt" chain_us_per_node); pt_wide=$(get "$pt" wide_us_per_node)
-printf "PyTorch eager chain:  %.3f us/add   independent: %.3f us/add\n" "$pt_chain" "$pt_wide"
-awk -v tc="$tw_chain" -v tw="$tw_wide" -v pc="$pt_chain" -v pw="$pt_wide" 'BEGIN {
-  printf "ratio (PyTorch / tensorweave; above 1 means tensorweave is faster): chain %.2fx, independent %.2fx\n", pc / tc, pw / tw
-  printf "target chain <= 0.5 us/node: %s\n", (tc <= 0.5 ? "met" : "NOT met")
-}'
+source bench/lib.sh
+build_targets executor_overhead
+tw=$(build/bench/executor_overhead --nodes "$nodes" --repeats "$repeats" | show | grep RESULT)
+tf=$(peer bench/tf_executor_overhead.py "$nodes" "$repeats" | show | grep RESULT)
+pt=$(peer bench/torch_eager_adds.py "$nodes" "$repeats" | show | grep RESULT)
+for kind in chain wide; do
+  awk -v t="$(result_field "$tw" ${kind}_us_per_node)" -v f="$(result_field "$tf" ${kind}_us_per_node)" \
+      -v p="$(result_field "$pt" ${kind}_us_per_node)" -v k="$kind" 'BEGIN {
+    printf "%-5s us/add: tensorweave %.3f, TensorFlow %.3f, PyTorch %.3f; TensorFlow / tensorweave %.2fx, PyTorch / tensorweave %.2fx (above 1: tensorweave is faster)\n",
+           k, t, f, p, f / t, p / t }'
+done
+awk -v tc="$(result_field "$tw" chain_us_per_node)" 'BEGIN { printf "target chain <= 0.5 us/node: %s\n", (tc <= 0.5 ? "met" : "NOT met") }'

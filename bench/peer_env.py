@@ -1,21 +1,32 @@
-"""Sets up the PyTorch peer's BLAS before torch is imported, so the peer runs at its best.
+"""Shared by the Python peers (current PyTorch and TensorFlow, from build/peer-venv that
+bench/install_peer.sh makes): thread settings, medians and free loopback ports.
 
-Debian's torch multiplies through whatever provides libblas.so.3: the bench scripts
-install OpenBLAS (libopenblas0-pthread). On this VM OpenBLAS mis-detects the CPU as
-"Prescott" (23 GFLOP/s); naming the core type from /proc/cpuinfo gives 150 GFLOP/s.
+PyPI's torch multiplies through MKL and oneDNN on OpenMP threads; TensorFlow through
+oneDNN and Eigen on its own pools (sized by ConfigProto). Both read the variables below
+when they load, so configure() runs before either is imported.
 """
 import os
+import socket
+import statistics
 
 
 def configure(threads):
-    os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    if "OPENBLAS_CORETYPE" not in os.environ:
-        try:
-            flags = open("/proc/cpuinfo").read()
-        except OSError:
-            flags = ""
-        if "avx512f" in flags:
-            os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
-        elif "avx2" in flags:
-            os.environ["OPENBLAS_CORETYPE"] = "Haswell"
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def free_ports(n):
+    """n loopback ports free now (bound together, so distinct)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()

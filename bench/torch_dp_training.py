@@ -1,8 +1,9 @@
 """The peer of bench/dp_training: the same MLP, batch per worker, data and optimizer,
 trained synchronously data-parallel with PyTorch DistributedDataParallel (gloo backend)
 in WORKERS processes on loopback, 1 thread each.
+Current PyTorch from build/peer-venv. torch.compile is not tried here (the MLP benchmark
+tries it on the same model, one process).
 Usage: torch_dp_training.py WORKERS STEPS REPEATS WARMUP"""
-import os
 import socket
 import statistics
 import sys
@@ -14,7 +15,7 @@ repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 warmup = int(sys.argv[4]) if len(sys.argv) > 4 else 30
 import peer_env  # noqa: E402
 
-peer_env.configure(1)  # Before torch loads OpenBLAS; the worker processes inherit it.
+peer_env.configure(1)  # Before torch loads its OpenMP runtime; the worker processes inherit it.
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
@@ -68,6 +69,6 @@ if __name__ == "__main__":
     for r, rate in enumerate(rates):
         print(f"repeat {r}: {rate:.0f} examples/s")
     median = statistics.median(rates)
-    print(f"PyTorch DDP (gloo) MLP 784-256-10 Adam, {workers} process(es), batch {batch} per process: "
+    print(f"PyTorch {torch.__version__} DDP (gloo) MLP 784-256-10 Adam, {workers} process(es), batch {batch} per process: "
           f"{median:.0f} examples/s median ({1000 * batch * workers / median:.2f} ms/step)")
     print(f"RESULT examples_per_s={median:.1f}")
