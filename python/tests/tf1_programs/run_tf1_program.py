@@ -5,7 +5,7 @@
     TF_PYTHON run_tf1_program.py --tensorflow PROGRAM.py [flags...]
         the same program on real TensorFlow 2.x as a TF1 user gets it there:
         `import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()`, plus tf.contrib's few
-        names our programs use (tf_contrib_shim.py; TF 2 has no contrib).
+        names our programs use (tf_shim.py; TF 2 has no contrib).
 
 In both modes TensorFlow's MNIST reader becomes the synthetic stand-in beside this file
 (input_data.py). Nothing else in the program is touched."""
@@ -31,7 +31,7 @@ IMPORT_REWRITES = [
 TENSORFLOW_REWRITES = [
     (re.compile(r"^(\s*)import tensorflow as tf\s*$", re.M),
      r"\1import tensorflow.compat.v1 as tf; tf.disable_v2_behavior(); "
-     r"import tf_contrib_shim; tf_contrib_shim.install(tf)"),
+     r"import tf_shim; tf_shim.install(tf)"),
     _MNIST,
 ]
 
