@@ -55,7 +55,7 @@ def main(_):
     hooks = [opt.make_session_run_hook(is_chief), tf.train.StopAtStepHook(last_step=FLAGS.train_steps)]
     losses = []
     with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief, hooks=hooks,
-                                           config=config) as sess:
+                                           config=config, stop_grace_period_secs=5) as sess:
         while not sess.should_stop():
             start = (len(losses) * 32) % len(xs)
             _, value, step = sess.run([train_op, loss, global_step], {x: xs[start:start + 32], y: ys[start:start + 32]})
