@@ -13,19 +13,12 @@ import sys
 import pytest
 
 from conftest import free_port, python_env
-from tf_peer import require_tensorflow
+from tf_peer import require_tensorflow, tf_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(HERE, "tf1_programs", "run_tf1_program.py")
 PROGRAMS = os.path.join(HERE, "tf1_programs", "ourselves")
 NUMBER = re.compile(r"^-?\d+(\.\d+)?(e[-+]?\d+)?$")
-
-
-def _tf_env():
-    # TensorFlow's own interpreter: not our path, nor our sanitizer runtime.
-    env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "PYTHONPATH")}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    return env
 
 
 class System:
@@ -48,7 +41,7 @@ class System:
 def systems(tmp_path):
     tf_python = require_tensorflow("test_tf1_own_programs")
     return (System("tensorweave", sys.executable, [], python_env(), str(tmp_path / "tensorweave")),
-            System("tensorflow", tf_python, ["--tensorflow"], _tf_env(), str(tmp_path / "tensorflow")))
+            System("tensorflow", tf_python, ["--tensorflow"], tf_env(), str(tmp_path / "tensorflow")))
 
 
 def _finish(system, proc, what, timeout=120):
