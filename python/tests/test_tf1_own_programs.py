@@ -211,7 +211,8 @@ def _worker_lines(outputs):
 
 
 def test_async_cluster_with_supervisor(systems):
-    results = _run_clusters(systems, "cluster_async_supervisor.py", 2, ["--train_steps=60", "--logdir={scratch}/logdir"])
+    results = _run_clusters(systems, "cluster_async_supervisor.py", 2,
+                            ["--train_steps=60", "--logdir={scratch}/logdir"])
     for system in systems:
         outputs = results[system.name]
         (chief_steps, chief_global, chief_first, chief_last), (_, other_global, _, _) = _worker_lines(outputs)
