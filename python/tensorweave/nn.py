@@ -160,7 +160,18 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if isinstance(keep_prob, (int, float)) and not 0 < keep_prob <= 1:
             raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], got %g" % keep_prob)
         keep_prob = convert_to_tensor(keep_prob, dtype=x.dtype)
-        shape = array_ops.shape(x) if noise_shape is None else noise_shape
+        static = x.shape.as_list() if x.shape.ndims is not None else None
+        if noise_shape is not None:
+            shape = noise_shape
+        elif static is not None and None not in static:
+            shape = static
+        else:
+            shape = array_ops.shape(x)
         kept = array_ops.cast(math_ops.less(random_ops.random_uniform(shape, dtype=x.dtype, seed=seed), keep_prob),
                              x.dtype)
-        return x * kept / keep_prob
+        out = x * kept / keep_prob
+        if noise_shape is None and static is not None and static.count(None) == 1 and out.shape.ndims is None:
+            # TF gives the result x's static shape (set_shape); a reshape with -1 for the
+            # one unknown dimension does that here, so that later layers can read it.
+            out = array_ops.reshape(out, [-1 if d is None else d for d in static])
+        return out

@@ -62,6 +62,10 @@ class Supervisor:
         # As TF: only the chief writes to logdir; the others only read its variables.
         self._logdir = logdir if self._is_chief else None
         self._save_path = os.path.join(logdir, checkpoint_basename) if self._logdir else None
+        if self._logdir:
+            # TF's chief creates logdir at once (its graph.pbtxt and events go there): the
+            # checkpoints must not fail on a directory nobody made.
+            os.makedirs(self._logdir, exist_ok=True)
         self._save_model_secs = save_model_secs
         self._save_summaries_secs = save_summaries_secs
         self._started_threads = []

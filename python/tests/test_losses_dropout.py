@@ -76,3 +76,12 @@ def test_arg_min_and_arg_max(sess):
     v = [[3, 1, 2], [0, 5, 4]]
     np.testing.assert_array_equal(sess.run(tf.arg_min(v, 1)), [1, 0])
     np.testing.assert_array_equal(sess.run(tf.arg_max(v, 0)), [0, 1, 1])
+
+
+def test_dropout_keeps_the_static_shape():
+    # A layer after dropout reads its input's width, as TF's set_shape allows.
+    hidden = tf.placeholder(tf.float32, [None, 64])
+    keep = tf.placeholder(tf.float32)
+    assert tf.nn.dropout(hidden, keep).shape.as_list() == [None, 64]
+    assert tf.nn.dropout(tf.ones([3, 5]), 0.5).shape.as_list() == [3, 5]
+    assert tf.nn.dropout(tf.placeholder(tf.float32, [None, None]), keep).shape.ndims in (None, 2)

@@ -1,6 +1,7 @@
 """tf.train.Supervisor and tf.train.Coordinator: a training loop under managed_session that
 saves checkpoints and resumes from them, a chief and a non-chief on a two-task cluster,
 request_stop from a thread, errors raised again after the stop."""
+import os
 import threading
 import time
 
@@ -341,3 +342,15 @@ def test_the_chief_waits_for_a_task_that_starts_late(tmp_path):
             proc.terminate()
             proc.communicate(timeout=30)
         first.stop()
+
+
+def test_the_chief_creates_its_logdir(tmp_path):
+    # As TF's chief does: a logdir that does not exist yet is made, and checkpoints land in it.
+    logdir = str(tmp_path / "not" / "yet")
+    step = tf.train.get_or_create_global_step()
+    train_op = step.assign_add(1)
+    sv = tf.train.Supervisor(logdir=logdir, global_step=step, save_model_secs=600)
+    assert os.path.isdir(logdir)
+    with sv.managed_session() as sess:
+        sess.run(train_op)
+    assert tf.train.latest_checkpoint(logdir).endswith("model.ckpt-1")

@@ -1,9 +1,11 @@
 """Public TensorFlow 1.x programs that others wrote, run unmodified but for their imports
 (tf1_programs/run_tf1_program.py) on synthetic MNIST-shaped data, each checked by what it
-prints. The programs are not copied into this repository (third-party code): they are read
-from TW_TF1_PROGRAMS_DIR, filled by tf1_programs/fetch_programs.sh from the pinned commits
-listed in tf1_programs/README.md; without them the tests skip, saying so (they fail instead
-when TW_REQUIRE_TF1_PROGRAMS=1)."""
+prints. The programs are not copied into this repository (third-party code), nor fetched by
+any script of ours: a developer who wants these tests clones each repository named in
+tf1_programs/README.md at its pinned commit and copies the named files into
+TW_TF1_PROGRAMS_DIR (default build/tf1_programs). Without them the tests skip, saying so
+(they fail instead when TW_REQUIRE_TF1_PROGRAMS=1). The project's own TF1 programs, which
+always run, are in test_tf1_own_programs.py."""
 import os
 import re
 import signal
@@ -24,8 +26,9 @@ PROGRAMS_DIR = os.environ.get("TW_TF1_PROGRAMS_DIR", os.path.join(BUILD_DIR, "tf
 def _program(name):
     path = os.path.join(PROGRAMS_DIR, name)
     if not os.path.exists(path):
-        reason = ("%s is not in %s: run python/tests/tf1_programs/fetch_programs.sh %s (or set TW_TF1_PROGRAMS_DIR)"
-                  % (name, PROGRAMS_DIR, PROGRAMS_DIR))
+        reason = ("%s is not in %s: clone the repository python/tests/tf1_programs/README.md names for it, check "
+                  "out the commit given there and copy the file into that folder (or set TW_TF1_PROGRAMS_DIR)"
+                  % (name, PROGRAMS_DIR))
         if os.environ.get("TW_REQUIRE_TF1_PROGRAMS") == "1":
             pytest.fail(reason)
         pytest.skip(reason)
@@ -133,6 +136,9 @@ def test_runner_changes_only_the_imports_and_the_stand_in_has_mnist_shapes(tmp_p
     assert run_tf1_program.rewrite_imports(source) == (
         "import tensorweave as tf\nimport input_data\nfrom tensorweave.contrib import rnn\n"
         "x = 'import tensorflow as tf'\n")
+    # The --tensorflow mode: TF 2's compat.v1 with TF 1 behaviour and the contrib names.
+    assert run_tf1_program.rewrite_imports("import tensorflow as tf\n", tensorflow=True).startswith(
+        "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior(); import tf_shim")
     mnist = input_data.read_data_sets("/nonexistent", one_hot=True)
     assert mnist.train.images.shape == (5500, 784) and mnist.train.labels.shape == (5500, 10)
     assert mnist.test.images.dtype == np.float32 and 0 <= mnist.test.images.min() <= mnist.test.images.max() <= 1

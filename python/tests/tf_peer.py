@@ -34,12 +34,17 @@ def require_tensorflow(test_name):
     return python
 
 
-def run_tf_script(python, script, *args, timeout=300):
-    """Runs tf_side/<script> with TensorFlow's python; its stdout, or a failure with stderr."""
-    # Not our sanitizer runtime (the ASan suite preloads it into our python) nor our path.
+def tf_env():
+    """The environment for TensorFlow's python: not our sanitizer runtime (the ASan suite
+    preloads it into our python) nor our path."""
     env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "PYTHONPATH")}
     env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-    done = subprocess.run([python, os.path.join(TF_SIDE_DIR, script), *args], env=env, capture_output=True,
+    return env
+
+
+def run_tf_script(python, script, *args, timeout=300):
+    """Runs tf_side/<script> with TensorFlow's python; its stdout, or a failure with stderr."""
+    done = subprocess.run([python, os.path.join(TF_SIDE_DIR, script), *args], env=tf_env(), capture_output=True,
                           text=True, timeout=timeout)
     assert done.returncode == 0, f"TensorFlow side {script} failed:\n{done.stderr[-4000:]}"
     return done.stdout
