@@ -153,12 +153,15 @@ void RegisterMathOps(OpRegistry& r) {
   Binary(r, "SquaredDifference", kFloat);
 
   for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual"}) Compare(r, op);
+  // TensorFlow's Equal and NotEqual also compare strings.
+  std::string equality_types = kNumericOrBool;
+  equality_types.insert(equality_types.rfind('}'), ", string");
   for (const char* op : {"Equal", "NotEqual"}) {
     r.Register(OpDefBuilder(op)
                    .Input("x: T")
                    .Input("y: T")
                    .Output("z: bool")
-                   .Attr(kNumericOrBool)
+                   .Attr(equality_types)
                    .Attr("incompatible_shape_error: bool = true")
                    .SetShapeFn(EqualityShapeFn));
   }
