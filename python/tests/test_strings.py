@@ -94,3 +94,21 @@ def test_same_results_as_tensorflow():
     assert sorted(ours) == sorted(theirs)
     for name in theirs:
         assert ours[name] == theirs[name], name
+
+
+def test_fifo_queue_batches_and_unbatches_strings():
+    # enqueue_many splits a batch and dequeue_many stacks elements: both copy strings.
+    q = tf.FIFOQueue(10, [tf.string, tf.int32], shapes=[[2], []])
+    many = q.enqueue_many([[[b"a", LONG], [b"", b"\x00z"], [b"q", b"r"]], [1, 2, 3]])
+    one = q.enqueue([[b"s", b"t"], 4])
+    batch = q.dequeue_many(2)
+    single = q.dequeue()
+    with tf.Session() as sess:
+        sess.run(many)
+        sess.run(one)
+        words, ids = sess.run(batch)
+        assert words.tolist() == [[b"a", LONG.encode()], [b"", b"\x00z"]] and ids.tolist() == [1, 2]
+        words, ids = sess.run(single)
+        assert words.tolist() == [b"q", b"r"] and ids == 3
+        words, ids = sess.run(single)
+        assert words.tolist() == [b"s", b"t"] and ids == 4
