@@ -2,6 +2,7 @@
 // the graph TensorFlow builds for them, and the errors.
 #include <gtest/gtest.h>
 
+#include "graph/graph_def_import.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
 
@@ -78,6 +79,27 @@ TEST(VariablesReportTest, StringConstantsAndJoinFromCpp) {
   Session sess(g);
   EXPECT_TENSOR_EQ(sess.run(s), Str({2}, {"a/x", "a/y"}));
   EXPECT_TENSOR_EQ(sess.run(mask), Str({2}, {"p", "r"}));
+}
+
+TEST(VariablesReportTest, ImportsTensorFlowsStringConstants) {
+  // As TensorFlow writes them: string_val for a Const, and the tensor_content encoding.
+  auto def = ParseGraphDef(R"(
+    node { name: "names" op: "Const"
+           attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } }
+                                                 string_val: "a\000b" string_val: "cd" } } } }
+    node { name: "packed" op: "Const"
+           attr { key: "dtype" value { type: DT_STRING } }
+           attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 2 } }
+                                                 tensor_content: "\001\002xyz" } } } }
+    node { name: "joined" op: "StringJoin" input: "names" input: "packed"
+           attr { key: "N" value { i: 2 } } attr { key: "separator" value { s: "+" } } })",
+                           /*text=*/true);
+  ASSERT_TRUE(def.ok()) << def.status();
+  Graph g;
+  g.Import(*def);
+  Session sess(g);
+  EXPECT_TENSOR_EQ(sess.run(g.operation("joined").output(0)), Str({2}, {std::string("a\0b+x", 5), "cd+yz"}));
 }
 
 }  // namespace
