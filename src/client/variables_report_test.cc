@@ -46,7 +46,7 @@ TEST(VariablesReportTest, BuiltAsTensorFlowBuildsIt) {
   EXPECT_EQ(g.operation("report_uninitialized_variables/stack").type(), "Pack");
   EXPECT_EQ(g.operation("report_uninitialized_variables/Const").type(), "Const");
   EXPECT_EQ(g.operation("report_uninitialized_variables/boolean_mask/Where").type(), "Where");
-  EXPECT_EQ(g.operation("report_uninitialized_variables/LogicalNot").device(), "/cpu:0");
+  EXPECT_EQ(g.operation("report_uninitialized_variables/LogicalNot").device(), "/device:CPU:0");
 }
 
 TEST(VariablesReportTest, AssertFailsWithFailedPreconditionNamingTheVariable) {

@@ -57,7 +57,11 @@ TEST(BundleStringsTest, DamageIsDataLoss) {
     EXPECT_EQ(DecodeBundleStrings(bad, masked, "t", &out).code(), absl::StatusCode::kDataLoss) << "byte " << i;
   }
   EXPECT_STATUS(DecodeBundleStrings(bytes.substr(0, 3), masked, "tensor 'x'", &out), absl::StatusCode::kDataLoss,
-                "tensor 'x': string tensor data is truncated before the lengths' checksum");
+                "tensor 'x': string tensor data gives element 0 a length of 5 bytes");
+  EXPECT_STATUS(DecodeBundleStrings(std::string("\0\0\1", 3), masked, "t", &out), absl::StatusCode::kDataLoss,
+                "t: string tensor data is truncated before the lengths' checksum");
+  EXPECT_STATUS(DecodeBundleStrings("\x80", masked, "t", &out), absl::StatusCode::kDataLoss,
+                "is truncated in the length of element 0");
   EXPECT_STATUS(DecodeBundleStrings(bytes + "!", masked, "t", &out), absl::StatusCode::kDataLoss,
                 "holds 11 bytes of strings, but the lengths add up to 10");
 }
