@@ -67,6 +67,13 @@ def cases():
         mask = tf.constant([True, False, True, False])
         return [tf.boolean_mask(names, mask), tf.where(mask), tf.where(tf.constant([[True, False], [False, True]]))], {}
 
+    def select(tf):
+        c = tf.constant([True, False, True])
+        p, feed = _fed(tf, ["x", LONG, "z"], shape=[3])
+        rows = tf.constant([[b"a", b"b"], [b"c", LONG.encode()]])
+        return [tf.where(c, p, tf.constant(["1", "2", "3"])),
+                tf.where(tf.constant([False, True]), rows, tf.fill([2, 2], "-"))], feed
+
     def report_uninitialized(tf):
         a = tf.Variable(1.0, name="a")
         b = tf.Variable([1, 2], name="scope/b")
@@ -76,7 +83,7 @@ def cases():
                 tf.report_uninitialized_variables([])], {}, [init_b]
 
     return [scalar_bytes, scalar_str, list_mixed, numpy_object, numpy_bytes_, numpy_str_, constants, moving_ops,
-            equality, string_join, boolean_mask_and_where, report_uninitialized]
+            equality, string_join, boolean_mask_and_where, select, report_uninitialized]
 
 
 def describe(value):

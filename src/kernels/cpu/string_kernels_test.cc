@@ -76,6 +76,14 @@ TEST(StringKernels, EqualAndNotEqualCompareBytes) {
                    Bool({2, 2}, {true, false, false, true}));
 }
 
+TEST(StringKernels, SelectPicksStrings) {
+  const Tensor t = Str({2, 2}, {L("a"), "b", "c", L("d")}), e = Str({2, 2}, {"w", "x", L("y"), "z"});
+  EXPECT_TENSOR_EQ(RunBoth1("Select", {Bool({2, 2}, {true, false, false, true}), t, e}),
+                   Str({2, 2}, {L("a"), "x", L("y"), L("d")}));
+  EXPECT_TENSOR_EQ(RunBoth1("Select", {Bool({2}, {false, true}), t, e}), Str({2, 2}, {"w", "x", "c", L("d")}));
+  EXPECT_TENSOR_EQ(RunBoth1("SelectV2", {Bool({}, {true}), t, Tensor::Scalar(std::string("s"))}), t);
+}
+
 TEST(StringKernels, StringJoin) {
   AttrMap dash = {{"separator", MakeAttr(std::string("-"))}};
   EXPECT_TENSOR_EQ(RunBoth1("StringJoin", {Str({2}, {"a", L("b")}), Tensor::Scalar(std::string("x")),
