@@ -49,6 +49,40 @@ TEST(DistributedTest, Seed238OnTwoTasks) {
   EXPECT_EQ(sess.run(y).scalar<int32_t>(), 238) << "second step on the registered partitions";
 }
 
+TEST(DistributedTest, StringTensorsCrossTasksBothWays) {
+  // Strings are objects: what crosses must be their bytes (TensorProto string_val), not
+  // the std::string structs. Long values, so no small-string buffer hides a bad copy.
+  auto cluster = StartCluster({{"local", 2}});
+  ASSERT_NE(cluster, nullptr);
+  const std::string long_a(5000, 'a');
+  Graph g;
+  auto fed = placeholder(g, DType::kString, PartialShape({2}), "fed");
+  Output from_1, joined_on_0, back_on_1, equal_on_1;
+  {
+    auto on = g.device("/job:local/task:1");
+    from_1 = constant(g, std::vector<std::string>{long_a, std::string("\0\xff", 2)});
+  }
+  {
+    auto on = g.device("/job:local/task:0");
+    joined_on_0 = string_join({from_1, fed, constant(g, "!")}, "|");
+  }
+  {
+    auto on = g.device("/job:local/task:1");
+    back_on_1 = identity(joined_on_0);
+    equal_on_1 = equal(joined_on_0, constant(g, std::vector<std::string>{long_a + "|x|!", "nope"}));
+  }
+  Session sess(g, cluster->target("local", 0));
+  Tensor feed = testing::Str({2}, {"x", std::string(3000, 'y')});
+  for (int step = 0; step < 2; ++step) {
+    auto out = sess.run(std::vector<Output>{from_1, joined_on_0, back_on_1, equal_on_1}, {{fed, feed}});
+    EXPECT_TENSOR_EQ(out[0], testing::Str({2}, {long_a, std::string("\0\xff", 2)}));
+    const Tensor joined = testing::Str({2}, {long_a + "|x|!", std::string("\0\xff", 2) + "|" + std::string(3000, 'y') + "|!"});
+    EXPECT_TENSOR_EQ(out[1], joined);
+    EXPECT_TENSOR_EQ(out[2], joined);
+    EXPECT_TENSOR_EQ(out[3], testing::Bool({2}, {true, false}));
+  }
+}
+
 TEST(DistributedTest, MapReduceMeanWithUnequalSlicesRenamedJob) {
   auto cluster = StartCluster({{"mapper", 2}});
   ASSERT_NE(cluster, nullptr);

@@ -17,6 +17,7 @@ enum class DType : int {
   kFloat = 1,
   kDouble = 2,
   kInt32 = 3,
+  kString = 7,  // Each element a std::string of arbitrary bytes.
   kInt64 = 9,
   kBool = 10,
   kResource = 20,  // A handle naming a variable in a device's ResourceMgr.
@@ -26,7 +27,7 @@ struct ResourceHandle;
 
 // Size in bytes of one element; 0 for kInvalid.
 size_t DTypeSize(DType dtype);
-// "float32", "float64", "int32", "int64", "bool", "resource".
+// "float32", "float64", "int32", "int64", "bool", "string", "resource".
 std::string DTypeName(DType dtype);
 // Accepts the names above and TensorFlow's ("float", "double", "DT_FLOAT", ...).
 absl::StatusOr<DType> DTypeFromName(absl::string_view name);
@@ -43,6 +44,7 @@ struct DTypeOf;
 template <> struct DTypeOf<float> { static constexpr DType value = DType::kFloat; };
 template <> struct DTypeOf<double> { static constexpr DType value = DType::kDouble; };
 template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
+template <> struct DTypeOf<std::string> { static constexpr DType value = DType::kString; };
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
 template <> struct DTypeOf<ResourceHandle> { static constexpr DType value = DType::kResource; };

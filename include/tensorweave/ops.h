@@ -20,6 +20,11 @@ Output constant(Graph& g, int64_t value, const std::string& name = "Const");
 Output constant(Graph& g, float value, const std::string& name = "Const");
 Output constant(Graph& g, double value, const std::string& name = "Const");
 Output constant(Graph& g, bool value, const std::string& name = "Const");
+// A scalar string (the const char* overload keeps "abc" from converting to bool).
+Output constant(Graph& g, const std::string& value, const std::string& name = "Const");
+Output constant(Graph& g, const char* value, const std::string& name = "Const");
+// A vector of strings, shape [values.size()].
+Output constant(Graph& g, const std::vector<std::string>& values, const std::string& name = "Const");
 Output constant(Graph& g, const std::vector<float>& values, const TensorShape& shape,
                 const std::string& name = "Const");
 Output constant(Graph& g, const std::vector<int32_t>& values, const TensorShape& shape,
@@ -121,8 +126,19 @@ Output ones_like(const Output& x, const std::string& name = "OnesLike");
 Output range(Graph& g, int64_t start, int64_t limit, int64_t delta = 1, const std::string& name = "range");
 // Slices of params along `axis` at `indices` (int32 or int64, any shape).
 Output gather(const Output& params, const Output& indices, int64_t axis = 0, const std::string& name = "GatherV2");
+// tf.where(condition) with one argument (op Where): the int64 [n, rank] coordinates of
+// the true elements of a bool tensor, in row-major order.
+Output where(const Output& condition, const std::string& name = "Where");
+// tf.boolean_mask for a 1-D mask: the rows of `tensor` where `mask` is true, built as
+// TensorFlow 1.x does (Where, Squeeze, GatherV2) under the scope `name`.
+Output boolean_mask(const Output& tensor, const Output& mask, const std::string& name = "boolean_mask");
 Output one_hot(const Output& indices, int64_t depth, double on_value = 1, double off_value = 0,
                int64_t axis = -1, DType dtype = DType::kFloat, const std::string& name = "one_hot");
+
+// ---- strings
+// Element-wise concatenation of string tensors (scalars broadcast), joined by `separator`.
+Output string_join(const std::vector<Output>& inputs, const std::string& separator = "",
+                   const std::string& name = "StringJoin");
 
 // ---- nn
 // 2-D convolution: input [n, h, w, c] (NHWC), filter [kh, kw, c, out]; strides and dilations

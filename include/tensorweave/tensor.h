@@ -21,6 +21,9 @@ namespace tw {
 
 inline constexpr size_t kTensorAlignment = 64;
 
+// True when elements are plain bytes that memcpy may copy (not string, not resource).
+inline bool IsPodDType(DType dtype) { return dtype != DType::kString && dtype != DType::kResource; }
+
 // Names a resource (a variable) in the ResourceMgr of a device.
 struct ResourceHandle {
   std::string device;
@@ -114,6 +117,8 @@ class Tensor {
   int64_t NumElements() const { return shape_.num_elements(); }
   size_t TotalBytes() const { return static_cast<size_t>(NumElements()) * DTypeSize(dtype_); }
 
+  // For kString the buffer holds constructed std::string objects: copy them as strings,
+  // never as bytes (IsPodDType says whether memcpy is right).
   void* raw_data() const { return buf_ ? buf_->data() : nullptr; }
   template <typename T>
   T* data() const {

@@ -67,6 +67,19 @@ Operation variables_initializer(Graph& g, const std::vector<Variable>& vars,
 Operation global_variables_initializer(Graph& g, const std::string& name = "init");
 Operation local_variables_initializer(Graph& g, const std::string& name = "init_local");
 
+// TF1's tf.report_uninitialized_variables: a 1-D string tensor naming the variables of
+// `vars` (all global and local variables without it) that are not initialized, built as
+// TensorFlow does: VarIsInitializedOp of each, Pack, LogicalNot, and a boolean_mask of a
+// string constant of their names, on /cpu:0. An empty `vars` gives an empty constant.
+Output report_uninitialized_variables(Graph& g, const std::string& name = "report_uninitialized_variables");
+Output report_uninitialized_variables(Graph& g, const std::vector<Variable>& vars,
+                                      const std::string& name = "report_uninitialized_variables");
+// TF1's tf.assert_variables_initialized: an op (the Rank of each variable's value, stacked)
+// that fails with FailedPrecondition naming a variable that is not initialized. With no
+// variables there is nothing to check: the result is an empty Output (TF returns None).
+Output assert_variables_initialized(Graph& g);
+Output assert_variables_initialized(Graph& g, const std::vector<Variable>& vars);
+
 }  // namespace tw
 
 #endif  // TENSORWEAVE_VARIABLES_H_

@@ -15,6 +15,7 @@ py::dtype NumpyDType(DType dtype) {
     case DType::kInt32: return py::dtype::of<int32_t>();
     case DType::kInt64: return py::dtype::of<int64_t>();
     case DType::kBool: return py::dtype::of<bool>();
+    case DType::kString: return py::dtype("O");  // Elements are bytes objects, as in TensorFlow.
     default:
       throw py::type_error("a " + DTypeName(dtype) + " tensor has no NumPy equivalent");
   }
@@ -31,7 +32,38 @@ DType DTypeOfNumpy(const py::dtype& dt) {
   if (kind == 'i' && size == 4) return DType::kInt32;
   if (kind == 'i' && size == 8) return DType::kInt64;
   if (kind == 'b' && size == 1) return DType::kBool;
+  if (kind == 'O' || kind == 'S' || kind == 'U') return DType::kString;
   return DType::kInvalid;
+}
+
+// A string tensor from an array of bytes (or str, encoded as UTF-8), element by element.
+Tensor StringTensorFromArray(const py::array& array, const TensorShape& shape) {
+  Tensor t = ValueOrThrow(Tensor::Allocate(DType::kString, shape));
+  py::object flat = array.attr("ravel")();
+  std::string* out = t.data<std::string>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    py::object v = flat.attr("__getitem__")(i);
+    if (PyBytes_Check(v.ptr())) {
+      out[i] = v.cast<std::string>();
+    } else if (PyUnicode_Check(v.ptr())) {
+      out[i] = v.cast<std::string>();  // pybind11 encodes str as UTF-8.
+    } else {
+      throw py::type_error(absl::StrCat("a string tensor takes bytes or str, but element ", i, " is a ",
+                                        py::str(py::type::of(v).attr("__name__")).cast<std::string>()));
+    }
+  }
+  return t;
+}
+
+py::object StringArrayFromTensor(const Tensor& tensor) {
+  auto bytes = [](const std::string& s) { return py::bytes(s); };
+  if (tensor.rank() == 0) return bytes(tensor.scalar<std::string>());
+  std::vector<py::ssize_t> dims(tensor.shape().dims().begin(), tensor.shape().dims().end());
+  py::array out(py::dtype("O"), dims);
+  py::object flat = out.attr("reshape")(-1);  // A view: filling it fills `out`.
+  const std::string* in = tensor.data<std::string>();
+  for (int64_t i = 0; i < tensor.NumElements(); ++i) flat.attr("__setitem__")(i, bytes(in[i]));
+  return out;
 }
 
 // Drops the reference a wrapped buffer holds on its NumPy array, from whichever thread
@@ -52,6 +84,7 @@ Tensor TensorFromArray(const py::array& array) {
   }
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   const TensorShape shape = ShapeFromDims(dims);
+  if (dtype == DType::kString) return StringTensorFromArray(array, shape);
   const bool contiguous = (array.flags() & py::array::c_style) != 0;
   const bool aligned = reinterpret_cast<uintptr_t>(array.data()) % kTensorAlignment == 0;
   if (contiguous && aligned && array.dtype().byteorder() != '>' && shape.num_elements() > 0) {
@@ -70,6 +103,7 @@ Tensor TensorFromArray(const py::array& array) {
 }
 
 py::object ArrayFromTensor(Tensor tensor) {
+  if (tensor.dtype() == DType::kString) return StringArrayFromTensor(tensor);
   py::dtype dt = NumpyDType(tensor.dtype());
   std::vector<py::ssize_t> dims(tensor.shape().dims().begin(), tensor.shape().dims().end());
   if (tensor.rank() == 0) {
@@ -123,6 +157,7 @@ void BindTensor(py::module_& m) {
       .value("int32", DType::kInt32)
       .value("int64", DType::kInt64)
       .value("bool", DType::kBool)
+      .value("string", DType::kString)
       .value("resource", DType::kResource);
   m.def("dtype_name", &DTypeName);
   m.def("numpy_dtype", &NumpyDType);

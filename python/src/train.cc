@@ -1,6 +1,7 @@
 // Variables, variable scopes and initializers, gradients, optimizers and the Saver: the
 // logic stays in C++; this only converts arguments.
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,15 @@ void BindVariables(py::module_& m) {
         py::arg("name") = "init");
   m.def("global_variables_initializer", &global_variables_initializer, py::arg("graph"),
         py::arg("name") = "init");
+  // var_list None: every global and local variable, as TensorFlow.
+  m.def("report_uninitialized_variables",
+        [](Graph& g, std::optional<std::vector<Variable>> vars, const std::string& name) {
+          return vars ? report_uninitialized_variables(g, *vars, name) : report_uninitialized_variables(g, name);
+        },
+        py::arg("graph"), py::arg("vars"), py::arg("name"));
+  m.def("assert_variables_initialized", [](Graph& g, std::optional<std::vector<Variable>> vars) {
+    return OutputOrNone(vars ? assert_variables_initialized(g, *vars) : assert_variables_initialized(g));
+  });
 }
 
 void BindVariableScopes(py::module_& m) {

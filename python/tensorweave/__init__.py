@@ -5,14 +5,16 @@ __version__ = "0.1.0"
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
 from tensorweave import app, contrib, errors, flags, gfile, losses, nn, python_io, train  # noqa: F401
 from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
-from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
+from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,
                                    strided_slice, tile, transpose, unstack, zeros, zeros_like)
 from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: F401
                                 RunOptions, ThreadPoolOptionProto)
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
-from tensorweave.dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64, resource  # noqa: F401
+from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
+from tensorweave.string_ops import string_join  # noqa: F401
+from tensorweave.dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64, resource, string  # noqa: F401
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
@@ -27,11 +29,12 @@ from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, clip_by_value
                                   to_int32, to_int64, truediv, where)
 from tensorweave.random_ops import random_normal, random_uniform, truncated_normal  # noqa: F401
 from tensorweave.session import InteractiveSession, Session, get_default_session  # noqa: F401
-from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables,  # noqa: F401
+from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables, assert_variables_initialized,  # noqa: F401
                                    constant_initializer, get_variable, get_variable_scope, global_variables,
                                    global_variables_initializer, glorot_uniform_initializer, is_variable_initialized,
                                    initialize_all_variables, local_variables_initializer, ones_initializer,
-                                   random_normal_initializer, random_uniform_initializer, trainable_variables,
+                                   random_normal_initializer, random_uniform_initializer, report_uninitialized_variables,
+                                   trainable_variables,
                                    truncated_normal_initializer, variable_scope, variables_initializer,
                                    zeros_initializer)
 

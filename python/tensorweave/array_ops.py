@@ -247,6 +247,29 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
                       {"batch_dims": batch_dims}, name or "GatherV2")
 
 
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """tf.boolean_mask: the elements (rows) of tensor where mask is true, as TF 1.x's
+    _apply_mask_1d does it (Where, Squeeze, GatherV2); a mask of rank k > 1 first flattens
+    the leading k dims of both (their shapes must be known)."""
+    from tensorweave import framework, math_ops
+    with framework.name_scope(name):
+        tensor = convert_to_tensor(tensor)
+        mask = convert_to_tensor(mask)
+        axis = 0 if axis is None else axis
+        k = mask.shape.ndims
+        if k is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some dimensions are None.")
+        if k == 0:
+            raise ValueError("mask cannot be scalar.")
+        if k > 1 or axis != 0:
+            dims = tensor.shape.as_list()
+            lead = int(np.prod(dims[axis:axis + k]))
+            tensor = reshape(tensor, dims[:axis] + [lead] + dims[axis + k:])
+            mask = reshape(mask, [-1])
+        indices = squeeze(math_ops.where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
+
+
 def one_hot(indices, depth, on_value=None, off_value=None, axis=-1, dtype=None, name="one_hot"):
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
     inputs = [convert_to_tensor(indices), _int_tensor(depth, "depth"),

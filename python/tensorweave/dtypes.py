@@ -53,11 +53,12 @@ double = float64
 int32 = DType(_core.DType.int32)
 int64 = DType(_core.DType.int64)
 bool = DType(_core.DType.bool)  # noqa: A001 - TensorFlow's name.
+string = DType(_core.DType.string)  # Elements are bytes; NumPy holds them in object arrays.
 resource = DType(_core.DType.resource)
 
-_BY_CORE = {d._core: d for d in (float32, float64, int32, int64, bool, resource)}
+_BY_CORE = {d._core: d for d in (float32, float64, int32, int64, bool, string, resource)}
 _BY_NAME = {"float32": float32, "float": float32, "float64": float64, "double": float64,
-            "int32": int32, "int64": int64, "bool": bool, "resource": resource}
+            "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource}
 
 
 def as_dtype(value):
@@ -77,4 +78,6 @@ def as_dtype(value):
     for d in (float32, float64, int32, int64, bool):
         if np.dtype(d.as_numpy_dtype) == np_type:
             return d
+    if np_type.kind in "OSU":  # Object arrays (of bytes), bytes_ and str_ all hold strings.
+        return string
     raise TypeError("NumPy dtype %s has no tensorweave equivalent" % np_type)

@@ -458,7 +458,37 @@ def _python_value_dtype(array):
         return dtypes.int64
     if array.dtype.kind == "b":
         return dtypes.bool
+    if array.dtype.kind in "SU":
+        return dtypes.string
     raise TypeError("cannot convert %r (NumPy dtype %s) to a tensor" % (array, array.dtype))
+
+
+def _holds_strings(value):
+    """Whether value (a NumPy array, a scalar or nested lists) holds bytes or str: its
+    first element decides, as for TensorFlow's type inference."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "SU":
+            return True
+        return value.dtype.kind == "O" and value.size > 0 and isinstance(value.flat[0], (bytes, str))
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return isinstance(value, (bytes, str))
+
+
+def _string_array(value, array):
+    """An object array of bytes, as TensorFlow's Session returns strings: bytes stay, str is
+    encoded as UTF-8, anything else is a TypeError."""
+    if array.dtype.kind not in "OSU":
+        raise TypeError("Expected string, got %s of type '%s' instead."
+                        % (value if array.size <= 8 else "an array", array.dtype.name))
+    out = np.empty(array.shape, dtype=object)
+    for index, v in np.ndenumerate(array):
+        if isinstance(v, str):
+            v = v.encode("utf-8")
+        elif not isinstance(v, bytes):
+            raise TypeError("Expected string, got %r of type '%s' instead." % (v, type(v).__name__))
+        out[index] = bytes(v)
+    return out
 
 
 def to_numpy(value, dtype=None):
@@ -466,6 +496,10 @@ def to_numpy(value, dtype=None):
     `dtype` (inferred as TensorFlow does when None). A conversion that would change the kind
     of the values (float to int, number to bool) raises TypeError."""
     is_numpy = isinstance(value, (np.ndarray, np.generic))
+    if (dtype is not None and dtypes.as_dtype(dtype) == dtypes.string) or (dtype is None and _holds_strings(value)):
+        # Built as objects: NumPy's own string conversion would decode bytes as ASCII.
+        array = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+        return _string_array(value, array)
     try:
         array = np.asarray(value)
     except ValueError as e:

@@ -78,9 +78,14 @@ def truediv(x, y, name="truediv"):
 divide = truediv
 
 
-def where(condition, x=None, y=None, name="Select"):
+def where(condition, x=None, y=None, name=None):
+    """tf.where: with x and y a Select; with neither, the int64 coordinates of the true
+    elements of condition (op Where)."""
+    if x is None and y is None:
+        return _op_output("Where", [convert_to_tensor(condition)], name=name or "Where")
     if x is None or y is None:
-        raise ValueError("tf.where needs x and y (the one-argument form is not supported)")
+        raise ValueError("x and y must both be non-None or both be None.")
+    name = name or "Select"
     x, y = _binary_inputs(x, y)
     return _op_output("Select", [convert_to_tensor(condition), x, y], name=name)
 

@@ -146,6 +146,23 @@ def is_variable_initialized(variable):
     return variable.is_initialized()
 
 
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor of the names of the variables (all global and local ones when
+    var_list is None) that are not initialized, built as TF 1.x builds it."""
+    graph = get_default_graph()
+    core_vars = None if var_list is None else [v._core for v in var_list]
+    return Tensor(graph, _core.report_uninitialized_variables(graph._core, core_vars, name))
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that fails with FailedPreconditionError when a variable is not initialized;
+    None when there are no variables (as TF 1.x)."""
+    graph = get_default_graph()
+    core_vars = None if var_list is None else [v._core for v in var_list]
+    out = _core.assert_variables_initialized(graph._core, core_vars)
+    return None if out is None else Tensor(graph, out)
+
+
 def global_variables_initializer():
     graph = get_default_graph()
     return Operation(graph, _core.global_variables_initializer(graph._core, "init"))

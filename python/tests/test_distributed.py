@@ -39,6 +39,34 @@ def test_multi_process_cluster_runs_placed_graphs(two_task_cluster):
         assert any("/job:local/replica:0/task:1" in d for d in sess.list_devices())
 
 
+def test_string_tensors_cross_tasks_both_ways(two_task_cluster):
+    # Strings are objects: their bytes must cross (feeds, _Send/_Recv, fetches), long ones
+    # too (no small-string buffer to hide a byte copy of std::string).
+    _, addresses = two_task_cluster
+    long_a = "é" * 3000
+    fed = tf.placeholder(tf.string, [2])
+    with tf.device("/job:local/task:1"):
+        from_1 = tf.constant([long_a, b"\x00\xff"])
+    with tf.device("/job:local/task:0"):
+        joined = tf.strings.join([from_1, fed, "!"], separator="|")
+    with tf.device("/job:local/task:1"):
+        back = tf.identity(joined)
+        same = tf.equal(joined, [long_a + "|x|!", "nope"])
+        vars_on_1 = tf.Variable(["v0", long_a], name="words")
+    report = tf.report_uninitialized_variables()
+    with tf.Session("grpc://" + addresses[0]) as sess:
+        assert sess.run(report).tolist() == [b"words"]
+        sess.run(vars_on_1.initializer)
+        assert sess.run(report).tolist() == []
+        for _ in range(2):
+            got = sess.run([from_1, joined, back, same, vars_on_1], {fed: ["x", "y" * 3000]})
+            expected = [(long_a + "|x|!").encode(), b"\x00\xff|" + b"y" * 3000 + b"|!"]
+            assert got[0].tolist() == [long_a.encode(), b"\x00\xff"]
+            assert got[1].tolist() == expected and got[2].tolist() == expected
+            assert got[3].tolist() == [True, False]
+            assert got[4].tolist() == [b"v0", long_a.encode()]
+
+
 def test_variables_outlive_sessions_on_the_cluster(two_task_cluster):
     _, addresses = two_task_cluster
     with tf.device("/job:local/task:1"):

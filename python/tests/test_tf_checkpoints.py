@@ -84,3 +84,50 @@ def test_tensorflow_reads_and_restores_our_checkpoint(tmp_path):
             np.testing.assert_array_equal(got, v, err_msg=f"{view} {name}")
             if v.dtype.kind == "f":
                 np.testing.assert_array_equal(np.signbit(got), np.signbit(v), err_msg=f"{view} {name}")
+
+
+def _string_cases():
+    import sys
+    from tf_peer import TF_SIDE_DIR
+    sys.path.insert(0, TF_SIDE_DIR)
+    import string_cases
+    return string_cases
+
+
+def test_string_variables_round_trip_through_our_checkpoint(tmp_path):
+    cases = _string_cases()
+    values = cases.checkpoint_values()
+    variables = {name: tf.get_variable(name, initializer=tf.constant(v)) for name, v in values.items()}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "s.ckpt"))
+        for v in variables.values():
+            sess.run(v.assign(tf.zeros_like(v) if v.dtype != tf.string else tf.fill(v.shape.as_list(), "")))
+        tf.train.Saver().restore(sess, prefix)
+        for name, v in variables.items():
+            got = sess.run(v)
+            assert cases.canonical(got) == cases.canonical(values[name]), name
+
+
+def test_tensorflow_reads_our_string_checkpoint_and_we_restore_its(tmp_path):
+    python = require_tensorflow("test_tensorflow_reads_our_string_checkpoint_and_we_restore_its")
+    import ast
+    cases = _string_cases()
+    values = cases.checkpoint_values()
+    variables = {name: tf.get_variable(name, initializer=tf.constant(v)) for name, v in values.items()}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        ours = tf.train.Saver().save(sess, str(tmp_path / "ours.ckpt"))
+        # TensorFlow reads ours: load_checkpoint and its Saver.
+        theirs_view = ast.literal_eval(run_tf_script(python, "string_checkpoint.py", "read", ours))
+        for name, v in values.items():
+            assert theirs_view[name] == (cases.canonical(v), cases.canonical(v)), name
+        # We restore what TensorFlow's Saver wrote.
+        theirs = str(tmp_path / "theirs.ckpt")
+        run_tf_script(python, "string_checkpoint.py", "write", theirs)
+        for v in variables.values():
+            if v.dtype == tf.string:
+                sess.run(v.assign(tf.fill(v.shape.as_list(), "stale")))
+        tf.train.Saver().restore(sess, theirs)
+        for name, v in variables.items():
+            assert cases.canonical(sess.run(v)) == cases.canonical(values[name]), name

@@ -76,6 +76,12 @@ def test_extend_session_and_callables_from_a_tensorflow_client(tf_python, two_ta
     assert devices == ["/job:local/replica:0/task:%d/device:CPU:0" % t for t in (0, 1)]
 
 
+def test_string_feeds_and_fetches_from_a_tensorflow_client(tf_python, two_tasks, tmp_path):
+    _, got = run_seed_programs(tf_python, "grpc://" + two_tasks[0], tmp_path, "strings")
+    expected = ["\x00a-x", "b-" + ("\u00e9" * 300).encode("utf-8").decode("latin-1")]
+    assert got["strings"] == {"remote": expected, "local": expected}
+
+
 def test_an_op_tensorweave_lacks_is_refused_with_its_name(tf_python, two_tasks, tmp_path):
     _, got = run_seed_programs(tf_python, "grpc://" + two_tasks[0], tmp_path, "unsupported_op")
     result = got["unsupported_op"]

@@ -135,6 +135,18 @@ Output range(Graph& g, int64_t start, int64_t limit, int64_t delta, const std::s
 Output gather(const Output& params, const Output& indices, int64_t axis, const std::string& name) {
   return Op("GatherV2", name, {params, indices, constant(*params.graph(), axis, "axis")});
 }
+Output where(const Output& condition, const std::string& name) { return Op("Where", name, {condition}); }
+Output boolean_mask(const Output& tensor, const Output& mask, const std::string& name) {
+  Graph& g = *tensor.graph();
+  auto scope = g.name_scope(name);
+  // TensorFlow 1.x's _apply_mask_1d: the true rows' indices, then a gather of them.
+  Output indices = squeeze(where(mask), {1});
+  return gather(tensor, indices, 0);
+}
+Output string_join(const std::vector<Output>& inputs, const std::string& separator, const std::string& name) {
+  if (inputs.empty()) throw StatusError(absl::InvalidArgumentError("string_join of no inputs"));
+  return Op("StringJoin", name, inputs, {{"separator", MakeAttr(separator)}});
+}
 Output one_hot(const Output& indices, int64_t depth, double on_value, double off_value, int64_t axis,
                DType dtype, const std::string& name) {
   Graph& g = *indices.graph();

@@ -49,6 +49,14 @@ Output constant(Graph& g, int64_t value, const std::string& name) { return const
 Output constant(Graph& g, float value, const std::string& name) { return constant(g, Tensor::Scalar(value), name); }
 Output constant(Graph& g, double value, const std::string& name) { return constant(g, Tensor::Scalar(value), name); }
 Output constant(Graph& g, bool value, const std::string& name) { return constant(g, Tensor::Scalar(value), name); }
+Output constant(Graph& g, const std::string& value, const std::string& name) {
+  return constant(g, Tensor::Scalar(value), name);
+}
+Output constant(Graph& g, const char* value, const std::string& name) { return constant(g, std::string(value), name); }
+Output constant(Graph& g, const std::vector<std::string>& values, const std::string& name) {
+  return constant(g, ValueOrThrow(Tensor::FromVector<std::string>(values, TensorShape({static_cast<int64_t>(values.size())}))),
+                  name);
+}
 Output constant(Graph& g, const std::vector<float>& values, const TensorShape& shape, const std::string& name) {
   return constant(g, ValueOrThrow(Tensor::FromVector<float>(values, shape)), name);
 }

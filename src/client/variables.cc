@@ -83,6 +83,47 @@ Operation local_variables_initializer(Graph& g, const std::string& name) {
   return variables_initializer(g, local_variables(g), name);
 }
 
+namespace {
+
+// TF1's default var_list: the global variables, then the local ones.
+std::vector<Variable> AllVariables(Graph& g) {
+  std::vector<Variable> vars = global_variables(g);
+  for (Variable& v : local_variables(g)) vars.push_back(std::move(v));
+  return vars;
+}
+
+}  // namespace
+
+Output report_uninitialized_variables(Graph& g, const std::string& name) {
+  return report_uninitialized_variables(g, AllVariables(g), name);
+}
+
+Output report_uninitialized_variables(Graph& g, const std::vector<Variable>& vars, const std::string& name) {
+  auto scope = g.name_scope(name);
+  std::vector<Output> initialized;
+  for (const Variable& v : vars) initialized.push_back(v.is_initialized("VarIsInitializedOp"));
+  // As TensorFlow: the report itself runs on the client's CPU.
+  auto on = g.device("/cpu:0");
+  if (vars.empty()) return constant(g, Tensor(DType::kString, TensorShape({0})));
+  Output uninitialized = logical_not(stack(initialized));
+  std::vector<std::string> names;
+  for (const Variable& v : vars) names.push_back(v.name());
+  return boolean_mask(constant(g, names), uninitialized);
+}
+
+Output assert_variables_initialized(Graph& g) { return assert_variables_initialized(g, AllVariables(g)); }
+
+Output assert_variables_initialized(Graph& g, const std::vector<Variable>& vars) {
+  if (vars.empty()) return Output();
+  // Reading an uninitialized variable fails with FailedPrecondition naming it.
+  std::vector<Output> ranks;
+  for (const Variable& v : vars) {
+    auto with = g.colocate_with(v.handle().op());
+    ranks.push_back(rank(v.value()));
+  }
+  return ranks.size() == 1 ? ranks[0] : stack(ranks);
+}
+
 Variable Variable::FromHandle(const Output& handle) {
   Graph& g = *handle.graph();
   Variable v;

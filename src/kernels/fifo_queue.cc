@@ -25,6 +25,11 @@ std::string TypesString(const std::vector<DType>& types) {
 Tensor Unbatch(const Tensor& batch, int64_t i) {
   TensorShape shape(absl::Span<const int64_t>(batch.shape().dims()).subspan(1));
   Tensor element(batch.dtype(), shape);
+  if (batch.dtype() == DType::kString) {  // Objects, not bytes.
+    const int64_t n = element.NumElements();
+    std::copy_n(batch.data<std::string>() + i * n, n, element.data<std::string>());
+    return element;
+  }
   const size_t bytes = element.TotalBytes();
   if (bytes > 0) {
     std::memcpy(element.raw_data(), static_cast<const char*>(batch.raw_data()) + i * bytes, bytes);
@@ -314,6 +319,12 @@ absl::StatusOr<FIFOQueueResource::Tuple> FIFOQueueResource::Assemble(const Attem
     std::vector<int64_t> dims{n};
     for (int64_t d : shapes_[c].dims()) dims.push_back(d);
     TW_ASSIGN_OR_RETURN(Tensor stacked, Tensor::Allocate(types_[c], TensorShape(dims)));
+    if (types_[c] == DType::kString) {  // Objects, not bytes.
+      std::string* out = stacked.data<std::string>();
+      for (const Tuple& element : a.taken) out = std::copy_n(element[c].data<std::string>(), element[c].NumElements(), out);
+      batch.push_back(std::move(stacked));
+      continue;
+    }
     char* out = static_cast<char*>(stacked.raw_data());
     for (const Tuple& element : a.taken) {
       const size_t bytes = element[c].TotalBytes();

@@ -146,6 +146,14 @@ void RegisterArrayShapeOps(OpRegistry& r) {
   r.Register(OpDefBuilder("BroadcastGradientArgs").Input("s0: T").Input("s1: T").Output("r0: T")
                  .Output("r1: T").Attr("T: {int32, int64} = int32")
                  .SetShapeFn(BroadcastGradientArgsShape));
+  // tf.where(x) with one argument: the coordinates of the non-zero (true) elements.
+  r.Register(OpDefBuilder("Where").Input("input: T").Output("index: int64")
+                 .Attr("T: {float32, float64, int32, int64, bool} = bool")
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   const PartialShape& in = c.input_shape(0);
+                   c.set_output(0, PartialShape({-1, in.known_rank() ? int64_t{in.rank()} : -1}));
+                   return absl::OkStatus();
+                 }));
 }
 
 void RegisterArrayOps(OpRegistry& r) {

@@ -153,12 +153,15 @@ void RegisterMathOps(OpRegistry& r) {
   Binary(r, "SquaredDifference", kFloat);
 
   for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual"}) Compare(r, op);
+  // TensorFlow's Equal, NotEqual, Select and SelectV2 also take strings.
+  std::string or_string = kNumericOrBool;
+  or_string.insert(or_string.rfind('}'), ", string");
   for (const char* op : {"Equal", "NotEqual"}) {
     r.Register(OpDefBuilder(op)
                    .Input("x: T")
                    .Input("y: T")
                    .Output("z: bool")
-                   .Attr(kNumericOrBool)
+                   .Attr(or_string)
                    .Attr("incompatible_shape_error: bool = true")
                    .SetShapeFn(EqualityShapeFn));
   }
@@ -195,14 +198,14 @@ void RegisterMathOps(OpRegistry& r) {
                  .Input("t: T")
                  .Input("e: T")
                  .Output("output: T")
-                 .Attr(kNumericOrBool)
+                 .Attr(or_string)
                  .SetShapeFn(SelectShapeFn(true)));
   r.Register(OpDefBuilder("SelectV2")
                  .Input("condition: bool")
                  .Input("t: T")
                  .Input("e: T")
                  .Output("output: T")
-                 .Attr(kNumericOrBool)
+                 .Attr(or_string)
                  .SetShapeFn(SelectShapeFn(false)));
   r.Register(OpDefBuilder("Cast")
                  .Input("x: SrcT")

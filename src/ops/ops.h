@@ -19,6 +19,7 @@ void RegisterTrainingOps(OpRegistry& r);   // ResourceApply* optimizer updates
 void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (checkpoints)
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
+void RegisterStringOps(OpRegistry& r);     // StringJoin
 
 }  // namespace tw
 

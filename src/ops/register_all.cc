@@ -16,6 +16,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterIoOps(r);
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);
+  RegisterStringOps(r);
 }
 
 }  // namespace tw

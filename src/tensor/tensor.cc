@@ -1,8 +1,10 @@
 #include "tensorweave/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "tensor/block_cache.h"
 
@@ -11,6 +13,18 @@ namespace {
 
 constexpr size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 constexpr size_t kHeaderBytes = RoundUp(sizeof(Buffer), kTensorAlignment);
+
+// Strings are objects, not bytes: the buffer owns constructed std::strings and destroys
+// them with the last reference (so it can never be a block of raw bytes).
+Buffer* AllocateStrings(int64_t n) {
+  auto* strings = new std::string[static_cast<size_t>(n)];
+  return Buffer::Wrap(strings, static_cast<size_t>(n) * sizeof(std::string), [strings] { delete[] strings; });
+}
+
+Buffer* AllocateFor(DType dtype, const TensorShape& shape, size_t bytes) {
+  if (dtype == DType::kString) return AllocateStrings(shape.num_elements());
+  return Buffer::Allocate(bytes);
+}
 
 }  // namespace
 
@@ -40,7 +54,7 @@ void Buffer::Unref() const {
 }
 
 Tensor::Tensor(DType dtype, const TensorShape& shape)
-    : dtype_(dtype), shape_(shape), buf_(Buffer::Allocate(TotalBytes())) {}
+    : dtype_(dtype), shape_(shape), buf_(AllocateFor(dtype, shape, TotalBytes())) {}
 
 Tensor::Tensor(DType dtype, const TensorShape& shape, Buffer* buffer)
     : dtype_(dtype), shape_(shape), buf_(buffer) {
@@ -88,6 +102,10 @@ Tensor Tensor::Copy() const {
   if (!IsInitialized()) return Tensor();
   if (dtype_ == DType::kResource) return Resource(resource());
   Tensor t(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    std::copy_n(data<std::string>(), NumElements(), t.data<std::string>());
+    return t;
+  }
   if (TotalBytes() > 0) std::memcpy(t.raw_data(), raw_data(), TotalBytes());
   return t;
 }
@@ -95,6 +113,7 @@ Tensor Tensor::Copy() const {
 bool Tensor::Equals(const Tensor& other) const {
   if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
   if (dtype_ == DType::kResource) return resource() == other.resource();
+  if (dtype_ == DType::kString) return std::equal(data<std::string>(), data<std::string>() + NumElements(), other.data<std::string>());
   if (dtype_ == DType::kBool) {
     // Any non-zero byte is true.
     auto a = flat<bool>(), b = other.flat<bool>();
@@ -108,9 +127,11 @@ bool Tensor::Equals(const Tensor& other) const {
 namespace {
 
 template <typename T>
-void AppendValue(std::string* out, T v) {
+void AppendValue(std::string* out, const T& v) {
   if constexpr (std::is_same_v<T, bool>) {
     absl::StrAppend(out, v ? "True" : "False");
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    absl::StrAppend(out, "\"", absl::CEscape(v), "\"");
   } else {
     absl::StrAppend(out, v);
   }
@@ -156,9 +177,13 @@ std::string Tensor::ValueString(int max_entries) const {
     return absl::StrCat("<resource ", h.container, "/", h.name, " on ", h.device, ">");
   }
   std::string out;
+  int64_t index = 0, budget = max_entries;
+  if (dtype_ == DType::kString) {
+    AppendNested(&out, data<std::string>(), shape_.dims(), 0, &index, &budget);
+    return out;
+  }
   VisitPod(dtype_, [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
-    int64_t index = 0, budget = max_entries;
     AppendNested(&out, data<T>(), shape_.dims(), 0, &index, &budget);
   });
   return out;

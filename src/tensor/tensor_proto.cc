@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tensor/tf_dtype_name.h"
@@ -75,6 +76,43 @@ absl::Status FillFromTyped(const Repeated& values, Tensor* t) {
   return absl::OkStatus();
 }
 
+// TensorFlow's tensor_content for strings (port::EncodeStringList): the varint32
+// length of every element, then all the bytes.
+absl::Status DecodeStringContent(absl::string_view content, Tensor* t) {
+  const int64_t n = t->NumElements();
+  std::string* out = t->data<std::string>();
+  std::vector<uint64_t> lengths(static_cast<size_t>(n));
+  size_t pos = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t len = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= content.size() || shift > 28) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "TensorProto string tensor_content is truncated or malformed in the length of element ", i));
+      }
+      const uint8_t b = static_cast<uint8_t>(content[pos++]);
+      len |= static_cast<uint64_t>(b & 0x7f) << shift;
+      shift += 7;
+      if ((b & 0x80) == 0) break;
+    }
+    lengths[i] = len;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (lengths[i] > content.size() - pos) {
+      return absl::InvalidArgumentError(absl::StrCat("TensorProto string tensor_content is ",
+                                                     content.size(), " bytes, too short for element ", i));
+    }
+    out[i].assign(content.data() + pos, lengths[i]);
+    pos += lengths[i];
+  }
+  if (pos != content.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto string tensor_content has ",
+                                                   content.size() - pos, " bytes after the last element"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 TensorProto TensorToProto(const Tensor& tensor) {
@@ -89,6 +127,8 @@ TensorProto TensorToProto(const Tensor& tensor) {
     p->set_name(h.name);
   } else if (tensor.dtype() == DType::kBool) {
     for (bool b : tensor.flat<bool>()) proto.add_bool_val(b);
+  } else if (tensor.dtype() == DType::kString) {
+    for (const std::string& v : tensor.flat<std::string>()) proto.add_string_val(v);  // As TensorFlow writes them.
   } else {
     proto.set_tensor_content(tensor.raw_data(), tensor.TotalBytes());
   }
@@ -125,6 +165,10 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     return Tensor::Resource(ResourceHandle{p.device(), p.container(), p.name()});
   }
   TW_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
+  if (dtype == DType::kString && !proto.tensor_content().empty()) {
+    TW_RETURN_IF_ERROR(DecodeStringContent(proto.tensor_content(), &t));
+    return t;
+  }
   if (!proto.tensor_content().empty()) {
     if (proto.tensor_content().size() != t.TotalBytes()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -147,6 +191,7 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     case DType::kInt32: s = FillFromTyped<int32_t>(proto.int_val(), &t); break;
     case DType::kInt64: s = FillFromTyped<int64_t>(proto.int64_val(), &t); break;
     case DType::kBool: s = FillFromTyped<bool>(proto.bool_val(), &t); break;
+    case DType::kString: s = FillFromTyped<std::string>(proto.string_val(), &t); break;
     default: return absl::InvalidArgumentError("unsupported dtype in TensorProto");
   }
   TW_RETURN_IF_ERROR(s);

@@ -11,7 +11,9 @@
 
 namespace tw {
 
-// Writes values as tensor_content (raw bytes), except bool and resource handles.
+// Writes values as tensor_content (raw bytes), except bool, string (string_val, as
+// TensorFlow) and resource handles. Strings are also read from TensorFlow's
+// tensor_content encoding (varint lengths, then the bytes).
 TensorProto TensorToProto(const Tensor& tensor);
 // Validates dtype, shape and that the payload holds exactly the shape's elements.
 // Typed values (e.g. float_val) may stop short: the last one repeats to fill the shape,

@@ -24,6 +24,7 @@
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
 #include "train/atomic_file.h"
+#include "train/bundle_strings.h"
 #include "train/checkpoint_format.h"
 #include "core/crc32c.h"
 
@@ -64,6 +65,9 @@ class StringSource : public leveldb::RandomAccessFile {
   std::string data_;
 };
 
+// Bundles hold what the TWCKPT01 format holds, plus strings (in TensorFlow's layout).
+bool IsBundleDType(DType dtype) { return IsSavableDType(dtype) || dtype == DType::kString; }
+
 absl::Status ValidateForBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors) {
   absl::flat_hash_set<absl::string_view> names;
   for (const NamedTensor& t : tensors) {
@@ -74,7 +78,7 @@ absl::Status ValidateForBundle(const std::string& prefix, absl::Span<const Named
       return absl::InvalidArgumentError(
           absl::StrCat("cannot save to '", prefix, "': tensor name '", t.name, "' appears twice"));
     }
-    if (!IsSavableDType(t.tensor.dtype())) {
+    if (!IsBundleDType(t.tensor.dtype())) {
       return absl::InvalidArgumentError(absl::StrCat("cannot save tensor '", t.name, "' to '", prefix,
                                                      "': dtype ", DTypeName(t.tensor.dtype()),
                                                      " cannot be saved"));
@@ -108,7 +112,7 @@ absl::StatusOr<BundleEntryInfo> ParseEntry(const std::string& path, const std::s
   BundleEntryInfo e;
   e.name = key;
   auto dtype = DTypeFromProto(proto.dtype());
-  if (!dtype.ok() || !IsSavableDType(*dtype)) {
+  if (!dtype.ok() || !IsBundleDType(*dtype)) {
     const std::string name = dtype.ok() ? std::string(DTypeName(*dtype)) : absl::StrCat(proto.dtype());
     return absl::UnimplementedError(
         absl::StrCat("checkpoint '", path, "': tensor '", key, "' has dtype ", name, ", which cannot be read"));
@@ -143,6 +147,14 @@ absl::StatusOr<BundleEntryInfo> ParseEntry(const std::string& path, const std::s
     e.slices.push_back(std::move(extents));
   }
   if (!e.slices.empty()) return e;  // the data lives in the slices' entries
+  if (e.dtype == DType::kString) {
+    // At least one varint byte per element, then the 4-byte checksum of the lengths.
+    if (e.offset < 0 || e.size < 4 || e.size - 4 < e.shape.num_elements()) {
+      return Corrupt(path, absl::StrCat("entry '", key, "' holds ", e.size, " bytes at offset ", e.offset,
+                                        ", too few for string ", e.shape.DebugString()));
+    }
+    return e;
+  }
   const int64_t expected = e.shape.num_elements() * static_cast<int64_t>(DTypeSize(e.dtype));
   if (e.offset < 0 || e.size != expected) {
     return Corrupt(path, absl::StrCat("entry '", key, "' holds ", e.size, " bytes at offset ", e.offset, ", but ",
@@ -208,6 +220,20 @@ void CopySliceInto(const Tensor& slice, const std::vector<SliceExtent>& extents,
   const int rank = full->rank();
   const size_t elem = DTypeSize(full->dtype());
   if (slice.NumElements() == 0) return;
+  if (full->dtype() == DType::kString) {  // Objects: assigned one by one, never memcpy'd.
+    const auto& fdims = full->shape().dims();
+    const auto& sdims = slice.shape().dims();
+    const std::string* src = slice.data<std::string>();
+    std::string* dst = full->data<std::string>();
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t i = 0; i < slice.NumElements(); ++i) {
+      int64_t offset = 0;
+      for (int d = 0; d < rank; ++d) offset = offset * fdims[d] + extents[d].start + idx[d];
+      dst[offset] = src[i];
+      for (int d = rank - 1; d >= 0 && ++idx[d] == sdims[d]; --d) idx[d] = 0;
+    }
+    return;
+  }
   if (rank == 0) {
     std::memcpy(full->raw_data(), slice.raw_data(), elem);
     return;
@@ -266,6 +292,15 @@ absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const Named
     int64_t offset = 0;
     std::string scratch;
     for (const NamedTensor& t : tensors) {
+      if (t.tensor.dtype() == DType::kString) {
+        uint32_t crc = 0;
+        const std::string bytes = EncodeBundleStrings(t.tensor, &crc);
+        TW_RETURN_IF_ERROR(data->Append(bytes.data(), bytes.size()));
+        entries.push_back({t.name, t.tensor.dtype(), t.tensor.shape(), 0, offset,
+                           static_cast<int64_t>(bytes.size()), crc32c::Mask(crc)});
+        offset += static_cast<int64_t>(bytes.size());
+        continue;
+      }
       std::string_view bytes(static_cast<const char*>(t.tensor.raw_data()), t.tensor.TotalBytes());
       if constexpr (std::endian::native != std::endian::little) {
         scratch.assign(bytes);
@@ -404,7 +439,17 @@ absl::StatusOr<Tensor> TensorBundleReader::ReadData(const BundleEntryInfo& e) co
     }
     return ErrnoStatus(errno, "open", path);
   }
-  char* dst = static_cast<char*>(t.raw_data());
+  std::string string_bytes;  // A string tensor's encoded form, decoded after the read.
+  if (e.dtype == DType::kString) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || e.offset + e.size > st.st_size) {  // Before allocating e.size bytes.
+      ::close(fd);
+      return absl::DataLossError(absl::StrCat("checkpoint data '", path, "' is truncated: tensor '", e.name,
+                                              "' needs bytes up to ", e.offset + e.size));
+    }
+    string_bytes.resize(static_cast<size_t>(e.size));
+  }
+  char* dst = e.dtype == DType::kString ? string_bytes.data() : static_cast<char*>(t.raw_data());
   int64_t done = 0;
   while (done < e.size) {
     const ssize_t n = ::pread(fd, dst + done, static_cast<size_t>(e.size - done), e.offset + done);
@@ -421,6 +466,11 @@ absl::StatusOr<Tensor> TensorBundleReader::ReadData(const BundleEntryInfo& e) co
     done += n;
   }
   ::close(fd);
+  if (e.dtype == DType::kString) {
+    TW_RETURN_IF_ERROR(DecodeBundleStrings(string_bytes, e.masked_crc,
+                                           absl::StrCat("checkpoint data '", path, "', tensor '", e.name, "'"), &t));
+    return t;
+  }
   if (crc32c::Mask(crc32c::Value(dst, static_cast<size_t>(e.size))) != e.masked_crc) {
     return absl::DataLossError(absl::StrCat("checkpoint data '", path, "' is corrupted: tensor '", e.name,
                                             "' fails its checksum"));

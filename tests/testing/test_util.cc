@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "testing/op_test_util.h"
 
@@ -18,6 +19,12 @@ namespace tw::testing {
                                          << " != expected " << expected.shape().DebugString();
   }
   std::string failure;
+  if (actual.dtype() == DType::kString) {  // Exact, byte for byte.
+    auto a = actual.flat<std::string>(), e = expected.flat<std::string>();
+    for (size_t i = 0; i < a.size() && failure.empty(); ++i) {
+      if (a[i] != e[i]) failure = absl::StrCat("element ", i, ": \"", absl::CEscape(a[i]), "\" != expected \"", absl::CEscape(e[i]), "\"");
+    }
+  }
   VisitPod(actual.dtype(), [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
     auto a = actual.flat<T>(), e = expected.flat<T>();

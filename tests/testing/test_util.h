@@ -33,6 +33,10 @@ inline Tensor Bool(std::initializer_list<int64_t> shape, std::vector<bool> v) {
   return t;
 }
 
+inline Tensor Str(std::initializer_list<int64_t> shape, std::vector<std::string> v) {
+  return Make<std::string>(shape, std::move(v));
+}
+
 inline constexpr float kInf = std::numeric_limits<float>::infinity();
 inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 

@@ -56,6 +56,12 @@ def unsupported_op():
     return tf.math.lgamma(x), {}
 
 
+def strings(values):
+    # String feeds and fetches as TensorFlow's client encodes them (DT_STRING TensorProtos).
+    p = tf.placeholder(tf.string, [2])
+    return tf.strings.join([p, tf.constant(["x", "\u00e9" * 300])], separator="-"), {p: [b"\x00a", "b"]}
+
+
 def extend_and_callable(values):
     # A second sess.run after new nodes were added (ExtendSession), make_callable
     # (MakeCallable / RunCallable / ReleaseCallable) and list_devices (ListDevices).
@@ -87,7 +93,10 @@ def run(program, values, target):
                 call = sess.make_callable(total, feed_list=[x])
                 devices = sorted(d.name for d in sess.list_devices())
                 return [float(first), float(biggest), float(call(feeds[x])), devices]
-            return sess.run(fetch, feeds).tolist()
+            result = sess.run(fetch, feeds)
+            if result.dtype == object:  # Strings: JSON has no bytes.
+                return [b.decode("latin-1") for b in result.tolist()]
+            return result.tolist()
 
 
 PROGRAMS = {
@@ -96,6 +105,7 @@ PROGRAMS = {
     "distributed_238": lambda v: distributed_238(),
     "map_reduce_mean": map_reduce_mean,
     "unsupported_op": lambda v: unsupported_op(),
+    "strings": strings,
     "extend_and_callable": extend_and_callable,
     "data_parallel": None,  # run() builds it: the cluster and the single-process graphs differ.
 }

@@ -70,13 +70,16 @@ class PieceCursor {
   size_t piece_ = 0, offset_ = 0, remaining_ = 0;
 };
 
+// Resource handles and strings are objects, not bytes: they travel whole in the header,
+// as a TensorProto (strings as string_val), in the first message.
+bool TravelsInHeader(DType dtype) { return dtype == DType::kResource || dtype == DType::kString; }
+
 void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
 }  // namespace
 
 TensorChunkWriter::TensorChunkWriter(Tensor tensor, int key_index) : tensor_(std::move(tensor)), key_index_(key_index) {
-  // Resource handles travel whole in the header.
-  total_ = tensor_.dtype() == DType::kResource ? 0 : tensor_.TotalBytes();
+  total_ = TravelsInHeader(tensor_.dtype()) ? 0 : tensor_.TotalBytes();
 }
 
 bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
@@ -85,7 +88,7 @@ bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
   if (!started_) {
     if (key_index_ >= 0) head = TagAndVarint(kKeyIndexTag, static_cast<uint64_t>(key_index_));
     TensorProto meta;
-    if (tensor_.dtype() == DType::kResource) {
+    if (TravelsInHeader(tensor_.dtype())) {
       meta = TensorToProto(tensor_);
     } else {
       meta.set_dtype(DTypeToProto(tensor_.dtype()));
@@ -159,7 +162,7 @@ absl::Status TensorChunkReader::StartTensor(const std::string& meta_bytes) {
   TensorProto meta;
   if (!meta.ParseFromString(meta_bytes)) return absl::DataLossError("tensor stream header does not parse");
   TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(meta.dtype()));
-  if (dtype == DType::kResource) {
+  if (TravelsInHeader(dtype)) {
     TW_ASSIGN_OR_RETURN(tensor_, TensorFromProto(meta, max_bytes_));
     total_ = 0;
   } else {

@@ -6,7 +6,8 @@
 // In a RecvTensors stream (several tensors, one after the other) each tensor's first
 // message starts with field 3 `key_index`, the tensor's index in the request.
 // The data of each message is a grpc::Slice that references the tensor's buffer and
-// keeps the tensor alive until gRPC has sent it.
+// keeps the tensor alive until gRPC has sent it. Resource handles and strings are not
+// plain bytes: they travel whole in the header (a TensorProto) with no data messages.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_TENSOR_WIRE_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_RPC_TENSOR_WIRE_H_
 

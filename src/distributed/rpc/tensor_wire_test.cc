@@ -141,6 +141,22 @@ TEST(TensorWireTest, SmallEmptyBoolAndResourceTensorsAreOneMessage) {
   }
 }
 
+TEST(TensorWireTest, StringTensorsTravelWholeInTheHeader) {
+  // Objects, not bytes: the strings themselves must cross, not their std::string structs.
+  Tensor t = testing::Str({2, 2}, {"", std::string("\0\xff", 2), std::string(3 << 20, 'x'), "last"});
+  std::vector<std::string> messages = Encode(t, 4);
+  EXPECT_EQ(messages.size(), 1u);
+  for (size_t piece : {size_t{7}, SIZE_MAX}) {
+    auto out = Decode(messages, piece);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TENSOR_EQ(*out, t);
+  }
+  t = Tensor();  // The decoded copy must not depend on the sender's strings.
+  auto again = Decode(messages);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->flat<std::string>()[3], "last");
+}
+
 TEST(TensorWireTest, ReadsWhatProtobufItselfSerializes) {
   RecvTensorChunk first, second;
   first.mutable_meta()->set_dtype(DT_INT32);

@@ -153,6 +153,7 @@ void RegisterArrayShapeKernels(KernelRegistry& r) {
 }
 
 void RegisterArrayPadKernels(KernelRegistry& r);  // array_kernels_pad.cc
+void RegisterArrayWhereKernels(KernelRegistry& r);  // array_kernels_where.cc
 
 void RegisterArrayKernels(KernelRegistry& r) {
   RegisterArrayShapeKernels(r);
@@ -161,6 +162,7 @@ void RegisterArrayKernels(KernelRegistry& r) {
   RegisterArrayFillKernels(r);
   RegisterArrayPadKernels(r);
   RegisterArrayGatherKernels(r);
+  RegisterArrayWhereKernels(r);
 }
 
 }  // namespace tw

@@ -5,6 +5,7 @@
 #define TENSORWEAVE_SRC_KERNELS_CPU_ARRAY_KERNELS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -27,6 +28,12 @@ std::vector<DType> PodTypes();
 // Registers `factory` for `op` on CPU, constrained to PodTypes() for the attr `type_attr`.
 void RegisterPod(KernelRegistry& r, const char* op, KernelFactory factory,
                  const char* type_attr = "T");
+
+// PodTypes() plus string: the dtypes of the kernels that only move elements
+// (array_copy_strings.cc). Their kernels take the string helpers below for kString.
+std::vector<DType> CopyableTypes();
+void RegisterCopyable(KernelRegistry& r, const char* op, KernelFactory factory,
+                      const char* type_attr = "T");
 
 // The values of an int32 or int64 tensor, flattened.
 DimVector IntValues(const Tensor& t);
@@ -66,6 +73,15 @@ void JoinRows(const OpKernelContext& ctx, int64_t outer, absl::Span<const char* 
               absl::Span<const int64_t> bytes, char* dst);
 void SplitRows(const OpKernelContext& ctx, int64_t outer, const char* src,
                absl::Span<char* const> ptrs, absl::Span<const int64_t> bytes);
+
+// The helpers above for strings, which are assigned, never memcpy'd; counts are in
+// elements. Single-threaded: string copies are dominated by their allocations.
+void StridedCopyStrings(absl::Span<const int64_t> dims, absl::Span<const int64_t> strides,
+                        const std::string* src, std::string* dst);
+void JoinStringRows(int64_t outer, absl::Span<const std::string* const> ptrs,
+                    absl::Span<const int64_t> counts, std::string* dst);
+void SplitStringRows(int64_t outer, const std::string* src, absl::Span<std::string* const> ptrs,
+                     absl::Span<const int64_t> counts);
 
 }  // namespace array_kernels
 }  // namespace tw

@@ -1,5 +1,6 @@
 // Array kernels, part 4: tensors made from values or descriptions (Fill, ZerosLike,
 // OnesLike, Range, OneHot). Sizes are checked before anything is allocated.
+#include <algorithm>
 #include <cstring>
 
 #include "kernels/cpu/array_kernels.h"
@@ -21,6 +22,11 @@ class FillOp : public OpKernel {
     TW_RETURN_IF_ERROR(CheckScalar(value, "value"));
     TW_ASSIGN_OR_RETURN(TensorShape shape, array_util::FillShape(IntValues(dims)));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, value.dtype()));
+    if (value.dtype() == DType::kString) {
+      absl::Span<std::string> all = out->flat<std::string>();
+      std::fill(all.begin(), all.end(), value.scalar<std::string>());
+      return absl::OkStatus();
+    }
     array_kernels::FillElements(ctx, DTypeSize(value.dtype()), value.raw_data(),
                                 out->NumElements(), out->raw_data());
     return absl::OkStatus();
@@ -128,7 +134,7 @@ class OneHotOp : public OpKernel {
 }  // namespace
 
 void RegisterArrayFillKernels(KernelRegistry& r) {
-  array_kernels::RegisterPod(r, "Fill", Factory<FillOp>());
+  array_kernels::RegisterCopyable(r, "Fill", Factory<FillOp>());
   array_kernels::RegisterPod(r, "ZerosLike", Factory<ConstantLikeOp>());
   array_kernels::RegisterPod(r, "OnesLike", Factory<ConstantLikeOp>());
   r.Register({"Range", kDeviceCpu, TypedFactory<RangeOp>("Tidx"), "", {}});

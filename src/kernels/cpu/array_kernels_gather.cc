@@ -46,6 +46,15 @@ class GatherV2Op : public OpKernel {
     const int64_t slice = inner * static_cast<int64_t>(DTypeSize(params.dtype()));
     const int64_t n = static_cast<int64_t>(idx.size());
     if (slice == 0 || n == 0) return absl::OkStatus();
+    if (params.dtype() == DType::kString) {  // Objects: assigned, never memcpy'd.
+      const std::string* src = params.data<std::string>();
+      std::string* dst = out->data<std::string>();
+      for (int64_t u = 0; u < outer * n; ++u) {
+        const int64_t o = u / n, k = u % n;
+        std::copy_n(src + (o * axis_size + idx[k]) * inner, inner, dst + u * inner);
+      }
+      return absl::OkStatus();
+    }
     const char* src = static_cast<const char*>(params.raw_data());
     char* dst = static_cast<char*>(out->raw_data());
     // One unit of work is one slice copy: (outer row o, index k) -> dst row o * n + k.
@@ -104,7 +113,7 @@ class UnsortedSegmentSumOp : public OpKernel {
 }  // namespace
 
 void RegisterArrayGatherKernels(KernelRegistry& r) {
-  array_kernels::RegisterPod(r, "GatherV2", Factory<GatherV2Op>(), "Tparams");
+  array_kernels::RegisterCopyable(r, "GatherV2", Factory<GatherV2Op>(), "Tparams");
   r.Register({"UnsortedSegmentSum", kDeviceCpu, TypedFactory<UnsortedSegmentSumOp>(), "", {}});
 }
 

@@ -28,6 +28,16 @@ absl::Status Join(OpKernelContext& ctx, absl::Span<const Tensor* const> values, 
                   const TensorShape& shape) {
   TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, values[0]->dtype()));
   if (out->NumElements() == 0) return absl::OkStatus();
+  if (out->dtype() == DType::kString) {
+    std::vector<const std::string*> ptrs;
+    std::vector<int64_t> counts;
+    for (const Tensor* v : values) {
+      ptrs.push_back(v->data<std::string>());
+      counts.push_back(Product(v->shape().dims(), axis, v->rank()));
+    }
+    array_kernels::JoinStringRows(Product(shape.dims(), 0, axis), ptrs, counts, out->data<std::string>());
+    return absl::OkStatus();
+  }
   const int64_t size = static_cast<int64_t>(DTypeSize(out->dtype()));
   std::vector<const char*> ptrs;
   std::vector<int64_t> bytes;
@@ -53,6 +63,16 @@ absl::Status SplitInto(OpKernelContext& ctx, const Tensor& in, int axis,
     bytes.push_back(Product(shapes[i].dims(), axis, shapes[i].rank()) * size);
   }
   if (in.NumElements() == 0) return absl::OkStatus();
+  if (in.dtype() == DType::kString) {
+    std::vector<std::string*> strs;
+    std::vector<int64_t> counts;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      strs.push_back(ctx.output(static_cast<int>(i)).data<std::string>());
+      counts.push_back(Product(shapes[i].dims(), axis, shapes[i].rank()));
+    }
+    array_kernels::SplitStringRows(Product(in.shape().dims(), 0, axis), in.data<std::string>(), strs, counts);
+    return absl::OkStatus();
+  }
   array_kernels::SplitRows(ctx, Product(in.shape().dims(), 0, axis),
                            static_cast<const char*>(in.raw_data()), ptrs, bytes);
   return absl::OkStatus();
@@ -149,12 +169,12 @@ class SplitOp : public OpKernel {
 }  // namespace
 
 void RegisterArrayJoinKernels(KernelRegistry& r) {
-  array_kernels::RegisterPod(r, "ConcatV2", Factory<ConcatOp>());
-  array_kernels::RegisterPod(r, "Concat", Factory<ConcatOp>());
-  array_kernels::RegisterPod(r, "Pack", Factory<PackOp>());
-  array_kernels::RegisterPod(r, "Unpack", Factory<UnpackOp>());
-  array_kernels::RegisterPod(r, "Split", Factory<SplitOp>());
-  array_kernels::RegisterPod(r, "SplitV", Factory<SplitOp>());
+  array_kernels::RegisterCopyable(r, "ConcatV2", Factory<ConcatOp>());
+  array_kernels::RegisterCopyable(r, "Concat", Factory<ConcatOp>());
+  array_kernels::RegisterCopyable(r, "Pack", Factory<PackOp>());
+  array_kernels::RegisterCopyable(r, "Unpack", Factory<UnpackOp>());
+  array_kernels::RegisterCopyable(r, "Split", Factory<SplitOp>());
+  array_kernels::RegisterCopyable(r, "SplitV", Factory<SplitOp>());
 }
 
 }  // namespace tw

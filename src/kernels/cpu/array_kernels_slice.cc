@@ -21,6 +21,10 @@ absl::Status CopyView(OpKernelContext& ctx, const Tensor& in, const TensorShape&
                       int64_t offset) {
   TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, in.dtype()));
   if (out->NumElements() == 0) return absl::OkStatus();
+  if (in.dtype() == DType::kString) {
+    array_kernels::StridedCopyStrings(dims, strides, in.data<std::string>() + offset, out->data<std::string>());
+    return absl::OkStatus();
+  }
   const size_t size = DTypeSize(in.dtype());
   array_kernels::StridedCopy(ctx, size, dims, strides,
                              static_cast<const char*>(in.raw_data()) + offset * size,
@@ -167,11 +171,11 @@ class BroadcastToOp : public OpKernel {
 }  // namespace
 
 void RegisterArraySliceKernels(KernelRegistry& r) {
-  array_kernels::RegisterPod(r, "Slice", Factory<SliceOp>());
-  array_kernels::RegisterPod(r, "StridedSlice", Factory<StridedSliceOp>());
-  array_kernels::RegisterPod(r, "Transpose", Factory<TransposeOp>());
-  array_kernels::RegisterPod(r, "Tile", Factory<TileOp>());
-  array_kernels::RegisterPod(r, "BroadcastTo", Factory<BroadcastToOp>());
+  array_kernels::RegisterCopyable(r, "Slice", Factory<SliceOp>());
+  array_kernels::RegisterCopyable(r, "StridedSlice", Factory<StridedSliceOp>());
+  array_kernels::RegisterCopyable(r, "Transpose", Factory<TransposeOp>());
+  array_kernels::RegisterCopyable(r, "Tile", Factory<TileOp>());
+  array_kernels::RegisterCopyable(r, "BroadcastTo", Factory<BroadcastToOp>());
 }
 
 }  // namespace tw

@@ -19,6 +19,7 @@ void RegisterTrainingKernels(KernelRegistry& r);
 void RegisterIoKernels(KernelRegistry& r);
 void RegisterSendRecvKernels(KernelRegistry& r);
 void RegisterDataFlowKernels(KernelRegistry& r);
+void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
 
 }  // namespace tw
 

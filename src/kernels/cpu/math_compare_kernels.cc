@@ -1,4 +1,6 @@
 // Comparisons (bool output) and binary logical ops, all with NumPy broadcasting.
+#include <string>
+
 #include "kernels/cpu/cwise.h"
 #include "kernels/cpu/math_kernels.h"
 
@@ -25,6 +27,20 @@ struct NotEqualF : NumericOrBoolTypes {
   bool operator()(T x, T y) const {
     return x != y;
   }
+};
+
+// String equality (TensorFlow registers Equal/NotEqual for strings); by reference, as
+// the numeric functors' by-value arguments would copy every string.
+struct StringEqualF {
+  static constexpr int64_t kCost = 10;
+  static constexpr bool kIncompatibleResult = false;
+  bool operator()(const std::string& x, const std::string& y) const { return x == y; }
+};
+
+struct StringNotEqualF {
+  static constexpr int64_t kCost = 10;
+  static constexpr bool kIncompatibleResult = true;
+  bool operator()(const std::string& x, const std::string& y) const { return x != y; }
 };
 
 struct LessF : NumericTypes {
@@ -101,6 +117,8 @@ class EqualityOp : public BinaryOp<T, F> {
 void RegisterMathCompareKernels(KernelRegistry& r) {
   cwise::RegisterCwise<EqualityOp, EqualF>(r, "Equal");
   cwise::RegisterCwise<EqualityOp, NotEqualF>(r, "NotEqual");
+  r.Register({"Equal", kDeviceCpu, Factory<EqualityOp<std::string, StringEqualF>>(), "T", {DType::kString}});
+  r.Register({"NotEqual", kDeviceCpu, Factory<EqualityOp<std::string, StringNotEqualF>>(), "T", {DType::kString}});
   cwise::RegisterBinary<LessF>(r, "Less");
   cwise::RegisterBinary<LessEqualF>(r, "LessEqual");
   cwise::RegisterBinary<GreaterF>(r, "Greater");

@@ -1,4 +1,5 @@
 // Select, Cast and AddN.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -47,7 +48,7 @@ class SelectOp : public OpKernel {
         for (int64_t i = b; i < end; ++i) {
           const T* src = (cp[i] ? tp : ep) + i * row;
           T* dst = o + i * row;
-          if (src != dst && row > 0) std::memcpy(dst, src, row * sizeof(T));
+          if (src != dst && row > 0) std::copy_n(src, row, dst);  // Strings are assigned, not memcpy'd.
         }
       });
       return absl::OkStatus();
@@ -193,6 +194,9 @@ using SelectKernel = SelectOp<T>;
 void RegisterMathMiscKernels(KernelRegistry& r) {
   cwise::RegisterCwise<SelectKernel, cwise::NumericOrBoolTypes>(r, "Select");
   cwise::RegisterCwise<SelectKernel, cwise::NumericOrBoolTypes>(r, "SelectV2");
+  for (const char* op : {"Select", "SelectV2"}) {
+    r.Register({op, kDeviceCpu, Factory<SelectOp<std::string>>(), "T", {DType::kString}});
+  }
   cwise::RegisterCwise<AddNOp, cwise::NumericTypes>(r, "AddN");
   r.Register("Cast", kDeviceCpu, Factory<CastOp>());
 }
