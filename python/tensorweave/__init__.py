@@ -10,7 +10,8 @@ from tensorweave.array_ops import (broadcast_to, cast, concat, constant, expand_
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,
                                    strided_slice, tile, transpose, unstack, zeros, zeros_like)
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
-from tensorweave.dtypes import DType, as_dtype, bool, double, float32, float64, int32, int64, resource  # noqa: F401
+from tensorweave.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: F401
+                                 int16, int32, int64, resource, uint8, uint16)
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,

@@ -111,6 +111,10 @@ template <typename T>
 void AppendValue(std::string* out, T v) {
   if constexpr (std::is_same_v<T, bool>) {
     absl::StrAppend(out, v ? "True" : "False");
+  } else if constexpr (std::is_same_v<T, half>) {
+    absl::StrAppend(out, static_cast<float>(v));
+  } else if constexpr (sizeof(T) == 1) {
+    absl::StrAppend(out, static_cast<int>(v));  // A number, not a character.
   } else {
     absl::StrAppend(out, v);
   }
@@ -156,7 +160,7 @@ std::string Tensor::ValueString(int max_entries) const {
     return absl::StrCat("<resource ", h.container, "/", h.name, " on ", h.device, ">");
   }
   std::string out;
-  VisitPod(dtype_, [&](auto tag) {
+  VisitAllPod(dtype_, [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
     int64_t index = 0, budget = max_entries;
     AppendNested(&out, data<T>(), shape_.dims(), 0, &index, &budget);

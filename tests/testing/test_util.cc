@@ -1,6 +1,7 @@
 #include "testing/test_util.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "testing/op_test_util.h"
@@ -18,11 +19,12 @@ namespace tw::testing {
                                          << " != expected " << expected.shape().DebugString();
   }
   std::string failure;
-  VisitPod(actual.dtype(), [&](auto tag) {
+  VisitAllPod(actual.dtype(), [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
+    using Value = std::conditional_t<std::is_same_v<T, half>, float, T>;  // Half converts explicitly.
     auto a = actual.flat<T>(), e = expected.flat<T>();
     for (size_t i = 0; i < a.size(); ++i) {
-      double x = static_cast<double>(a[i]), y = static_cast<double>(e[i]);
+      double x = static_cast<Value>(a[i]), y = static_cast<Value>(e[i]);
       bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
                 std::abs(x - y) <= atol + rtol * std::abs(y);
       if (!ok) {

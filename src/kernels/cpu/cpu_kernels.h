@@ -19,6 +19,7 @@ void RegisterTrainingKernels(KernelRegistry& r);
 void RegisterIoKernels(KernelRegistry& r);
 void RegisterSendRecvKernels(KernelRegistry& r);
 void RegisterDataFlowKernels(KernelRegistry& r);
+void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
 
 }  // namespace tw
 

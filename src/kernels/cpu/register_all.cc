@@ -16,6 +16,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterIoKernels(r);
   RegisterSendRecvKernels(r);
   RegisterDataFlowKernels(r);
+  RegisterWidenedKernels(r);
 }
 
 }  // namespace tw
