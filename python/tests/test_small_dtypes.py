@@ -105,3 +105,18 @@ def test_small_dtypes_cross_tasks_intact():
                 np.testing.assert_array_equal(got, want)
     finally:
         servers.stop()
+
+
+def test_tensorflow_graphdef_with_small_dtype_constants(tmp_path):
+    from tf_peer import require_tensorflow, run_tf_script
+    python = require_tensorflow("test_tensorflow_graphdef_with_small_dtype_constants")
+    run_tf_script(python, "small_dtype_graphdef.py", str(tmp_path / "g"))
+    expected = np.load(tmp_path / "g.npz")
+    g = tf.Graph()
+    with open(tmp_path / "g.pb", "rb") as f:
+        g.import_graph_def(f.read())
+    with tf.Session(graph=g) as sess:
+        for name in expected.files:
+            got = sess.run(g.get_tensor_by_name(name + ":0"))
+            assert got.dtype == expected[name].dtype, name
+            np.testing.assert_array_equal(got, expected[name], err_msg=name)

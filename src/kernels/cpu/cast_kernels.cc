@@ -13,8 +13,9 @@
 namespace tw {
 namespace {
 
-// One element of Cast. Float to int truncates toward zero, saturating at the integer
-// range and mapping NaN to 0 (a plain C++ conversion would be undefined there). Half goes
+// One element of Cast. Float to int32/int64 truncates toward zero, saturating at the integer
+// range and mapping NaN to 0 (a plain C++ conversion would be undefined there; TensorFlow
+// gives INT_MIN); to the small integers it wraps as TensorFlow's does. Half goes
 // through float both ways, as Eigen::half does (so double -> half rounds twice, as
 // TensorFlow's).
 template <typename S, typename D>
@@ -25,6 +26,14 @@ D CastValue(S x) {
     return FloatToHalf(static_cast<float>(x));
   } else if constexpr (std::is_same_v<D, bool>) {
     return x != S{0};
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && sizeof(D) < 4) {
+    // To int8/uint8/int16/uint16 as TensorFlow's CPU kernel: through int32 (x86's cvtt, so
+    // NaN and values outside int32's range give INT32_MIN), keeping the low bits: 300.5 ->
+    // int8 44, -1 -> uint8 255, inf -> 0.
+    const double v = static_cast<double>(x);
+    const int32_t i = (v > -2147483649.0 && v < 2147483648.0) ? static_cast<int32_t>(v)
+                                                               : std::numeric_limits<int32_t>::min();
+    return static_cast<D>(i);
   } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
     using Limits = std::numeric_limits<D>;
     if (std::isnan(x)) return D{0};

@@ -19,6 +19,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/cwise.h"
 #include "tensor/half.h"
+#include "tensor/tensor_proto.h"
 
 namespace tw {
 namespace {
@@ -42,6 +43,8 @@ void ConvertRange(const S* src, D* dst, int64_t begin, int64_t end) {
 
 // `in` (of dtype `small` or its wide type) as dtype `to`, one of the two.
 absl::StatusOr<Tensor> Convert(const OpKernelContext& ctx, const Tensor& in, DType small, DType to) {
+  // A widened int8 tensor is 8 times larger: held to the step's cap like any output.
+  TW_RETURN_IF_ERROR(CheckTensorBytes(to, in.shape(), ctx.params().max_tensor_bytes, "widened tensor"));
   TW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(to, in.shape()));
   VisitSmall(small, [&](auto tag) {
     using S = TypeOf<decltype(tag)>;
@@ -126,8 +129,10 @@ KernelFactory WidenFactory(const char* attr) {
 constexpr DType kHalf = DType::kHalf, kI8 = DType::kInt8, kU8 = DType::kUint8,
                 kI16 = DType::kInt16, kU16 = DType::kUint16;
 
-// TensorFlow's CPU registrations for the small dtypes (tensorflow-cpu 2.20, checked by
-// python/tests/test_tf_oracle_ops.py, which fails when one side runs an op the other lacks).
+// TensorFlow's CPU registrations for the small dtypes (tensorflow-cpu 2.20, read from its
+// kernel registry; python/tests/test_tf_oracle_small_dtypes.py fails when one side runs an
+// op on a dtype the other does not). Not yet here: UnsortedSegmentSum (its kernel is
+// registered for any dtype, which would shadow this one).
 struct Widened {
   const char* op;
   std::vector<DType> types;
@@ -140,6 +145,12 @@ const std::vector<Widened>& WidenedOps() {
       {"AddV2", {kHalf, kI8, kI16, kU8, kU16}},
       {"Sub", {kHalf, kI8, kI16, kU8, kU16}},
       {"Mul", {kHalf, kI8, kI16, kU8, kU16}},
+      {"Div", {kHalf, kI8, kI16, kU8, kU16}},
+      {"FloorDiv", {kHalf, kI8, kI16, kU8, kU16}},
+      {"FloorMod", {kHalf, kI8, kI16, kU8, kU16}},
+      {"Pow", {kHalf, kI8, kI16}},
+      {"RealDiv", {kHalf}},
+      {"SquaredDifference", {kHalf}},
       {"Maximum", {kHalf, kI8, kI16, kU8, kU16}},
       {"Minimum", {kHalf, kI8, kI16, kU8, kU16}},
       {"Equal", {kHalf, kI8, kI16, kU8, kU16}},
@@ -150,17 +161,34 @@ const std::vector<Widened>& WidenedOps() {
       {"GreaterEqual", {kHalf, kI8, kI16, kU8, kU16}},
       {"Neg", {kHalf, kI8, kI16}},
       {"Abs", {kHalf, kI8, kI16}},
+      {"Sign", {kHalf, kI8, kI16}},
+      {"Square", {kHalf, kI8, kI16, kU8, kU16}},
       {"Relu", {kHalf, kI8, kI16, kU8, kU16}},
+      {"ReluGrad", {kHalf, kI8, kI16, kU8, kU16}},
       {"Exp", {kHalf}},
       {"Log", {kHalf}},
       {"Sqrt", {kHalf}},
+      {"Rsqrt", {kHalf}},
+      {"Reciprocal", {kHalf}},
       {"Tanh", {kHalf}},
       {"Sigmoid", {kHalf}},
-      {"MatMul", {kHalf}},
+      {"SigmoidGrad", {kHalf}},
+      {"TanhGrad", {kHalf}},
+      {"Softmax", {kHalf}},
+      {"LogSoftmax", {kHalf}},
+      {"MatMul", {kHalf, kI16}},
+      {"BatchMatMulV2", {kHalf, kI16}},
       {"Sum", {kHalf, kI8, kI16, kU8, kU16}},
+      {"Mean", {kHalf, kI8, kI16, kU8, kU16}},
       {"Prod", {kHalf, kI8, kI16, kU8, kU16}},
       {"Max", {kHalf, kI8, kI16, kU8, kU16}},
       {"Min", {kHalf, kI8, kI16, kU8, kU16}},
+      {"ArgMax", {kHalf, kI8, kI16, kU8, kU16}},
+      {"ArgMin", {kHalf, kI8, kI16, kU8, kU16}},
+      {"AddN", {kHalf, kI8, kI16, kU8, kU16}},
+      {"Select", {kHalf, kI8, kI16, kU8, kU16}},
+      {"SelectV2", {kHalf, kI8, kI16, kU8, kU16}},
+      {"BiasAdd", {kHalf, kI8, kI16, kU8, kU16}},
   };
   return *ops;
 }

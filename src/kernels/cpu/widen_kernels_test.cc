@@ -160,6 +160,12 @@ TEST(SmallDTypeCastTest, ConversionsFollowTensorFlow) {
   EXPECT_EQ(Bits(h, 1), 0x2E66);
   EXPECT_EQ(Bits(h, 2), 0x7C00);
   EXPECT_TENSOR_EQ(Cast(F16({3}, {-2.75f, 2.75f, kNaN}), DType::kInt16), I16({3}, {-2, 2, 0}));
+  // Float to a small integer goes through int32 and keeps the low bits (TensorFlow's CPU
+  // kernel, checked in test_tf_oracle_small_dtypes.py); NaN and infinities give 0.
+  EXPECT_TENSOR_EQ(Cast(testing::F32({6}, {300.5f, -300.5f, -129, kInf, kNaN, 1e10f}), DType::kInt8),
+                   I8({6}, {44, -44, 127, 0, 0, 0}));
+  EXPECT_TENSOR_EQ(Cast(testing::F32({2}, {-300.5f, -129}), DType::kUint16), U16({2}, {65236, 65407}));
+  EXPECT_TENSOR_EQ(Cast(F16({1}, {65504}), DType::kInt8), I8({1}, {-32}));
   EXPECT_TENSOR_EQ(Cast(F16({2}, {1, 0}), DType::kBool), testing::Bool({2}, {1, 0}));
   // Truncate drops the bits half lacks instead of rounding: 0.3 rounds up to 0x34CD but
   // truncates to 0x34CC.
