@@ -27,9 +27,13 @@ BINARY = ("Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "Equal", "NotEqual
           "TanhGrad")
 DIVISIONS = ("Div", "RealDiv", "FloorDiv", "FloorMod")
 REDUCTIONS = ("Sum", "Prod", "Max", "Min", "Mean")
+# Within HALF_ULPS: the transcendental functions, and ops TensorFlow computes as several half
+# operations, each rounded, where we round once (documented deviation): FloorDiv rounds the
+# quotient to half before flooring (8199.5 -> 8200, where floor then round gives 8192).
 TRANSCENDENTAL = {"Exp", "Log", "Sqrt", "Rsqrt", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "Pow", "SigmoidGrad",
-                  "TanhGrad", "SquaredDifference"}
-ACCUMULATING = {"Sum", "Prod", "Mean", "MatMul", "BatchMatMulV2", "AddN", "Softmax", "LogSoftmax"}
+                  "TanhGrad", "SquaredDifference", "FloorDiv"}
+ACCUMULATING = {"Sum", "Prod", "Mean", "MatMul", "BatchMatMulV2", "AddN", "Softmax", "LogSoftmax",
+                "UnsortedSegmentSum"}
 
 
 def cases(rng):
@@ -55,6 +59,8 @@ def cases(rng):
         out.append(("AddN", [values(rng, d, (2, 3), "small") for _ in range(3)], {}))
         out.append(("SelectV2", [values(rng, np.bool_, (3, 1)), values(rng, d, (3, 4)), values(rng, d, (4,))], {}))
         out.append(("BiasAdd", [values(rng, d, (2, 3, 4)), values(rng, d, (4,))], {}))
+        out.append(("UnsortedSegmentSum", [values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], np.int32),
+                                           np.array(4, np.int32)], {}))
         out.append(("Transpose", [values(rng, d, (2, 3)), np.array([1, 0], np.int32)], {}))
         out.append(("ConcatV2", [values(rng, d, (2, 3)), values(rng, d, (2, 1)), np.array(1, np.int32)], {}))
         out.append(("Pack", [values(rng, d, (2,)), values(rng, d, (2,))], {"axis": 0}))

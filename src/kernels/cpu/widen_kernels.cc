@@ -131,8 +131,7 @@ constexpr DType kHalf = DType::kHalf, kI8 = DType::kInt8, kU8 = DType::kUint8,
 
 // TensorFlow's CPU registrations for the small dtypes (tensorflow-cpu 2.20, read from its
 // kernel registry; python/tests/test_tf_oracle_small_dtypes.py fails when one side runs an
-// op on a dtype the other does not). Not yet here: UnsortedSegmentSum (its kernel is
-// registered for any dtype, which would shadow this one).
+// op on a dtype the other does not).
 struct Widened {
   const char* op;
   std::vector<DType> types;
@@ -189,6 +188,7 @@ const std::vector<Widened>& WidenedOps() {
       {"Select", {kHalf, kI8, kI16, kU8, kU16}},
       {"SelectV2", {kHalf, kI8, kI16, kU8, kU16}},
       {"BiasAdd", {kHalf, kI8, kI16, kU8, kU16}},
+      {"UnsortedSegmentSum", {kHalf, kI8, kI16, kU8, kU16}},
   };
   return *ops;
 }
