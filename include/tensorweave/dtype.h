@@ -17,23 +17,48 @@ enum class DType : int {
   kFloat = 1,
   kDouble = 2,
   kInt32 = 3,
+  kUint8 = 4,
+  kInt16 = 5,
+  kInt8 = 6,
   kString = 7,  // Each element a std::string of arbitrary bytes.
   kInt64 = 9,
   kBool = 10,
+  kUint16 = 17,
+  kHalf = 19,  // IEEE 754 binary16, stored as tw::half.
   kResource = 20,  // A handle naming a variable in a device's ResourceMgr.
 };
 
 struct ResourceHandle;
 
+// One IEEE 754 half-precision value (DType::kHalf) as a tensor stores it: its 16 bits.
+// The conversions round to nearest even, as TensorFlow's Eigen::half does; kernels compute
+// in float (src/tensor/half.h has inline conversions for them).
+struct half {
+  uint16_t bits = 0;
+
+  half() = default;
+  explicit half(float value);
+  explicit operator float() const;
+  static half FromBits(uint16_t b) {
+    half h;
+    h.bits = b;
+    return h;
+  }
+};
+
 // Size in bytes of one element; 0 for kInvalid.
 size_t DTypeSize(DType dtype);
-// "float32", "float64", "int32", "int64", "bool", "string", "resource".
+// "float32", "float64", "int32", "int64", "bool", "string", "resource", "int8", "uint8",
+// "int16", "uint16", "float16".
 std::string DTypeName(DType dtype);
-// Accepts the names above and TensorFlow's ("float", "double", "DT_FLOAT", ...).
+// Accepts the names above and TensorFlow's ("float", "double", "half", "DT_FLOAT", ...).
 absl::StatusOr<DType> DTypeFromName(absl::string_view name);
-// True for the types that numeric kernels handle (float32/64, int32/64).
+// True for the integer and floating types, the small ones (int8, half, ...) included.
+// Kernels for the small types are registered apart: see VisitSmall.
 bool IsNumeric(DType dtype);
+// float32, float64 and half.
 bool IsFloating(DType dtype);
+// int8, uint8, int16, uint16, int32 and int64.
 bool IsInteger(DType dtype);
 // True for every type a tensor may hold (not kInvalid, not an unsupported enum value).
 bool IsValidDType(int value);
@@ -46,6 +71,11 @@ template <> struct DTypeOf<double> { static constexpr DType value = DType::kDoub
 template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::kInt32; };
 template <> struct DTypeOf<std::string> { static constexpr DType value = DType::kString; };
 template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::kInt64; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::kUint8; };
+template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt16; };
+template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
+template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUint16; };
+template <> struct DTypeOf<half> { static constexpr DType value = DType::kHalf; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
 template <> struct DTypeOf<ResourceHandle> { static constexpr DType value = DType::kResource; };
 
@@ -57,7 +87,9 @@ struct TypeTag {
 template <typename Tag>
 using TypeOf = typename Tag::type;
 
-// Calls fn(TypeTag<T>{}) for a numeric dtype; returns false when dtype is not numeric.
+// Calls fn(TypeTag<T>{}) for float32, float64, int32 or int64; returns false for any
+// other dtype. The small types have their own visitor (VisitSmall) so that the many kernels
+// TensorFlow does not register for them are not instantiated for them.
 template <typename Fn>
 bool VisitNumeric(DType dtype, Fn&& fn) {
   switch (dtype) {
@@ -85,6 +117,24 @@ bool VisitFloating(DType dtype, Fn&& fn) {
     case DType::kDouble: fn(TypeTag<double>{}); return true;
     default: return false;
   }
+}
+
+// The small types: int8, uint8, int16, uint16 and half.
+template <typename Fn>
+bool VisitSmall(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kUint8: fn(TypeTag<uint8_t>{}); return true;
+    case DType::kInt16: fn(TypeTag<int16_t>{}); return true;
+    case DType::kInt8: fn(TypeTag<int8_t>{}); return true;
+    case DType::kUint16: fn(TypeTag<uint16_t>{}); return true;
+    case DType::kHalf: fn(TypeTag<half>{}); return true;
+    default: return false;
+  }
+}
+// VisitPod plus VisitSmall: every dtype stored as plain bytes (casts, protos, feeds).
+template <typename Fn>
+bool VisitAllPod(DType dtype, Fn&& fn) {
+  return VisitPod(dtype, fn) || VisitSmall(dtype, fn);
 }
 
 }  // namespace tw

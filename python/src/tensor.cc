@@ -13,8 +13,13 @@ py::dtype NumpyDType(DType dtype) {
     case DType::kFloat: return py::dtype::of<float>();
     case DType::kDouble: return py::dtype::of<double>();
     case DType::kInt32: return py::dtype::of<int32_t>();
+    case DType::kUint8: return py::dtype::of<uint8_t>();
+    case DType::kInt16: return py::dtype::of<int16_t>();
+    case DType::kInt8: return py::dtype::of<int8_t>();
     case DType::kInt64: return py::dtype::of<int64_t>();
     case DType::kBool: return py::dtype::of<bool>();
+    case DType::kUint16: return py::dtype::of<uint16_t>();
+    case DType::kHalf: return py::dtype("float16");  // Same bits as tw::half.
     case DType::kString: return py::dtype("O");  // Elements are bytes objects, as in TensorFlow.
     default:
       throw py::type_error("a " + DTypeName(dtype) + " tensor has no NumPy equivalent");
@@ -29,8 +34,13 @@ DType DTypeOfNumpy(const py::dtype& dt) {
   const auto size = dt.itemsize();
   if (kind == 'f' && size == 4) return DType::kFloat;
   if (kind == 'f' && size == 8) return DType::kDouble;
+  if (kind == 'f' && size == 2) return DType::kHalf;
+  if (kind == 'i' && size == 1) return DType::kInt8;
+  if (kind == 'i' && size == 2) return DType::kInt16;
   if (kind == 'i' && size == 4) return DType::kInt32;
   if (kind == 'i' && size == 8) return DType::kInt64;
+  if (kind == 'u' && size == 1) return DType::kUint8;
+  if (kind == 'u' && size == 2) return DType::kUint16;
   if (kind == 'b' && size == 1) return DType::kBool;
   if (kind == 'O' || kind == 'S' || kind == 'U') return DType::kString;
   return DType::kInvalid;
@@ -156,6 +166,11 @@ void BindTensor(py::module_& m) {
       .value("float64", DType::kDouble)
       .value("int32", DType::kInt32)
       .value("int64", DType::kInt64)
+      .value("int8", DType::kInt8)
+      .value("uint8", DType::kUint8)
+      .value("int16", DType::kInt16)
+      .value("uint16", DType::kUint16)
+      .value("float16", DType::kHalf)
       .value("bool", DType::kBool)
       .value("string", DType::kString)
       .value("resource", DType::kResource);

@@ -24,11 +24,12 @@ class DType:
 
     @property
     def is_floating(self):
-        return self._core in (_core.DType.float32, _core.DType.float64)
+        return self._core in (_core.DType.float16, _core.DType.float32, _core.DType.float64)
 
     @property
     def is_integer(self):
-        return self._core in (_core.DType.int32, _core.DType.int64)
+        return self._core in (_core.DType.int8, _core.DType.uint8, _core.DType.int16,
+                              _core.DType.uint16, _core.DType.int32, _core.DType.int64)
 
     @property
     def is_bool(self):
@@ -52,13 +53,23 @@ float64 = DType(_core.DType.float64)
 double = float64
 int32 = DType(_core.DType.int32)
 int64 = DType(_core.DType.int64)
+int8 = DType(_core.DType.int8)
+uint8 = DType(_core.DType.uint8)
+int16 = DType(_core.DType.int16)
+uint16 = DType(_core.DType.uint16)
+float16 = DType(_core.DType.float16)
+half = float16
 bool = DType(_core.DType.bool)  # noqa: A001 - TensorFlow's name.
 string = DType(_core.DType.string)  # Elements are bytes; NumPy holds them in object arrays.
 resource = DType(_core.DType.resource)
 
-_BY_CORE = {d._core: d for d in (float32, float64, int32, int64, bool, string, resource)}
+# Every dtype a NumPy array can hold by value, in the order as_dtype tries them.
+_NUMPY_DTYPES = (float32, float64, int32, int64, bool, int8, uint8, int16, uint16, float16)
+_BY_CORE = {d._core: d for d in _NUMPY_DTYPES + (string, resource)}
 _BY_NAME = {"float32": float32, "float": float32, "float64": float64, "double": float64,
-            "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource}
+            "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource,
+            "int8": int8, "uint8": uint8, "int16": int16, "uint16": uint16,
+            "float16": float16, "half": float16}
 
 
 def as_dtype(value):
@@ -75,7 +86,7 @@ def as_dtype(value):
         np_type = np.dtype(value)
     except TypeError:
         raise TypeError("cannot convert %r to a tensorweave dtype" % (value,)) from None
-    for d in (float32, float64, int32, int64, bool):
+    for d in _NUMPY_DTYPES:
         if np.dtype(d.as_numpy_dtype) == np_type:
             return d
     if np_type.kind in "OSU":  # Object arrays (of bytes), bytes_ and str_ all hold strings.

@@ -507,7 +507,9 @@ def to_numpy(value, dtype=None):
     if array.dtype == object:
         raise TypeError("cannot convert %r to a tensor (ragged or non-numeric values)" % (value,))
     if dtype is None:
-        dtype = dtypes.as_dtype(array.dtype) if is_numpy and array.dtype.kind != "u" else _python_value_dtype(array)
+        # uint8 and uint16 arrays keep their dtype; uint32/64 (no such dtype here) go by value.
+        keep = is_numpy and (array.dtype.kind != "u" or array.dtype.itemsize <= 2)
+        dtype = dtypes.as_dtype(array.dtype) if keep else _python_value_dtype(array)
     dtype = dtypes.as_dtype(dtype)
     target = np.dtype(dtype.as_numpy_dtype)
     if array.dtype != target:

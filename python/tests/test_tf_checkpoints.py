@@ -131,3 +131,44 @@ def test_tensorflow_reads_our_string_checkpoint_and_we_restore_its(tmp_path):
         tf.train.Saver().restore(sess, theirs)
         for name, v in variables.items():
             assert cases.canonical(sess.run(v)) == cases.canonical(values[name]), name
+
+
+SMALL_DTYPE_VALUES = {
+    "small/i8": np.array([-128, -1, 0, 127], np.int8),
+    "small/u8": np.array([[0, 1], [254, 255]], np.uint8),
+    "small/i16": np.array([-32768, 12345, 32767], np.int16),
+    "small/u16": np.array([0, 40000, 65535], np.uint16),
+    # Half: a subnormal, a signed zero, the largest finite value, infinity and NaN.
+    "small/f16": np.array([6e-8, -0.0, 65504.0, -np.inf, np.nan, 1.0009765625], np.float16),
+}
+
+
+def _assert_bit_equal(got, want, what):
+    assert got.dtype == want.dtype and got.shape == want.shape, (what, got.dtype, got.shape)
+    np.testing.assert_array_equal(got.view(f"u{want.itemsize}"), want.view(f"u{want.itemsize}"), err_msg=what)
+
+
+def test_small_dtypes_in_checkpoints_both_ways(tmp_path):
+    python = require_tensorflow("test_small_dtypes_in_checkpoints_both_ways")
+    # Ours -> TensorFlow: tf.train.load_checkpoint reads, TensorFlow's Saver restores.
+    variables = _variables_like(SMALL_DTYPE_VALUES)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for name, v in SMALL_DTYPE_VALUES.items():
+            sess.run(variables[name].assign(v))
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "ours.ckpt"))
+    run_tf_script(python, "checkpoint_values.py", prefix, str(tmp_path / "tf.npz"))
+    theirs = np.load(tmp_path / "tf.npz")
+    for name, v in SMALL_DTYPE_VALUES.items():
+        for view in ("read", "restored"):
+            _assert_bit_equal(theirs[f"{view}:{name}"], v, f"{view} {name}")
+    # TensorFlow -> ours: TensorFlow's Saver writes the values negated (so nothing left over
+    # from the first half can pass), ours restores them.
+    negated = {name: (-v if v.dtype.kind != "u" else v[::-1].copy()) for name, v in SMALL_DTYPE_VALUES.items()}
+    np.savez(tmp_path / "values.npz", **negated)
+    run_tf_script(python, "write_checkpoint.py", str(tmp_path / "values.npz"), str(tmp_path / "theirs.ckpt"))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().restore(sess, str(tmp_path / "theirs.ckpt"))
+        for name, v in negated.items():
+            _assert_bit_equal(sess.run(variables[name]), v, f"restored {name}")

@@ -30,7 +30,7 @@ Output IntVector(Graph& g, const Axes& values, const std::string& name) {
 
 Output Scalar(Graph& g, DType dtype, double value, const std::string& name) {
   Tensor t(dtype, TensorShape());
-  if (!VisitPod(dtype, [&](auto tag) { *t.data<TypeOf<decltype(tag)>>() = static_cast<TypeOf<decltype(tag)>>(value); })) {
+  if (!VisitAllPod(dtype, [&](auto tag) { *t.data<TypeOf<decltype(tag)>>() = static_cast<TypeOf<decltype(tag)>>(value); })) {
     throw StatusError(absl::InvalidArgumentError("no scalar of dtype " + DTypeName(dtype)));
   }
   return constant(g, t, name);

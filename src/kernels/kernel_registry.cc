@@ -42,6 +42,21 @@ absl::StatusOr<const KernelRegistry::Registration*> KernelRegistry::Find(
       absl::StrCat("no ", device_type, " kernel for op ", node.op(), " with these attrs"));
 }
 
+const KernelRegistry::Registration* KernelRegistry::FindForType(const std::string& op,
+                                                               const std::string& device_type,
+                                                               DType dtype) const {
+  auto it = by_op_.find(op);
+  if (it == by_op_.end()) return nullptr;
+  for (const Registration& r : it->second) {
+    if (r.device_type != device_type) continue;
+    if (r.allowed_types.empty() ||
+        std::find(r.allowed_types.begin(), r.allowed_types.end(), dtype) != r.allowed_types.end()) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::Create(const Node& node,
                                                                  const std::string& device_name,
                                                                  const std::string& device_type,

@@ -32,6 +32,10 @@ class KernelRegistry {
 
   // The registration that can run `node` on `device_type`, or NotFound saying why.
   absl::StatusOr<const Registration*> Find(const Node& node, const std::string& device_type) const;
+  // The registration for `op` on `device_type` whose type attr admits `dtype` (one without
+  // a dtype constraint qualifies), or null.
+  const Registration* FindForType(const std::string& op, const std::string& device_type,
+                                  DType dtype) const;
   // Builds the kernel for `node`, prefixing construction errors with the node.
   absl::StatusOr<std::unique_ptr<OpKernel>> Create(const Node& node, const std::string& device_name,
                                                    const std::string& device_type,

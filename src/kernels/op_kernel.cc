@@ -18,6 +18,17 @@ OpKernelConstruction::OpKernelConstruction(const Node& node, std::string device_
   output_types_ = node.output_types();
 }
 
+OpKernelConstruction OpKernelConstruction::WithType(const std::string& attr, DType from,
+                                                    DType to) const {
+  OpKernelConstruction c = *this;
+  c.attrs_[attr] = MakeAttr(to);
+  for (DType& t : c.input_types_)
+    if (t == from) t = to;
+  for (DType& t : c.output_types_)
+    if (t == from) t = to;
+  return c;
+}
+
 template <typename T>
 void OpKernelConstruction::Read(absl::StatusOr<T> value, T* out) {
   if (!status_.ok()) return;

@@ -64,6 +64,10 @@ class OpKernelConstruction {
     if (status_.ok()) status_ = std::move(status);
   }
   const absl::Status& status() const { return status_; }
+  // A copy in which the type attr `attr` and every input and output of dtype `from` have
+  // dtype `to`: builds this node's kernel for another dtype (the small dtypes run the
+  // int64 or float kernel on widened tensors, see kernels/cpu/widen_kernels.cc).
+  OpKernelConstruction WithType(const std::string& attr, DType from, DType to) const;
 
  private:
   template <typename T>
@@ -94,6 +98,9 @@ class OpKernelContext {
     int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
   };
   explicit OpKernelContext(const Params& params) : p_(params), outputs_(params.num_outputs) {}
+  // What this context was made with: a kernel running another kernel makes its context
+  // from a copy.
+  const Params& params() const { return p_; }
 
   int num_inputs() const { return p_.num_inputs; }
   const Tensor& input(int i) const { return p_.inputs[i]; }

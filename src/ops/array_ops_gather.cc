@@ -90,7 +90,7 @@ void RegisterArrayGatherOps(OpRegistry& r) {
                  .Input("segment_ids: Tindices")
                  .Input("num_segments: Tnumsegments")
                  .Output("output: T")
-                 .Attr("T: {float32, float64, int32, int64}")
+                 .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
                  .Attr("Tindices: {int32, int64}")
                  .Attr("Tnumsegments: {int32, int64} = int32")
                  .SetShapeFn(UnsortedSegmentSumShape));

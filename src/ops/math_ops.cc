@@ -10,9 +10,14 @@
 namespace tw {
 namespace {
 
-constexpr char kNumeric[] = "T: {float32, float64, int32, int64}";
-constexpr char kFloat[] = "T: {float32, float64}";
-constexpr char kNumericOrBool[] = "T: {float32, float64, int32, int64, bool}";
+// As TensorFlow's op definitions: they admit the small types (half, int8, ...) that only
+// some kernels support; the others fail at placement with "no CPU kernel".
+constexpr char kNumeric[] = "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}";
+constexpr char kFloat[] = "T: {float16, float32, float64}";
+constexpr char kNumericOrBool[] =
+    "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool}";
+constexpr char kAllPodTypes[] =
+    "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool}";
 
 // NumPy broadcast of partial shapes. Unknown dims take the known size of another input
 // (they must be 1 or equal to it at run time). The error text matches the kernels':
@@ -210,8 +215,8 @@ void RegisterMathOps(OpRegistry& r) {
   r.Register(OpDefBuilder("Cast")
                  .Input("x: SrcT")
                  .Output("y: DstT")
-                 .Attr("SrcT: {float32, float64, int32, int64, bool}")
-                 .Attr("DstT: {float32, float64, int32, int64, bool}")
+                 .Attr(absl::StrCat("SrcT: ", kAllPodTypes))
+                 .Attr(absl::StrCat("DstT: ", kAllPodTypes))
                  .Attr("Truncate: bool = false")
                  .SetShapeFn(UnchangedShape));
   r.Register(OpDefBuilder("AddN")

@@ -95,12 +95,12 @@ void RegisterNnOps(OpRegistry& r) {
   r.Register(OpDefBuilder("Softmax")
                  .Input("logits: T")
                  .Output("softmax: T")
-                 .Attr("T: {float32, float64}")
+                 .Attr("T: {float16, float32, float64}")
                  .SetShapeFn(SoftmaxShape));
   r.Register(OpDefBuilder("LogSoftmax")
                  .Input("logits: T")
                  .Output("logsoftmax: T")
-                 .Attr("T: {float32, float64}")
+                 .Attr("T: {float16, float32, float64}")
                  .SetShapeFn(SoftmaxShape));
   r.Register(OpDefBuilder("SoftmaxCrossEntropyWithLogits")
                  .Input("features: T")
@@ -113,7 +113,7 @@ void RegisterNnOps(OpRegistry& r) {
                  .Input("value: T")
                  .Input("bias: T")
                  .Output("output: T")
-                 .Attr("T: {float32, float64, int32, int64}")
+                 .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
                  .Attr("data_format: string = 'NHWC'")
                  .SetShapeFn(BiasAddShape));
   r.Register(OpDefBuilder("BiasAddV1")

@@ -85,7 +85,7 @@ void RegisterReductionOps(OpRegistry& r) {
                    .Input("reduction_indices: Tidx")
                    .Output("output: T")
                    .Attr("keep_dims: bool = false")
-                   .Attr("T: {float32, float64, int32, int64}")
+                   .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
                    .Attr("Tidx: {int32, int64} = int32")
                    .SetShapeFn(ReductionShape));
   }
@@ -94,7 +94,7 @@ void RegisterReductionOps(OpRegistry& r) {
                    .Input("input: T")
                    .Input("dimension: Tidx")
                    .Output("output: output_type")
-                   .Attr("T: {float32, float64, int32, int64}")
+                   .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
                    .Attr("Tidx: {int32, int64} = int32")
                    .Attr("output_type: {int32, int64} = int64")
                    .SetShapeFn(ArgReductionShape));

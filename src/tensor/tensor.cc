@@ -132,6 +132,10 @@ void AppendValue(std::string* out, const T& v) {
     absl::StrAppend(out, v ? "True" : "False");
   } else if constexpr (std::is_same_v<T, std::string>) {
     absl::StrAppend(out, "\"", absl::CEscape(v), "\"");
+  } else if constexpr (std::is_same_v<T, half>) {
+    absl::StrAppend(out, static_cast<float>(v));
+  } else if constexpr (sizeof(T) == 1) {
+    absl::StrAppend(out, static_cast<int>(v));  // A number, not a character.
   } else {
     absl::StrAppend(out, v);
   }
@@ -182,7 +186,7 @@ std::string Tensor::ValueString(int max_entries) const {
     AppendNested(&out, data<std::string>(), shape_.dims(), 0, &index, &budget);
     return out;
   }
-  VisitPod(dtype_, [&](auto tag) {
+  VisitAllPod(dtype_, [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
     AppendNested(&out, data<T>(), shape_.dims(), 0, &index, &budget);
   });

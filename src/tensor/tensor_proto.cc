@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -70,9 +71,16 @@ absl::Status FillFromTyped(const Repeated& values, Tensor* t) {
   }
   // Fewer values than elements: the last one repeats (TensorFlow's rule, which its
   // constant compression relies on; a single value fills the whole shape).
+  auto value = [&](int64_t i) {
+    if constexpr (std::is_same_v<T, half>) {
+      return half::FromBits(static_cast<uint16_t>(values.Get(i)));
+    } else {
+      return static_cast<T>(values.Get(i));  // Small integers keep the low bits, as TF.
+    }
+  };
   const int64_t given = std::min(in_n, n);
-  for (int64_t i = 0; i < given; ++i) out[i] = static_cast<T>(values.Get(i));
-  std::fill(out + given, out + n, static_cast<T>(values.Get(in_n - 1)));
+  for (int64_t i = 0; i < given; ++i) out[i] = value(i);
+  std::fill(out + given, out + n, value(in_n - 1));
   return absl::OkStatus();
 }
 
@@ -189,8 +197,15 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     case DType::kFloat: s = FillFromTyped<float>(proto.float_val(), &t); break;
     case DType::kDouble: s = FillFromTyped<double>(proto.double_val(), &t); break;
     case DType::kInt32: s = FillFromTyped<int32_t>(proto.int_val(), &t); break;
+    // TensorFlow keeps the small integers in int_val, one per int32, and half in
+    // half_val as bit patterns.
+    case DType::kUint8: s = FillFromTyped<uint8_t>(proto.int_val(), &t); break;
+    case DType::kInt16: s = FillFromTyped<int16_t>(proto.int_val(), &t); break;
+    case DType::kInt8: s = FillFromTyped<int8_t>(proto.int_val(), &t); break;
     case DType::kInt64: s = FillFromTyped<int64_t>(proto.int64_val(), &t); break;
     case DType::kBool: s = FillFromTyped<bool>(proto.bool_val(), &t); break;
+    case DType::kUint16: s = FillFromTyped<uint16_t>(proto.int_val(), &t); break;
+    case DType::kHalf: s = FillFromTyped<half>(proto.half_val(), &t); break;
     case DType::kString: s = FillFromTyped<std::string>(proto.string_val(), &t); break;
     default: return absl::InvalidArgumentError("unsupported dtype in TensorProto");
   }

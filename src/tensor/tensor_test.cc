@@ -321,6 +321,34 @@ TEST(TensorProtoTest, TypedValuesAndTheSplatRule) {
   EXPECT_TENSOR_EQ(b, Bool({2}, {true, false}));
 }
 
+TEST(TensorProtoTest, SmallDTypes) {
+  // Raw bytes both ways.
+  for (const Tensor& t : {testing::Make<int8_t>({3}, {-128, 0, 127}), testing::Make<uint8_t>({2}, {0, 255}),
+                          testing::Make<int16_t>({2}, {-32768, 32767}),
+                          testing::Make<uint16_t>({2, 1}, {0, 65535}),
+                          testing::Make<half>({2}, {half(1.5f), half::FromBits(0x7E00)})}) {
+    auto back = RoundTrip(t);
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_TRUE(back->Equals(t)) << t.DebugString() << " vs " << back->DebugString();
+    EXPECT_EQ(TensorToProto(t).tensor_content().size(), t.TotalBytes());
+  }
+  // TensorFlow's typed fields: the small integers in int_val (low bits kept, as TF's
+  // static_cast), half in half_val as bit patterns; the splat rule as for the others.
+  TensorProto i8 = Typed(DT_INT8, {3});
+  i8.add_int_val(-5);
+  i8.add_int_val(300);
+  EXPECT_TENSOR_EQ(FromProtoOk(i8), testing::Make<int8_t>({3}, {-5, 44, 44}));
+  TensorProto u16 = Typed(DT_UINT16, {2});
+  u16.add_int_val(65535);
+  EXPECT_TENSOR_EQ(FromProtoOk(u16), testing::Make<uint16_t>({2}, {65535, 65535}));
+  TensorProto h = Typed(DT_HALF, {2});
+  h.add_half_val(0x3C00);
+  h.add_half_val(0xC100);
+  EXPECT_TENSOR_EQ(FromProtoOk(h), testing::Make<half>({2}, {half(1.0f), half(-2.5f)}));
+  EXPECT_TENSOR_EQ(FromProtoOk(Typed(DT_HALF, {1})), testing::Make<half>({1}, {half(0.0f)}));
+  EXPECT_EQ(FromProtoOk(Typed(DT_UINT8, {})).dtype(), DType::kUint8);
+}
+
 TEST(TensorProtoTest, MalformedProtos) {
   TensorProto content = Typed(DT_FLOAT, {3});
   content.set_tensor_content(std::string(8, '\0'));

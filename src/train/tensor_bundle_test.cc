@@ -56,6 +56,26 @@ TEST(TensorBundleTest, RoundTripsEveryDtypeAndListsEntriesByName) {
                 "checkpoint '" + prefix + "' has no tensor 'nope'");
 }
 
+TEST(TensorBundleTest, RoundTripsTheSmallDtypes) {
+  ScratchDir dir;
+  const std::string prefix = dir / "small";
+  const std::vector<NamedTensor> tensors = {
+      {"i8", testing::Make<int8_t>({3}, {-128, 0, 127})},
+      {"u8", testing::Make<uint8_t>({2}, {0, 255})},
+      {"i16", testing::Make<int16_t>({2}, {-32768, 32767})},
+      {"u16", testing::Make<uint16_t>({1}, {65535})},
+      {"f16", testing::Make<half>({3}, {half(-0.0f), half(65504.0f), half::FromBits(0x0001)})}};
+  ASSERT_TRUE(WriteTensorBundle(prefix, tensors).ok());
+  auto reader = TensorBundleReader::Open(prefix);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  for (const NamedTensor& t : tensors) {
+    auto got = (*reader)->Read(t.name);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->dtype(), t.tensor.dtype()) << t.name;
+    EXPECT_TRUE(got->Equals(t.tensor)) << t.name << ": " << got->DebugString();  // Bit-equal.
+  }
+}
+
 // The index read with LevelDB's table reader and the bundle protos alone: TensorFlow's
 // layout (header under "", then ascending names, offsets into one shard, masked CRCs).
 TEST(TensorBundleTest, IndexIsALevelDbTableOfBundleRecords) {

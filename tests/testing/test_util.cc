@@ -1,6 +1,7 @@
 #include "testing/test_util.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -25,11 +26,12 @@ namespace tw::testing {
       if (a[i] != e[i]) failure = absl::StrCat("element ", i, ": \"", absl::CEscape(a[i]), "\" != expected \"", absl::CEscape(e[i]), "\"");
     }
   }
-  VisitPod(actual.dtype(), [&](auto tag) {
+  VisitAllPod(actual.dtype(), [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
+    using Value = std::conditional_t<std::is_same_v<T, half>, float, T>;  // Half converts explicitly.
     auto a = actual.flat<T>(), e = expected.flat<T>();
     for (size_t i = 0; i < a.size(); ++i) {
-      double x = static_cast<double>(a[i]), y = static_cast<double>(e[i]);
+      double x = static_cast<Value>(a[i]), y = static_cast<Value>(e[i]);
       bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
                 std::abs(x - y) <= atol + rtol * std::abs(y);
       if (!ok) {

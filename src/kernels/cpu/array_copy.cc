@@ -111,7 +111,8 @@ void FillN(const OpKernelContext& ctx, const char* value, int64_t n, char* dst) 
 }  // namespace
 
 std::vector<DType> PodTypes() {
-  return {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64, DType::kBool};
+  return {DType::kFloat, DType::kDouble, DType::kInt32, DType::kUint8, DType::kInt16,
+          DType::kInt8,  DType::kInt64,  DType::kBool,  DType::kUint16, DType::kHalf};
 }
 
 void RegisterPod(KernelRegistry& r, const char* op, KernelFactory factory, const char* type_attr) {

@@ -39,7 +39,7 @@ class ConstantLikeOp : public OpKernel {
   explicit ConstantLikeOp(OpKernelConstruction& c) : OpKernel(c) {
     const DType t = c.input_type(0);
     const bool one = c.op() == "OnesLike";
-    VisitPod(t, [&](auto tag) {
+    VisitAllPod(t, [&](auto tag) {
       using T = TypeOf<decltype(tag)>;
       const T v = one ? T(1) : T(0);
       std::memcpy(value_, &v, sizeof(T));

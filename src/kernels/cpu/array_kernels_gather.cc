@@ -114,7 +114,9 @@ class UnsortedSegmentSumOp : public OpKernel {
 
 void RegisterArrayGatherKernels(KernelRegistry& r) {
   array_kernels::RegisterCopyable(r, "GatherV2", Factory<GatherV2Op>(), "Tparams");
-  r.Register({"UnsortedSegmentSum", kDeviceCpu, TypedFactory<UnsortedSegmentSumOp>(), "", {}});
+  // Constrained so that the small dtypes find widen_kernels.cc's registration.
+  r.Register({"UnsortedSegmentSum", kDeviceCpu, TypedFactory<UnsortedSegmentSumOp>(), "T",
+              {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
 }
 
 }  // namespace tw

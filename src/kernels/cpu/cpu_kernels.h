@@ -20,6 +20,7 @@ void RegisterIoKernels(KernelRegistry& r);
 void RegisterSendRecvKernels(KernelRegistry& r);
 void RegisterDataFlowKernels(KernelRegistry& r);
 void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
+void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
 
 }  // namespace tw
 

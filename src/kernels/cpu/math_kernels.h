@@ -9,7 +9,8 @@ namespace tw {
 
 void RegisterMathCompareKernels(KernelRegistry& r);  // Equal..GreaterEqual, Logical*
 void RegisterMathUnaryKernels(KernelRegistry& r);    // Neg..Reciprocal, *Grad, LogicalNot
-void RegisterMathMiscKernels(KernelRegistry& r);     // Select, Cast, AddN
+void RegisterMathMiscKernels(KernelRegistry& r);     // Select, AddN
+void RegisterCastKernels(KernelRegistry& r);         // Cast (cast_kernels.cc)
 
 }  // namespace tw
 

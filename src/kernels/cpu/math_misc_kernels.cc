@@ -1,4 +1,4 @@
-// Select, Cast and AddN.
+// Select and AddN (Cast is in cast_kernels.cc).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -86,64 +86,6 @@ class SelectOp : public OpKernel {
   const bool row_select_;
 };
 
-// One element of Cast. Float to int truncates toward zero, saturating at the integer
-// range and mapping NaN to 0 (a plain C++ conversion would be undefined there).
-template <typename S, typename D>
-D CastValue(S x) {
-  if constexpr (std::is_same_v<D, bool>) {
-    return x != S{0};
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    using Limits = std::numeric_limits<D>;
-    if (std::isnan(x)) return D{0};
-    if (x <= static_cast<S>(Limits::min())) return Limits::min();
-    if (x >= static_cast<S>(Limits::max())) return Limits::max();
-    return static_cast<D>(x);
-  } else {
-    return static_cast<D>(x);
-  }
-}
-
-template <typename S, typename D>
-void CastLoop(const void* in, void* out, int64_t begin, int64_t end) {
-  const S* s = static_cast<const S*>(in);
-  D* d = static_cast<D*>(out);
-  for (int64_t i = begin; i < end; ++i) d[i] = CastValue<S, D>(s[i]);
-}
-
-// Cast between float32, float64, int32, int64 and bool. Truncate is accepted and has no
-// effect: none of these conversions has a rounding mode to choose.
-class CastOp : public OpKernel {
- public:
-  explicit CastOp(OpKernelConstruction& c) : OpKernel(c) {
-    c.GetAttr("SrcT", &src_);
-    c.GetAttr("DstT", &dst_);
-    VisitPod(src_, [&](auto s) {
-      VisitPod(dst_, [&](auto d) { fn_ = &CastLoop<TypeOf<decltype(s)>, TypeOf<decltype(d)>>; });
-    });
-    if (c.status().ok() && fn_ == nullptr) {
-      c.Fail(absl::UnimplementedError(absl::StrCat("Cast from ", DTypeName(src_), " to ",
-                                                   DTypeName(dst_), " is not supported")));
-    }
-  }
-
-  absl::Status Compute(OpKernelContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    if (src_ == dst_) {
-      ctx.set_output(0, x);
-      return absl::OkStatus();
-    }
-    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.shape(), dst_));
-    const void* in = x.raw_data();
-    void* o = out->raw_data();
-    cwise::ParallelRange(ctx, x.NumElements(), 1, [&](int64_t b, int64_t e) { fn_(in, o, b, e); });
-    return absl::OkStatus();
-  }
-
- private:
-  DType src_ = DType::kInvalid, dst_ = DType::kInvalid;
-  void (*fn_)(const void*, void*, int64_t, int64_t) = nullptr;
-};
-
 // AddN: the sum of N tensors of one shape.
 template <typename T, typename F>
 class AddNOp : public OpKernel {
@@ -198,7 +140,7 @@ void RegisterMathMiscKernels(KernelRegistry& r) {
     r.Register({op, kDeviceCpu, Factory<SelectOp<std::string>>(), "T", {DType::kString}});
   }
   cwise::RegisterCwise<AddNOp, cwise::NumericTypes>(r, "AddN");
-  r.Register("Cast", kDeviceCpu, Factory<CastOp>());
+  RegisterCastKernels(r);
 }
 
 }  // namespace tw

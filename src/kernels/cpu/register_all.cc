@@ -17,6 +17,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSendRecvKernels(r);
   RegisterDataFlowKernels(r);
   RegisterStringKernels(r);
+  RegisterWidenedKernels(r);
 }
 
 }  // namespace tw
