@@ -15,7 +15,7 @@ import subprocess
 import numpy as np
 
 import tensorweave as tf
-from test_tf_oracle_ops import BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, values
+from test_tf_oracle_ops import BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, our_attrs, run_ours, values
 from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
 
 GRAD_EXCLUDED = {
@@ -261,13 +261,11 @@ def no_gradient_cases(rng, registry):
     return cases
 
 
-def _run_ours(op, inputs, attrs, xs, dys):
-    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
-                  for k, v in attrs.items()}
+def _our_gradients(op, inputs, attrs, xs, dys):
     g = tf.Graph()
     with g.as_default():
         consts = [tf.constant(x) for x in inputs]
-        node = g.create_op(op, consts, ours_attrs)
+        node = g.create_op(op, consts, our_attrs(attrs))
         ys = [(y, tf.constant(dy)) for y, dy in zip(node.outputs, dys) if dy is not None]
         if not ys:  # no float output (comparisons): nothing to differentiate
             return [None] * len(xs)
@@ -276,16 +274,6 @@ def _run_ours(op, inputs, attrs, xs, dys):
             got = sess.run([x for x in grads if x is not None])
     got = iter(got)
     return [None if x is None else np.asarray(next(got)) for x in grads]
-
-
-def _output_dtypes_and_shapes(op, inputs, attrs):
-    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
-                  for k, v in attrs.items()}
-    g = tf.Graph()
-    with g.as_default():
-        node = g.create_op(op, [tf.constant(x) for x in inputs], ours_attrs)
-        with tf.Session(graph=g) as sess:
-            return [np.asarray(v) for v in sess.run(list(node.outputs))]
 
 
 def test_gradients_match_tensorflow(tmp_path):
@@ -301,7 +289,7 @@ def test_gradients_match_tensorflow(tmp_path):
     plan += no_gradient_cases(rng, registry)
     arrays, cases, meta = {}, [], []
     for op, inputs, attrs, xs, with_dy, bound in plan:
-        outputs = _output_dtypes_and_shapes(op, inputs, attrs)
+        outputs = run_ours(op, inputs, attrs)
         dys = []
         for j, y in enumerate(outputs):
             wanted = with_dy[j] if with_dy else np.issubdtype(y.dtype, np.floating)
@@ -330,7 +318,7 @@ def test_gradients_match_tensorflow(tmp_path):
             failures.append(f"{what}: TensorFlow failed: {theirs[f'c{i}_error']}")
             continue
         try:
-            ours = _run_ours(op, inputs, attrs, xs, dys)
+            ours = _our_gradients(op, inputs, attrs, xs, dys)
         except tf.errors.OpError as e:
             failures.append(f"{what}: tensorweave failed: {e.message}")
             continue

@@ -359,12 +359,16 @@ def test_every_registered_op_is_compared_or_says_why_not():
     print(f"\n{len(SPECS)} of {len(ops)} ops compared with TensorFlow; {len(EXCLUDED)} excluded with a reason")
 
 
-def _run_ours(op, inputs, attrs):
-    ours_attrs = {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
-                  for k, v in attrs.items()}
+def our_attrs(attrs):
+    """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
+            for k, v in attrs.items()}
+
+
+def run_ours(op, inputs, attrs):
     g = tf.Graph()
     with g.as_default():
-        node = g.create_op(op, [tf.constant(x) for x in inputs], ours_attrs)
+        node = g.create_op(op, [tf.constant(x) for x in inputs], our_attrs(attrs))
         with tf.Session(graph=g) as sess:
             return [np.asarray(v) for v in sess.run(list(node.outputs))]
 
@@ -394,7 +398,7 @@ def test_ops_match_tensorflow(tmp_path):
         what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs}"
         if only_ours:  # a documented deviation: TensorFlow refuses, ours runs
             try:
-                _run_ours(op, inputs, attrs)
+                run_ours(op, inputs, attrs)
             except tf.errors.OpError as e:
                 failures.append(f"{what}: the documented deviation no longer holds: tensorweave failed: {e.message}")
             if f"c{i}_error" not in theirs.files:
@@ -402,7 +406,7 @@ def test_ops_match_tensorflow(tmp_path):
             continue
         if refused:  # both must refuse the inputs
             try:
-                _run_ours(op, inputs, attrs)
+                run_ours(op, inputs, attrs)
                 failures.append(f"{what}: tensorweave ran inputs that TensorFlow refuses")
             except tf.errors.InvalidArgumentError:
                 refusals += 1
@@ -413,7 +417,7 @@ def test_ops_match_tensorflow(tmp_path):
             failures.append(f"{what}: TensorFlow failed: {theirs[f'c{i}_error']}")
             continue
         try:
-            ours = _run_ours(op, inputs, attrs)
+            ours = run_ours(op, inputs, attrs)
         except tf.errors.OpError as e:
             failures.append(f"{what}: tensorweave failed: {e.message}")
             continue

@@ -11,7 +11,7 @@ import json
 import numpy as np
 
 import tensorweave as tf
-from test_tf_oracle_ops import _run_ours, values
+from test_tf_oracle_ops import run_ours, values
 from tf_peer import require_tensorflow, run_tf_script
 
 SMALL_INTS = (np.int8, np.uint8, np.int16, np.uint16)
@@ -136,7 +136,7 @@ def test_small_dtypes_match_tensorflow(tmp_path):
         what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs}"
         tf_error = str(theirs[f"c{i}_error"]) if f"c{i}_error" in theirs.files else None
         try:
-            ours, our_error = _run_ours(op, inputs, attrs), None
+            ours, our_error = run_ours(op, inputs, attrs), None
         except tf.errors.OpError as e:
             ours, our_error = None, e.message
         if tf_error and our_error:
