@@ -7,39 +7,29 @@ import numpy as np
 
 from tensorweave import errors
 from tensorweave import tf_logging as logging
-from tensorweave.array_ops import stack
 from tensorweave.framework import get_default_graph
 from tensorweave.session import Session
-from tensorweave.variables import global_variables
+from tensorweave.variables import global_variables, report_uninitialized_variables
 
 
 def uninitialized_variables_report(var_list=None):
-    """The readiness op the Supervisor and SessionManager use by default: TensorFlow's
-    tf.report_uninitialized_variables(var_list). Until that op exists here (it returns
-    strings), a bool vector of each variable's tf.is_variable_initialized, which
-    _not_ready_message reads with the variable names kept on the tensor. None without
-    variables (always ready)."""
+    """The readiness op the Supervisor and SessionManager use by default, as TensorFlow's:
+    tf.report_uninitialized_variables(var_list). None without variables (always ready)."""
     var_list = global_variables() if var_list is None else list(var_list)
     if not var_list:
         return None
-    mask = stack([v.is_initialized() for v in var_list], name="report_uninitialized_variables")
-    mask._tw_variable_names = [v.op.name for v in var_list]
-    return mask
+    return report_uninitialized_variables(var_list)
 
 
-def _not_ready_message(ready_op, value):
-    """None when the ready op's value says ready, else the message naming what is not.
+def _not_ready_message(value):
+    """None when a ready op's value says ready, else the message naming what is not.
     As TF: no op, an int32 value (assert ops) or an empty one is ready; strings name the
-    uninitialized variables; a bool mask (ours) names those whose entry is False."""
+    uninitialized variables."""
     if value is None:
         return None
     value = np.asarray(value)
     if value.dtype == np.int32 or value.size == 0:
         return None
-    if value.dtype == np.bool_:
-        names = getattr(ready_op, "_tw_variable_names", None) or [str(i) for i in range(value.size)]
-        missing = [n for n, ok in zip(names, value.reshape(-1)) if not ok]
-        return None if not missing else "Variables not initialized: " + ", ".join(missing)
     return "Variables not initialized: " + ", ".join(
         v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in value.reshape(-1))
 
@@ -194,7 +184,7 @@ def _ready(op, sess):
     if op is None:
         return True, None
     try:
-        msg = _not_ready_message(op, sess.run(op))
+        msg = _not_ready_message(sess.run(op))
     except errors.UnavailableError as e:
         return False, "a task is not serving yet: %s" % e
     except errors.FailedPreconditionError as e:

@@ -85,32 +85,25 @@ class Supervisor:
         items = get_collection(key)
         return items[0] if items else None
 
+    def _default(self, value, key, make):
+        """`value`, or for USE_DEFAULT the first of collection `key`, else make()."""
+        if value is not Supervisor.USE_DEFAULT:
+            return value
+        found = self._first_of(key)
+        return make() if found is None else found
+
     def _init_ready_op(self, ready_op, ready_for_local_init_op):
-        if ready_op is Supervisor.USE_DEFAULT:
-            ready_op = self._first_of(_READY_OP)
-            if ready_op is None:
-                ready_op = uninitialized_variables_report()
-        self._ready_op = ready_op
-        if ready_for_local_init_op is Supervisor.USE_DEFAULT:
-            ready_for_local_init_op = self._first_of(_READY_FOR_LOCAL_INIT_OP)
-            if ready_for_local_init_op is None:
-                ready_for_local_init_op = uninitialized_variables_report(global_variables())
-        self._ready_for_local_init_op = ready_for_local_init_op
+        self._ready_op = self._default(ready_op, _READY_OP, uninitialized_variables_report)
+        self._ready_for_local_init_op = self._default(ready_for_local_init_op, _READY_FOR_LOCAL_INIT_OP,
+                                                      lambda: uninitialized_variables_report(global_variables()))
 
     def _init_init_op(self, init_op, init_feed_dict):
-        if init_op is Supervisor.USE_DEFAULT:
-            init_op = self._first_of(_INIT_OP)
-            if init_op is None:
-                init_op = global_variables_initializer()
-        self._init_op = init_op
+        self._init_op = self._default(init_op, _INIT_OP, global_variables_initializer)
         self._init_feed_dict = init_feed_dict
 
     def _init_local_init_op(self, local_init_op):
-        if local_init_op is Supervisor.USE_DEFAULT:
-            local_init_op = self._first_of(_LOCAL_INIT_OP)
-            if local_init_op is None:
-                local_init_op = group(local_variables_initializer(), name="local_init_op")
-        self._local_init_op = local_init_op
+        self._local_init_op = self._default(local_init_op, _LOCAL_INIT_OP,
+                                            lambda: group(local_variables_initializer(), name="local_init_op"))
 
     def _init_saver(self, saver):
         if saver is Supervisor.USE_DEFAULT:

@@ -1,12 +1,11 @@
 """tf.nn.conv2d and its gradients against real TensorFlow (a subprocess with the pinned TF):
 strides, dilations, SAME / VALID / explicit padding, NHWC and NCHW, float32 and float64."""
-import json
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tf_peer import require_tensorflow, run_tf_script
+from tf_peer import require_tensorflow, run_tf_cases
 
 # (input NHWC, filter, strides, dilations, padding, data_format, dtype)
 CASES = [
@@ -41,11 +40,7 @@ def test_conv2d_and_its_gradients_match_tensorflow(tmp_path):
                 ours.append((y_value,) + tuple(sess.run([dx, dw], {dy: dy_value})))
         arrays.update({f"x{i}": x, f"w{i}": w, f"dy{i}": dy_value})
         attrs.append({"strides": strides, "dilations": dilations, "padding": padding, "data_format": fmt})
-    np.savez(tmp_path / "in.npz", **arrays)
-    (tmp_path / "cases.json").write_text(json.dumps(attrs))
-    run_tf_script(python, "conv2d_cases.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
-                  str(tmp_path / "out.npz"))
-    theirs = np.load(tmp_path / "out.npz")
+    theirs = run_tf_cases(python, "conv2d_cases.py", tmp_path, arrays, attrs)
     assert len(theirs.files) == 3 * len(CASES) - 2
     for i, (y, dx, dw) in enumerate(ours):
         # Sums of up to kh*kw*c products in another order: float32 within 1e-5 relative.

@@ -8,7 +8,6 @@ that differ between the two). An op with a gradient in neither GRAD_SPECS nor
 GRAD_EXCLUDED fails the test, so an op that gains a gradient is covered the day it lands.
 Ops registered as not differentiable must get no gradient from TensorFlow either (None, or
 zeros as TensorFlow gives for Sign)."""
-import json
 import os
 import subprocess
 
@@ -16,7 +15,7 @@ import numpy as np
 
 import tensorweave as tf
 from test_tf_oracle_ops import BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, our_attrs, run_ours, values
-from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
+from tf_peer import BUILD_DIR, require_tensorflow, run_tf_cases
 
 GRAD_EXCLUDED = {
     **{op: "compared with TensorFlow, gradients included, in test_conv2d.py"
@@ -306,11 +305,7 @@ def test_gradients_match_tensorflow(tmp_path):
         cases.append({"op": op, "inputs": keys, "attrs": attrs, "list_sizes": list_sizes(op, inputs),
                       "grads": {"xs": xs, "dys": dy_keys}})
         meta.append((op, inputs, attrs, xs, dys, bound))
-    np.savez(tmp_path / "in.npz", **arrays)
-    (tmp_path / "cases.json").write_text(json.dumps(cases))
-    run_tf_script(python, "raw_ops.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
-                  str(tmp_path / "out.npz"), timeout=600)
-    theirs = np.load(tmp_path / "out.npz")
+    theirs = run_tf_cases(python, "raw_ops.py", tmp_path, arrays, cases)
     failures, compared = [], 0
     for i, (op, inputs, attrs, xs, dys, bound) in enumerate(meta):
         what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs} d/d inputs {xs}"

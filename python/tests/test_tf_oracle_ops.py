@@ -4,14 +4,13 @@ edge values (+-0, +-inf, NaN, denormals, int min/max, empty and broadcast shapes
 listed below with the reason it is not. Integer and bool results must be equal; floats within
 the bound stated per op. A registered op in neither list fails the test, so a new op is
 covered the day it lands (or says why not)."""
-import json
 import os
 import subprocess
 
 import numpy as np
 
 import tensorweave as tf
-from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
+from tf_peer import BUILD_DIR, require_tensorflow, run_tf_cases
 
 F32, F64, I32, I64, BOOL = np.float32, np.float64, np.int32, np.int64, np.bool_
 FLOATS, INTS = (F32, F64), (I32, I64)
@@ -388,11 +387,7 @@ def test_ops_match_tensorflow(tmp_path):
                 arrays[keys[-1]] = x
             cases.append({"op": op, "inputs": keys, "attrs": attrs, "list_sizes": list_sizes(op, inputs)})
             meta.append((op, inputs, attrs, ulps, refused, only_ours))
-    np.savez(tmp_path / "in.npz", **arrays)
-    (tmp_path / "cases.json").write_text(json.dumps(cases))
-    run_tf_script(python, "raw_ops.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
-                  str(tmp_path / "out.npz"), timeout=600)
-    theirs = np.load(tmp_path / "out.npz")
+    theirs = run_tf_cases(python, "raw_ops.py", tmp_path, arrays, cases)
     failures, refusals = [], 0
     for i, (op, inputs, attrs, ulps, refused, only_ours) in enumerate(meta):
         what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs}"

@@ -6,13 +6,12 @@ and, where it runs, on the values: integers exactly; half exactly for the ops th
 one float operation and round once (as both do), within HALF_ULPS half-precision epsilons
 for the transcendental functions, and for sums and products within SUM_ULPS epsilons of the
 largest result (we accumulate in float32, TensorFlow partly in half: documented deviation)."""
-import json
 
 import numpy as np
 
 import tensorweave as tf
 from test_tf_oracle_ops import run_ours, values
-from tf_peer import require_tensorflow, run_tf_script
+from tf_peer import require_tensorflow, run_tf_cases
 
 SMALL_INTS = (np.int8, np.uint8, np.int16, np.uint16)
 F16 = np.float16
@@ -126,11 +125,7 @@ def test_small_dtypes_match_tensorflow(tmp_path):
             arrays[keys[-1]] = x
         list_sizes = {"values": len(inputs) - 1 if op == "ConcatV2" else len(inputs), "inputs": len(inputs)}
         specs.append({"op": op, "inputs": keys, "attrs": attrs, "list_sizes": list_sizes})
-    np.savez(tmp_path / "in.npz", **arrays)
-    (tmp_path / "cases.json").write_text(json.dumps(specs))
-    run_tf_script(python, "raw_ops.py", str(tmp_path / "in.npz"), str(tmp_path / "cases.json"),
-                  str(tmp_path / "out.npz"), timeout=600)
-    theirs = np.load(tmp_path / "out.npz")
+    theirs = run_tf_cases(python, "raw_ops.py", tmp_path, arrays, specs)
     failures, compared, unsupported = [], 0, set()
     for i, (op, inputs, attrs) in enumerate(all_cases):
         what = f"{op} {[x.dtype.name + str(list(x.shape)) for x in inputs]} {attrs}"

@@ -48,3 +48,16 @@ def run_tf_script(python, script, *args, timeout=300):
                           text=True, timeout=timeout)
     assert done.returncode == 0, f"TensorFlow side {script} failed:\n{done.stderr[-4000:]}"
     return done.stdout
+
+
+def run_tf_cases(python, script, tmp_path, arrays, cases, timeout=600):
+    """The batch exchange of the differential tests: `arrays` (name -> ndarray) and `cases`
+    (JSON) go to tf_side/<script> as in.npz and cases.json; returns what it wrote to out.npz."""
+    import json
+
+    import numpy as np
+    np.savez(tmp_path / "in.npz", **arrays)
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    run_tf_script(python, script, str(tmp_path / "in.npz"), str(tmp_path / "cases.json"), str(tmp_path / "out.npz"),
+                  timeout=timeout)
+    return np.load(tmp_path / "out.npz")
