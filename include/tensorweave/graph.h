@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ namespace tw {
 
 class FlowGraph;
 class Node;
+struct NodeSpec;
 using ::tensorweave::AttrValue;
 using ::tensorweave::GraphDef;
 class Graph;
@@ -130,6 +132,8 @@ class Graph {
   // The node name AddOperation would give `name` now (scoped and made unique), as TF's
   // Graph.unique_name.
   std::string unique_name(const std::string& name) const;
+  // A node name not yet used, built from `name` as given (no name scope applied).
+  std::string unique_unscoped_name(const std::string& name) const;
   // As AddOperation but returns the error instead of throwing.
   StatusOr<Operation> TryAddOperation(const std::string& op, const std::string& name,
                                       const std::vector<Output>& inputs,
@@ -149,7 +153,14 @@ class Graph {
   // The (seed, seed2) pair for a new random op: 0,0 when nothing is set.
   std::pair<int64_t, int64_t> NextSeeds(int64_t op_seed);
 
+  // Adds a node as specified (no name, device or control scope applies), its name made
+  // unique: for library code that builds ops at run time (the Saver's save ops).
+  Operation AddUnscopedNode(NodeSpec spec);
+
   GraphDef ToGraphDef() const;
+  // The nodes from index `first` on (what was added since an earlier export), and in
+  // *end the node count they reach: one consistent snapshot while other threads add.
+  GraphDef ToGraphDefSince(int first, int* end) const;
   // Adds the nodes of a GraphDef (validated) to this graph.
   void Import(const GraphDef& def);
   FlowGraph& flow_graph() { return *graph_; }
@@ -158,6 +169,10 @@ class Graph {
 
  private:
   std::unique_ptr<FlowGraph> graph_;
+  // Guards graph_: ops may be added from several threads (a Supervisor's checkpoint
+  // thread builds save ops while the training thread runs steps, as TF's graph lock).
+  // Scopes below are per builder thread and not guarded, as in TF.
+  mutable std::mutex mu_;
   std::vector<std::string> name_scopes_;
   // One device scope: a canonical device string, or a function when `function` is set.
   struct DeviceScope {

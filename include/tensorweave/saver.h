@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,7 @@ class Saver {
   void restore(Session& sess, const std::string& path);
 
   // The checkpoints this Saver wrote and still keeps, oldest first.
-  const std::vector<std::string>& last_checkpoints() const { return last_checkpoints_; }
+  std::vector<std::string> last_checkpoints() const;
   const std::vector<Variable>& var_list() const { return var_list_; }
 
  private:
@@ -81,6 +82,9 @@ class Saver {
   std::vector<Variable> var_list_;
   std::vector<std::string> names_;  // The checkpoint name of each of var_list_.
   int max_to_keep_;
+  // save/restore may be called from several threads (a Supervisor's checkpoint thread
+  // and the training thread); guards the members below. Steps run outside it.
+  mutable std::mutex mu_;
   std::map<std::string, Operation> save_ops_, restore_ops_;
   std::vector<Output> reads_;  // One read per variable, shared by the save ops.
   std::vector<std::string> last_checkpoints_;

@@ -148,7 +148,7 @@ void BindGraph(py::module_& m) {
       .def("tensor", &Graph::tensor)
       .def("operations", &Graph::operations)
       .def_property_readonly("num_operations", &Graph::num_operations)
-      .def("unique_name", [](Graph& g, const std::string& name) { return g.flow_graph().UniqueName(name); })
+      .def("unique_name", [](Graph& g, const std::string& name) { return g.unique_unscoped_name(name); })
       .def("add_to_collection", &Graph::add_to_collection)
       .def("get_collection", &Graph::get_collection)
       .def_property("seed", &Graph::seed, &Graph::set_seed)

@@ -187,21 +187,21 @@ Output Random(Graph& g, const char* op, const TensorShape& shape, DType dtype, i
 
 Output random_uniform(Graph& g, const TensorShape& shape, double minval, double maxval, DType dtype,
                       int64_t seed, const std::string& name) {
-  auto scope = g.name_scope(g.flow_graph().UniqueName(name));
+  auto scope = g.name_scope(g.unique_unscoped_name(name));
   Output u = Random(g, "RandomUniform", shape, dtype, seed, "RandomUniform");
   if (minval == 0 && maxval == 1) return u;
   return u * (maxval - minval) + minval;
 }
 Output random_normal(Graph& g, const TensorShape& shape, double mean, double stddev, DType dtype,
                      int64_t seed, const std::string& name) {
-  auto scope = g.name_scope(g.flow_graph().UniqueName(name));
+  auto scope = g.name_scope(g.unique_unscoped_name(name));
   Output n = Random(g, "RandomStandardNormal", shape, dtype, seed, "RandomStandardNormal");
   if (mean == 0 && stddev == 1) return n;
   return n * stddev + mean;
 }
 Output truncated_normal(Graph& g, const TensorShape& shape, double mean, double stddev, DType dtype,
                         int64_t seed, const std::string& name) {
-  auto scope = g.name_scope(g.flow_graph().UniqueName(name));
+  auto scope = g.name_scope(g.unique_unscoped_name(name));
   Output n = Random(g, "TruncatedNormal", shape, dtype, seed, "TruncatedNormal");
   if (mean == 0 && stddev == 1) return n;
   return n * stddev + mean;

@@ -101,14 +101,20 @@ ScopeGuard Graph::control_dependencies(const std::vector<Output>& deps) {
 }
 
 std::string Graph::unique_name(const std::string& name) const {
-  if (name_scopes_.empty()) return graph_->UniqueName(name);
-  return graph_->UniqueName(absl::StrCat(absl::StrJoin(name_scopes_, "/"), "/", name));
+  if (name_scopes_.empty()) return unique_unscoped_name(name);
+  return unique_unscoped_name(absl::StrCat(absl::StrJoin(name_scopes_, "/"), "/", name));
+}
+
+std::string Graph::unique_unscoped_name(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return graph_->UniqueName(name);
 }
 
 StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::string& name,
                                            const std::vector<Output>& inputs,
                                            const std::map<std::string, AttrValue>& attrs) {
-  NodeSpec spec{unique_name(name.empty() ? op : name), op, {}, "", attrs};
+  const std::string base = name.empty() ? op : name;
+  NodeSpec spec{unique_name(base), op, {}, "", attrs};
   if (auto def = graph_->registry().Find(op); def.ok()) {
     std::vector<DType> types;
     for (const Output& in : inputs) types.push_back(in.op().valid() ? in.dtype() : DType::kInvalid);
@@ -131,8 +137,19 @@ StatusOr<Operation> Graph::TryAddOperation(const std::string& op, const std::str
   for (const auto& scope : control_scopes_) {
     for (const Operation& dep : scope) spec.inputs.push_back(NodeInput{dep.node(), kControlSlot});
   }
+  std::lock_guard<std::mutex> lock(mu_);
+  // Another thread may have taken the name since; the device function saw the first one.
+  if (graph_->FindNode(spec.name) != nullptr) {
+    spec.name = graph_->UniqueName(name_scopes_.empty() ? base : absl::StrCat(current_name_scope(), "/", base));
+  }
   TW_ASSIGN_OR_RETURN(Node * node, graph_->AddNode(std::move(spec)));
   return Operation(this, node);
+}
+
+Operation Graph::AddUnscopedNode(NodeSpec spec) {
+  std::lock_guard<std::mutex> lock(mu_);
+  spec.name = graph_->UniqueName(spec.name);
+  return Operation(this, ValueOrThrow(graph_->AddNode(std::move(spec))));
 }
 
 Operation Graph::AddOperation(const std::string& op, const std::string& name,
@@ -142,7 +159,11 @@ Operation Graph::AddOperation(const std::string& op, const std::string& name,
 }
 
 Operation Graph::operation(const std::string& name) {
-  Node* node = graph_->FindNode(name);
+  Node* node;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    node = graph_->FindNode(name);
+  }
   if (node == nullptr) {
     throw StatusError(absl::NotFoundError(absl::StrCat("the graph has no operation '", name, "'")));
   }
@@ -158,6 +179,7 @@ Output Graph::tensor(const std::string& name) {
 
 std::vector<Operation> Graph::operations() {
   std::vector<Operation> ops;
+  std::lock_guard<std::mutex> lock(mu_);
   for (Node* n : graph_->nodes()) ops.emplace_back(this, n);
   return ops;
 }
@@ -178,8 +200,25 @@ std::pair<int64_t, int64_t> Graph::NextSeeds(int64_t op_seed) {
   return {seed_ != 0 ? seed_ : 87654321, op_seed};
 }
 
-GraphDef Graph::ToGraphDef() const { return graph_->ToGraphDef(); }
-void Graph::Import(const GraphDef& def) { ThrowIfError(ImportGraphDef(def, graph_.get())); }
-int Graph::num_operations() const { return graph_->num_nodes(); }
+GraphDef Graph::ToGraphDef() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return graph_->ToGraphDef();
+}
+
+GraphDef Graph::ToGraphDefSince(int first, int* end) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  *end = graph_->num_nodes();
+  return graph_->ToGraphDefSince(first);
+}
+
+void Graph::Import(const GraphDef& def) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ThrowIfError(ImportGraphDef(def, graph_.get()));
+}
+
+int Graph::num_operations() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return graph_->num_nodes();
+}
 
 }  // namespace tw

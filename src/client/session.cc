@@ -54,10 +54,10 @@ bool RunCancellation::cancelled() const { return manager_->IsCancelled(); }
 
 Status Session::SyncGraph() {
   absl::MutexLock lock(&sync_mu_);
-  const int n = graph_->num_operations();
-  if (n == nodes_sent_) return absl::OkStatus();
-  TW_RETURN_IF_ERROR(impl_->Extend(graph_->flow_graph().ToGraphDefSince(nodes_sent_)));
-  nodes_sent_ = n;
+  if (graph_->num_operations() == nodes_sent_) return absl::OkStatus();
+  int end = 0;
+  TW_RETURN_IF_ERROR(impl_->Extend(graph_->ToGraphDefSince(nodes_sent_, &end)));
+  nodes_sent_ = end;
   return absl::OkStatus();
 }
 

@@ -132,10 +132,9 @@ Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& name
 // run on the session's default device (its task's CPU).
 Node* Saver::AddNode(const std::string& name, const std::string& op,
                      const std::vector<NodeInput>& inputs, AttrMap attrs) {
-  FlowGraph& fg = graph_->flow_graph();
-  // Added to the FlowGraph directly: no name, device or control scope of the caller applies.
-  NodeSpec spec{fg.UniqueName("save/" + name), op, inputs, "", std::move(attrs)};
-  return ValueOrThrow(fg.AddNode(std::move(spec)));
+  // No name, device or control scope of the caller applies; the checkpoint thread of a
+  // Supervisor builds these while the training thread runs, hence the graph's lock.
+  return graph_->AddUnscopedNode(NodeSpec{"save/" + name, op, inputs, "", std::move(attrs)}).node();
 }
 
 AttrMap Saver::TensorListAttrs(const std::string& path) const {
@@ -147,6 +146,7 @@ AttrMap Saver::TensorListAttrs(const std::string& path) const {
 }
 
 Operation Saver::SaveOp(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (auto it = save_ops_.find(path); it != save_ops_.end()) return it->second;
   if (reads_.empty()) {
     for (const Variable& v : var_list_) {
@@ -163,6 +163,7 @@ Operation Saver::SaveOp(const std::string& path) {
 }
 
 Operation Saver::RestoreOp(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
   if (auto it = restore_ops_.find(path); it != restore_ops_.end()) return it->second;
   AttrMap attrs = TensorListAttrs(path);
   std::vector<PartialShape> shapes;
@@ -199,7 +200,13 @@ void Saver::restore(Session& sess, const std::string& path) {
   sess.run(RestoreOp(path));
 }
 
+std::vector<std::string> Saver::last_checkpoints() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return last_checkpoints_;
+}
+
 void Saver::RecordCheckpoint(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
   last_checkpoints_.erase(std::remove(last_checkpoints_.begin(), last_checkpoints_.end(), path),
                           last_checkpoints_.end());
   last_checkpoints_.push_back(path);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
@@ -205,6 +206,33 @@ TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
   for (int step = 0; step < 7; ++step) saver.save(sess, dir / "m", step);
   EXPECT_EQ(dir.List().size(), 1u + 7 * 2);  // the state file, an index and a data file each
   EXPECT_EQ(saver.last_checkpoints().size(), 7u);
+}
+
+// A Supervisor's checkpoint thread saves (building save ops into the graph) while the
+// training thread runs steps and builds ops: no name is given twice, no step sees a
+// half-added node, and every checkpoint holds the values.
+TEST(SaverTest, SavesFromAnotherThreadWhileTheGraphGrowsAndRuns) {
+  ScratchDir dir;
+  Graph g;
+  Model m(g);
+  Saver saver(g, 0);
+  Session sess(g);
+  sess.run(global_variables_initializer(g));
+  const std::vector<Tensor> initial = m.Values(sess);
+  constexpr int kSaves = 40;
+  std::thread saving([&] {
+    for (int step = 0; step < kSaves; ++step) saver.save(sess, dir / "m", step);
+  });
+  for (int i = 0; i < 200; ++i) {
+    Output sum = constant(g, float(i)) + constant(g, 1.0f);
+    EXPECT_TENSOR_EQ(sess.run(sum), F32({}, {float(i) + 1}));
+    ExpectSameValues(m.Values(sess), initial);
+  }
+  saving.join();
+  EXPECT_EQ(saver.last_checkpoints().size(), size_t{kSaves});
+  Session fresh(g);
+  saver.restore(fresh, dir / "m-17");
+  ExpectSameValues(m.Values(fresh), initial);
 }
 
 // Every way a restore can fail leaves every variable with its previous value.
