@@ -11,6 +11,8 @@ PACKAGES=(
   libabsl-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libleveldb-dev libsnappy-dev  # TensorFlow's checkpoint index is a LevelDB table (its CMake config links snappy)
   python3-dev python3-numpy python3-pytest pybind11-dev python3-venv
+  python3-protobuf  # the Python package's message classes (tf.train.Example, tf.Summary, ...) from proto/
+  libpng-dev  # image summaries are PNG-encoded
   openssl  # the TLS tests make their certificates with it
 )
 
