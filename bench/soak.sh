@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 steps=${1:-10000}
 warmup=${2:-2000}
 tolerance_pct=${TOLERANCE_PCT:-10}
-scripts/setup.sh tw soak >/dev/null
+# Not bench/lib.sh: the soak needs no peers (lib.sh installs them).
+if [ "${TW_BENCH_BUILT:-0}" != 1 ]; then scripts/setup.sh tw soak >/dev/null; fi
 
 dir=$(mktemp -d /tmp/tw_soak.XXXXXX)
 pids=()
