@@ -191,3 +191,18 @@ def test_reuse_variables_shares_the_scope_variables():
         assert tf.get_variable_scope().reuse is False
     with pytest.raises(tf.errors.FailedPreconditionError, match="needs an open variable_scope"):
         tf.get_variable_scope().reuse_variables()
+
+
+def test_variable_reads_have_the_declared_shape(sess):
+    # As TF: the shape flows from the variable to what is computed from it, so programs
+    # can size layers from it (conv filters, flattening) before running anything.
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.get_variable("w_shape", [3, 4])
+    b = tf.Variable(tf.zeros([4]))
+    y = tf.matmul(x, w) + b
+    assert w.value().shape.as_list() == [3, 4] and tf.identity(w).shape.as_list() == [3, 4]
+    assert y.shape.as_list() == [None, 4]
+    unknown = tf.Variable(tf.placeholder_with_default([1.0, 2.0], [None]), validate_shape=False)
+    assert unknown.value().shape.as_list() == [None]
+    sess.run(tf.global_variables_initializer())
+    assert sess.run(y, {x: np.ones((2, 3), np.float32)}).shape == (2, 4)

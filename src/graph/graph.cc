@@ -113,6 +113,26 @@ void FlowGraph::AddControlEdge(Node* src, Node* dst) {
   src->out_edges_.push_back(edges_.back().get());
 }
 
+namespace {
+
+// The declared shape of the variable a resource output names, followed through Identity
+// (TF's handle shape data): reads of it then have a static shape, as in TF.
+PartialShape DeclaredVariableShape(const Node* node, int index) {
+  for (int hops = 0; hops < 64 && node->output_type(index) == DType::kResource; ++hops) {
+    if (node->op() == "VarHandleOp") {
+      auto shape = GetShapeAttr(node->attrs(), "shape");
+      return shape.ok() ? *shape : PartialShape::UnknownRank();
+    }
+    if (node->op() != "Identity" || node->num_inputs() != 1) break;
+    const Edge* in = node->input_edge(0);
+    node = in->src;
+    index = in->src_output;
+  }
+  return PartialShape::UnknownRank();
+}
+
+}  // namespace
+
 absl::StatusOr<Node*> FlowGraph::AddNode(NodeSpec spec) {
   if (!IsValidNodeName(spec.name)) {
     return absl::InvalidArgumentError(absl::StrCat("node name '", spec.name,
@@ -188,6 +208,9 @@ absl::StatusOr<Node*> FlowGraph::AddNode(NodeSpec spec) {
 
   InferenceContext ctx(&node->attrs_, node->input_types_, std::move(in_shapes), std::move(in_values),
                        node->num_outputs());
+  std::vector<PartialShape> handle_shapes;
+  for (const NodeInput& in : data) handle_shapes.push_back(DeclaredVariableShape(in.node, in.index));
+  ctx.set_input_handle_shapes(std::move(handle_shapes));
   if (auto s = op.shape_fn(ctx); !s.ok()) return err(absl::InvalidArgumentError(s.message()));
   node->output_shapes_ = ctx.TakeOutputs();
 

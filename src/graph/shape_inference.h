@@ -31,6 +31,12 @@ class InferenceContext {
   // The value of input i when it is known while building the graph (a Const), else null.
   const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
   const AttrMap& attrs() const { return *attrs_; }
+  // For a resource input, the declared shape of the variable it names when the graph
+  // shows it (TF's handle shape data), else unknown rank.
+  PartialShape input_handle_shape(int i) const {
+    return i < static_cast<int>(input_handle_shapes_.size()) ? input_handle_shapes_[i] : PartialShape::UnknownRank();
+  }
+  void set_input_handle_shapes(std::vector<PartialShape> shapes) { input_handle_shapes_ = std::move(shapes); }
 
   void set_output(int i, PartialShape shape) { output_shapes_[i] = std::move(shape); }
   const PartialShape& output(int i) const { return output_shapes_[i]; }
@@ -48,6 +54,7 @@ class InferenceContext {
   std::vector<DType> input_types_;
   std::vector<PartialShape> input_shapes_;
   std::vector<const Tensor*> input_tensors_;
+  std::vector<PartialShape> input_handle_shapes_;
   std::vector<PartialShape> output_shapes_;
 };
 

@@ -14,11 +14,11 @@ absl::Status VarHandleShape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
-// The handle input (0) is a scalar; the output is unknown: the declared shape lives with
-// the VarHandleOp, which this node cannot see.
+// The handle input (0) is a scalar; the value has the variable's declared shape (its
+// assignments are checked against it) when the graph shows the VarHandleOp.
 absl::Status ReadVariableShape(InferenceContext& c) {
   TW_RETURN_IF_ERROR(c.WithRank(0, 0));
-  c.set_output(0, PartialShape::UnknownRank());
+  c.set_output(0, c.input_handle_shape(0));
   return absl::OkStatus();
 }
 
