@@ -120,6 +120,39 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
                                  dilations=dilations, name=name or "conv2d_transpose")
 
 
+def _pool_attrs(ksize, strides, padding, data_format):
+    attrs = _conv_attrs(strides, padding, data_format, None)
+    del attrs["dilations"]
+    attrs["ksize"] = _conv_attrs(ksize, "VALID", data_format, None)["strides"]
+    return attrs
+
+
+def max_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None):  # noqa: A002
+    """Max pooling over [kh, kw] windows of an NHWC (or NCHW) input; ksize and strides as 4 values
+    (TF1) or 1 or 2 (TF2's max_pool2d)."""
+    value = input if value is None else value
+    if value is None or ksize is None or strides is None or padding is None:
+        raise TypeError("max_pool needs value, ksize, strides and padding")
+    return _op_output("MaxPool", [convert_to_tensor(value)], _pool_attrs(ksize, strides, padding, data_format),
+                      name or "MaxPool")
+
+
+def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NHWC", name=None, input=None):  # noqa: A002
+    """Average pooling; windows clipped by the padding average only the elements inside."""
+    value = input if value is None else value
+    if value is None or ksize is None or strides is None or padding is None:
+        raise TypeError("avg_pool needs value, ksize, strides and padding")
+    if not isinstance(padding, str):
+        raise ValueError("avg_pool takes padding 'SAME' or 'VALID', not explicit paddings")
+    attrs = _pool_attrs(ksize, strides, padding, data_format)
+    del attrs["explicit_paddings"]
+    return _op_output("AvgPool", [convert_to_tensor(value)], attrs, name or "AvgPool")
+
+
+max_pool2d = max_pool
+avg_pool2d = avg_pool
+
+
 def xw_plus_b(x, weights, biases, name=None):
     """matmul(x, weights) + biases."""
     return bias_add(math_ops.matmul(x, weights), biases, name=name or "xw_plus_b")

@@ -22,6 +22,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterArrayGradients(*r);
     RegisterGatherGradients(*r);
     RegisterConvGradients(*r);
+    RegisterPoolGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
     return r;

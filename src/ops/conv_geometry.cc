@@ -7,9 +7,7 @@
 #include "tensorweave/status.h"
 
 namespace tw::conv {
-namespace {
 
-// Reads a 4-value per-dim attr and returns its spatial values (h, w) in NHWC terms.
 absl::Status ReadSpatialPair(const AttrMap& attrs, const char* name, bool nchw, int64_t* h, int64_t* w) {
   auto values = GetIntListAttr(attrs, name);
   if (!values.ok()) return values.status();
@@ -29,8 +27,6 @@ absl::Status ReadSpatialPair(const AttrMap& attrs, const char* name, bool nchw, 
   *w = v[wi];
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<Conv2DAttrs> ReadConv2DAttrs(const AttrMap& attrs) {
   Conv2DAttrs a;

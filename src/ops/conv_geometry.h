@@ -38,6 +38,11 @@ struct Conv2DShape {
 absl::StatusOr<Conv2DShape> ComputeConv2DShape(const Conv2DAttrs& a, const std::array<int64_t, 4>& input_nhwc,
                                                const std::array<int64_t, 4>& filter);
 
+// Reads a 4-value per-dim attr (strides, dilations, ksize) and returns its spatial values
+// in NHWC terms: InvalidArgument naming the attr unless batch and channel are 1 and the
+// spatial values positive.
+absl::Status ReadSpatialPair(const AttrMap& attrs, const char* name, bool nchw, int64_t* h, int64_t* w);
+
 // NCHW <-> NHWC for a dims array.
 std::array<int64_t, 4> ToNhwc(const std::array<int64_t, 4>& dims, bool nchw);
 std::array<int64_t, 4> FromNhwc(const std::array<int64_t, 4>& dims, bool nchw);

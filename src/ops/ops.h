@@ -12,6 +12,7 @@ void RegisterReductionOps(OpRegistry& r);  // Sum, Mean, Max, Min, Prod, ArgMax
 void RegisterLinalgOps(OpRegistry& r);     // MatMul, BatchMatMul
 void RegisterArrayOps(OpRegistry& r);      // shapes, slicing, joining, filling, OneHot
 void RegisterNnConvOps(OpRegistry& r);     // Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter
+void RegisterNnPoolOps(OpRegistry& r);     // MaxPool, AvgPool and their gradients
 void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits
 void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
 void RegisterStateOps(OpRegistry& r);      // resource variables

@@ -10,6 +10,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayOps(r);
   RegisterNnOps(r);
   RegisterNnConvOps(r);
+  RegisterNnPoolOps(r);
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/nhwc.h"
 #include "ops/conv_geometry.h"
 
 namespace tw {
@@ -19,34 +20,9 @@ namespace {
 using conv::Conv2DAttrs;
 using conv::Conv2DShape;
 
-std::array<int64_t, 4> Dims(const Tensor& t) { return {t.dim(0), t.dim(1), t.dim(2), t.dim(3)}; }
-
-absl::Status CheckRank4(const Tensor& t, const char* what) {
-  if (t.rank() != 4) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be 4-dimensional, got shape ", t.shape().DebugString()));
-  }
-  return absl::OkStatus();
-}
-
-// A 4-D tensor with its dims permuted (NCHW <-> NHWC); `to_nhwc` picks the direction.
-template <typename T>
-Tensor Transposed(const Tensor& t, bool to_nhwc) {
-  const std::array<int64_t, 4> d = Dims(t);
-  const std::array<int, 4> perm = to_nhwc ? std::array<int, 4>{0, 2, 3, 1} : std::array<int, 4>{0, 3, 1, 2};
-  Tensor out(t.dtype(), TensorShape({d[perm[0]], d[perm[1]], d[perm[2]], d[perm[3]]}));
-  std::array<int64_t, 4> in_strides = {d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
-  const T* src = t.data<T>();
-  T* dst = out.data<T>();
-  const auto od = Dims(out);
-  int64_t i = 0;
-  for (int64_t a = 0; a < od[0]; ++a)
-    for (int64_t b = 0; b < od[1]; ++b)
-      for (int64_t c = 0; c < od[2]; ++c)
-        for (int64_t e = 0; e < od[3]; ++e)
-          dst[i++] = src[a * in_strides[perm[0]] + b * in_strides[perm[1]] + c * in_strides[perm[2]] +
-                         e * in_strides[perm[3]]];
-  return out;
-}
+using nhwc::CheckRank4;
+using nhwc::Dims;
+using nhwc::Transposed;
 
 // Patches of one [h, w, c] image: row p = oy * out_w + ox holds the window at that output
 // position, (ky, kx, channel) fastest last; positions in the padding are 0.
@@ -133,26 +109,7 @@ class ConvKernelBase : public OpKernel {
   Tensor Nhwc(const Tensor& t) const {
     return attrs_.nchw ? Transposed<T>(t, true) : t;
   }
-  // Allocates output 0 (in the data format: the size limit applies before any work) and
-  // returns where the NHWC result goes: the output itself, or for NCHW a scratch tensor
-  // that Finish transposes into it.
-  template <typename T>
-  absl::StatusOr<Tensor> BeginOutput(OpKernelContext& ctx, const std::array<int64_t, 4>& nhwc, DType dtype) {
-    const std::array<int64_t, 4> dims = conv::FromNhwc(nhwc, attrs_.nchw);
-    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(DimVector(dims.begin(), dims.end())));
-    TW_ASSIGN_OR_RETURN(output_, ctx.allocate_output(0, shape, dtype));
-    if (!attrs_.nchw) return *output_;
-    return Tensor(dtype, TensorShape({nhwc[0], nhwc[1], nhwc[2], nhwc[3]}));
-  }
-  template <typename T>
-  void Finish(const Tensor& nhwc_result) {
-    if (!attrs_.nchw) return;
-    const Tensor ordered = Transposed<T>(nhwc_result, false);
-    std::memcpy(output_->raw_data(), ordered.raw_data(), ordered.TotalBytes());
-  }
-
   Conv2DAttrs attrs_;
-  Tensor* output_ = nullptr;
 };
 
 template <typename T>
@@ -165,14 +122,16 @@ class Conv2DOp : public ConvKernelBase {
     const Tensor input = Nhwc<T>(ctx.input(0));
     const Tensor& filter = ctx.input(1);
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), Dims(filter), nullptr));
-    TW_ASSIGN_OR_RETURN(Tensor result, BeginOutput<T>(ctx, {s.batch, s.out_h, s.out_w, s.out_c}, input.dtype()));
+    nhwc::Output out;
+    TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.out_h, s.out_w, s.out_c}, input.dtype(), attrs_.nchw));
+    Tensor& result = out.nhwc();
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     std::vector<T> col(static_cast<size_t>(p * k));
     for (int64_t n = 0; n < s.batch; ++n) {
       Im2Col(input.data<T>() + n * s.in_h * s.in_w * s.in_c, s, attrs_, col.data());
       Gemm<T>(&ctx, col.data(), filter.data<T>(), result.data<T>() + n * p * s.out_c, p, k, s.out_c, false, false);
     }
-    Finish<T>(result);
+    out.Finish<T>();
     return absl::OkStatus();
   }
 };
@@ -188,7 +147,9 @@ class Conv2DBackpropInputOp : public ConvKernelBase {
     const Tensor& filter = ctx.input(1);
     const Tensor dy = Nhwc<T>(ctx.input(2));
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(conv::ToNhwc(sizes, attrs_.nchw), Dims(filter), &dy));
-    TW_ASSIGN_OR_RETURN(Tensor result, BeginOutput<T>(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype()));
+    nhwc::Output out;
+    TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype(), attrs_.nchw));
+    Tensor& result = out.nhwc();
     std::fill(result.data<T>(), result.data<T>() + result.NumElements(), T(0));
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     std::vector<T> col(static_cast<size_t>(p * k));
@@ -197,7 +158,7 @@ class Conv2DBackpropInputOp : public ConvKernelBase {
       Gemm<T>(&ctx, dy.data<T>() + n * p * s.out_c, filter.data<T>(), col.data(), p, s.out_c, k, false, true);
       Col2ImAdd(col.data(), s, attrs_, result.data<T>() + n * s.in_h * s.in_w * s.in_c);
     }
-    Finish<T>(result);
+    out.Finish<T>();
     return absl::OkStatus();
   }
 };

@@ -13,6 +13,7 @@ void RegisterLinalgKernels(KernelRegistry& r);
 void RegisterArrayKernels(KernelRegistry& r);
 void RegisterNnKernels(KernelRegistry& r);
 void RegisterConvKernels(KernelRegistry& r);  // conv_kernels.cc
+void RegisterPoolKernels(KernelRegistry& r);  // pool_kernels.cc
 void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);

@@ -10,6 +10,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
   RegisterNnKernels(r);
   RegisterConvKernels(r);
+  RegisterPoolKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);
