@@ -41,3 +41,8 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
 
 newaxis = None
 arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
+
+# tf.summary and its protos (generated from proto/summary.proto, proto/event.proto).
+from tensorweave import summary  # noqa: E402
+from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: E402,F401
+train.summary_iterator = summary.summary_iterator
