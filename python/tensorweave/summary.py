@@ -43,10 +43,18 @@ class _SummaryScope:
         tag = scope.rstrip("/")
         if self._family is not None:
             tag = "%s/%s" % (self._family, tag)
-        return tag
+        return tag, scope
 
     def __exit__(self, *exc):
         return self._scope.__exit__(*exc)
+
+
+def _summary_op(op_type, inputs, attrs, scope):
+    """The op named as its scope ("loss", not "loss/ScalarSummary"), as TF names it: its
+    errors then name the same node."""
+    inputs = [convert_to_tensor(i) for i in inputs]
+    with name_scope(""):
+        return _op_output(op_type, inputs, attrs, scope.rstrip("/"))
 
 
 def _collect(value, collections, default):
@@ -57,16 +65,16 @@ def _collect(value, collections, default):
 
 def scalar(name, tensor, collections=None, family=None):
     """A Summary with one simple_value (the scalar `tensor` as float), tagged `name`."""
-    with _SummaryScope(name, family) as tag:
-        val = _op_output("ScalarSummary", [convert_to_tensor(tag, dtype=dtypes.string), tensor])
+    with _SummaryScope(name, family) as (tag, scope):
+        val = _summary_op("ScalarSummary", [convert_to_tensor(tag, dtype=dtypes.string), tensor], None, scope)
     _collect(val, collections, [GraphKeys.SUMMARIES])
     return val
 
 
 def histogram(name, values, collections=None, family=None):
     """A Summary with the histogram of `values` (TF's default buckets); NaN or inf fail the step."""
-    with _SummaryScope(name, family) as tag:
-        val = _op_output("HistogramSummary", [convert_to_tensor(tag, dtype=dtypes.string), values])
+    with _SummaryScope(name, family) as (tag, scope):
+        val = _summary_op("HistogramSummary", [convert_to_tensor(tag, dtype=dtypes.string), values], None, scope)
     _collect(val, collections, [GraphKeys.SUMMARIES])
     return val
 
@@ -76,9 +84,9 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     float and half scaled into [0, 255] as TF does), tagged name/image[/i]."""
     if int(max_outputs) < 1:
         raise ValueError("max_outputs must be >= 1, got %d" % int(max_outputs))
-    with _SummaryScope(name, family) as tag:
-        val = _op_output("ImageSummary", [convert_to_tensor(tag, dtype=dtypes.string), tensor],
-                         {"max_images": int(max_outputs), "bad_color": _BAD_COLOR})
+    with _SummaryScope(name, family) as (tag, scope):
+        val = _summary_op("ImageSummary", [convert_to_tensor(tag, dtype=dtypes.string), tensor],
+                          {"max_images": int(max_outputs), "bad_color": _BAD_COLOR}, scope)
     _collect(val, collections, [GraphKeys.SUMMARIES])
     return val
 
@@ -93,9 +101,9 @@ def tensor_summary(name, tensor, summary_description=None, collections=None, sum
     if display_name is not None:
         summary_metadata.display_name = display_name
     serialized = summary_metadata.SerializeToString()
-    with _SummaryScope(name, family) as tag:
-        val = _op_output("TensorSummaryV2", [convert_to_tensor(tag, dtype=dtypes.string), tensor,
-                                             convert_to_tensor(serialized, dtype=dtypes.string)])
+    with _SummaryScope(name, family) as (tag, scope):
+        val = _summary_op("TensorSummaryV2", [convert_to_tensor(tag, dtype=dtypes.string), tensor,
+                                              convert_to_tensor(serialized, dtype=dtypes.string)], None, scope)
     _collect(val, collections, [GraphKeys.SUMMARIES])
     return val
 

@@ -52,7 +52,7 @@ class ScalarSummaryOp : public OpKernel {
     if (tags.shape() != values.shape()) {
       const std::string single =
           tags.NumElements() == 1 ? absl::StrCat(" (tag '", tags.data<std::string>()[0], "')") : "";
-      return absl::InvalidArgumentError(absl::StrCat("tags and values not the same shape: ", tags.shape().DebugString(),
+      return absl::InvalidArgumentError(absl::StrCat("tags and values are not the same shape: ", tags.shape().DebugString(),
                                                      " != ", values.shape().DebugString(), single));
     }
     Summary s;
@@ -76,7 +76,7 @@ class HistogramSummaryOp : public OpKernel {
     for (int64_t i = 0; i < values.NumElements(); ++i) {
       const double v = ElementAsDouble(values, i);
       if (std::isnan(v)) return absl::InvalidArgumentError(absl::StrCat("Nan in summary histogram for: ", name()));
-      if (std::isinf(v)) return absl::InvalidArgumentError(absl::StrCat("Infinity in summary histogram for: ", name()));
+      if (std::isinf(v)) return absl::InvalidArgumentError(absl::StrCat("Infinity in Histogram for: ", name()));
       histo.Add(v);
     }
     Summary s;
@@ -230,7 +230,7 @@ class MergeSummaryOp : public OpKernel {
         for (const Summary::Value& value : part.value()) {
           // Tensor summaries may leave the tag empty: only named values must be unique.
           if (!value.tag().empty() && !tags.insert(value.tag()).second) {
-            return absl::InvalidArgumentError(absl::StrCat("Duplicate tag ", value.tag(), " found in summary inputs"));
+            return absl::InvalidArgumentError(absl::StrCat("Duplicate tag ", value.tag(), " found in summary inputs "));
           }
           *s.add_value() = value;
         }
