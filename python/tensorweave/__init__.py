@@ -46,3 +46,6 @@ arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
 from tensorweave import summary  # noqa: E402
 from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: E402,F401
 train.summary_iterator = summary.summary_iterator
+from tensorweave.summary_hook import FileWriterCache, SummarySaverHook  # noqa: E402
+summary.FileWriterCache = FileWriterCache
+train.SummarySaverHook = SummarySaverHook
