@@ -49,3 +49,8 @@ train.summary_iterator = summary.summary_iterator
 from tensorweave.summary_hook import FileWriterCache, SummarySaverHook  # noqa: E402
 summary.FileWriterCache = FileWriterCache
 train.SummarySaverHook = SummarySaverHook
+if "compat" not in globals():
+    # tf.compat.v1.<name> (e.g. tf.compat.v1.train.summary_iterator): this package is TF's v1 API.
+    import sys as _sys
+    import types as _types
+    compat = _types.SimpleNamespace(v1=_sys.modules[__name__])

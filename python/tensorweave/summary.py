@@ -225,7 +225,11 @@ class FileWriter:
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Adds a RunMetadata under `tag` (TensorBoard's per-step stats)."""
-        data = _as_serialized(run_metadata, "RunMetadata", "run_metadata")
+        from tensorweave.config import RunMetadata
+        if isinstance(run_metadata, RunMetadata):
+            data = b""  # Ours collects no step stats yet: an empty RunMetadata.
+        else:
+            data = _as_serialized(run_metadata, "RunMetadata", "run_metadata")
         event = Event(tagged_run_metadata=TaggedRunMetadata(tag=tag, run_metadata=data))
         self._add_event(event, global_step)
 

@@ -21,7 +21,7 @@ STEPS = [0, 1, 2, 5, 10]
 
 
 def _events(path):
-    return list(tf.train.summary_iterator(path))
+    return list(tf.compat.v1.train.summary_iterator(path))
 
 
 def _write_run(logdir):
@@ -143,8 +143,11 @@ def test_writer_flush_close_reopen(tmp_path):
     writer.reopen()
     assert writer.event_file != path
     writer.add_event(tf.Event(wall_time=12.5, step=7, file_version="custom"))
+    writer.add_run_metadata(tf.RunMetadata(), "step_8", global_step=8)
     writer.close()
-    assert [(e.wall_time, e.step) for e in _events(writer.event_file)][1:] == [(12.5, 7)]
+    events = _events(writer.event_file)
+    assert [(e.wall_time, e.step) for e in events][1:2] == [(12.5, 7)]
+    assert events[2].tagged_run_metadata.tag == "step_8" and events[2].step == 8
     with pytest.raises(tf.errors.InvalidArgumentError, match="not a serialized Event"):
         tf.summary.FileWriter(str(tmp_path)).add_event(b"\xff\xff\xff")
 
