@@ -1,8 +1,10 @@
 """tf.summary (TF 1.x): summary ops that output serialized Summary protos, and FileWriter,
 which writes them as event files TensorBoard reads (the C++ EventsWriter underneath)."""
+import atexit
 import os
 import re
 import time
+import weakref
 
 import numpy as np
 
@@ -167,6 +169,7 @@ class FileWriter:
     def _open(self):
         self._writer = _core.EventsWriter(self._logdir, self._suffix, self._max_queue, self._flush_secs)
         self._closed = False
+        _open_writers.add(self)
 
     def get_logdir(self):
         return self._logdir
@@ -253,6 +256,19 @@ class FileWriter:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+# Writers a program never closed still reach their files when it exits.
+_open_writers = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_writers():
+    for writer in list(_open_writers):
+        try:
+            writer.close()
+        except Exception:  # noqa: BLE001 - exiting: one bad writer must not stop the others
+            pass
 
 
 def summary_iterator(path):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from summary_checks import decode_png
+from summary_checks import assert_values_equal, decode_png
 from tf_peer import require_tensorflow, run_tf_script
 
 TF_EVENTS = os.path.join(os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
@@ -152,6 +152,17 @@ def test_writer_flush_close_reopen(tmp_path):
         tf.summary.FileWriter(str(tmp_path)).add_event(b"\xff\xff\xff")
 
 
+def test_unclosed_writer_is_flushed_at_exit(tmp_path):
+    import subprocess
+    import sys
+    program = ("import tensorweave as tf\n"
+               f"w = tf.summary.FileWriter({str(tmp_path)!r}, flush_secs=1000)\n"
+               "w.add_summary(tf.Summary(value=[tf.Summary.Value(tag='t', simple_value=3.0)]), 9)\n")
+    subprocess.run([sys.executable, "-c", program], check=True, timeout=120)
+    (path,) = glob.glob(os.path.join(str(tmp_path), "events.out.tfevents.*"))
+    assert [e.step for e in _events(path)] == [0, 9]
+
+
 def test_background_thread_flushes(tmp_path):
     writer = tf.summary.FileWriter(str(tmp_path), max_queue=100, flush_secs=0.2)
     writer.add_summary(tf.Summary(value=[tf.Summary.Value(tag="t", simple_value=2.0)]), 1)
@@ -192,10 +203,25 @@ def test_tensorflow_event_files_read_here(tmp_path):
     assert events[0].file_version == "brain.Event:2"
     assert any(e.WhichOneof("what") == "graph_def" for e in events)
     graph = [e for e in events if e.WhichOneof("what") == "graph_def"][0]
-    # The GraphDef TF wrote imports into our graph.
+    # The GraphDef TF wrote imports into our graph, and its summary ops, run here on the
+    # inputs TF had, make what TF wrote.
     g = tf.Graph()
     g.import_graph_def(graph.graph_def)
     assert "x" in [op.name for op in g.get_operations()]
+    merged = g.get_tensor_by_name("Merge/MergeSummary:0")
+    with tf.Session(graph=g) as sess:
+        for event, want in zip([e for e in events if e.WhichOneof("what") == "summary"], expected["per_step"]):
+            feed = {g.get_tensor_by_name("x:0"): want["loss"],
+                    g.get_tensor_by_name("weights_in:0"): np.array(want["weights"]["input"], np.float32),
+                    g.get_tensor_by_name("picture_in:0"): np.array(want["picture"], np.uint8)[None],
+                    g.get_tensor_by_name("note_in:0"): want["note"]}
+            ours = tf.Summary()
+            ours.ParseFromString(sess.run(merged, feed))
+            assert len(ours.value) == len(event.summary.value)
+            for mine, theirs in zip(ours.value, event.summary.value):
+                if not theirs.HasField("metadata"):
+                    mine.ClearField("metadata")  # TF's writer keeps a tag's metadata only once
+                assert_values_equal(mine, theirs, "imported TF graph")
     summaries = [e for e in events if e.WhichOneof("what") == "summary"]
     assert [e.step for e in summaries] == expected["steps"]
     for event, want in zip(summaries, expected["per_step"]):
