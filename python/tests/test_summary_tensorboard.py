@@ -1,6 +1,8 @@
 """TensorBoard itself on our event files: `tensorboard --logdir` from the TF environment
-serves our scalars through its HTTP API with our values, and its dashboard, rendered in
+serves our scalars, images (same pixels) and histograms (our buckets) through its HTTP API,
+and its dashboard, rendered in
 headless Chromium, names our run and tags. The server is always stopped by the test."""
+import glob
 import json
 import os
 import re
@@ -33,16 +35,24 @@ def _get(url, timeout=5):
         return reply.read()
 
 
+def _pixels(step):
+    return (np.arange(2 * 4 * 3).reshape(1, 2, 4, 3) * (step + 7) % 256).astype(np.uint8)
+
+
 def _write_logdir(logdir):
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32, [])
-    loss = tf.summary.scalar(TAG, x)
+    picture = tf.placeholder(tf.uint8, [1, 2, 4, 3])
+    tf.summary.scalar(TAG, x)
+    tf.summary.image("tw_picture", picture, max_outputs=1)
+    tf.summary.histogram("tw_spread", tf.stack([x, 2.0 * x, -x]))
+    merged = tf.summary.merge_all()
     values = []
     with tf.summary.FileWriter(os.path.join(logdir, RUN), graph=tf.get_default_graph()) as writer, \
             tf.Session() as sess:
         for step in STEPS:
             value = 2.0 / (step + 1)
-            writer.add_summary(sess.run(loss, {x: value}), step)
+            writer.add_summary(sess.run(merged, {x: value, picture: _pixels(step)}), step)
             values.append(float(np.float32(value)))
     return values
 
@@ -96,6 +106,30 @@ def test_http_api_serves_our_scalars(tensorboard):
     assert TAG in tags[RUN]
     graph = _get(f"{base}/data/plugin/graphs/graph?" + urllib.parse.urlencode({"run": RUN}))
     assert b"Placeholder" in graph  # our GraphDef, as TensorBoard's graph plugin serves it
+
+
+def test_http_api_serves_our_images_and_histograms(tensorboard):
+    from summary_checks import decode_png
+    base, _, tmp = tensorboard
+    logdir = str(tmp / "logs")
+    query = urllib.parse.urlencode({"run": RUN, "tag": "tw_picture/image", "sample": 0})
+    images = json.loads(_get(f"{base}/data/plugin/images/images?{query}"))
+    assert [i["step"] for i in images] == STEPS
+    for image, step in zip(images, STEPS):
+        png = _get(f"{base}/data/plugin/images/individualImage?{image['query']}")
+        np.testing.assert_array_equal(decode_png(png), _pixels(step)[0])
+    query = urllib.parse.urlencode({"run": RUN, "tag": "tw_spread"})
+    histograms = json.loads(_get(f"{base}/data/plugin/histograms/histograms?{query}"))
+    assert [h[1] for h in histograms] == STEPS
+    # TensorBoard serves [left, right, count] per bucket of our HistogramProto: the left of the
+    # first is min, the right of the last is max, the others are our bucket limits.
+    (path,) = glob.glob(os.path.join(logdir, RUN, "events.out.tfevents.*"))
+    ours = [v.histo for e in tf.train.summary_iterator(path) for v in e.summary.value if v.tag == "tw_spread"]
+    assert len(ours) == len(STEPS)
+    for (_, _, buckets), histo in zip(histograms, ours):
+        assert [count for _, _, count in buckets] == list(histo.bucket)
+        assert [right for _, right, _ in buckets][:-1] == list(histo.bucket_limit)[:-1]
+        assert buckets[0][0] == histo.min and buckets[-1][1] == histo.max
 
 
 def test_dashboard_renders_our_run_in_chromium(tensorboard):
