@@ -93,6 +93,19 @@ def image(name, tensor, max_outputs=3, collections=None, family=None):
     return val
 
 
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None):
+    """Up to max_outputs clips of a [batch, frames] or [batch, frames, channels] float tensor
+    (samples in [-1, 1]) as 16-bit WAV, tagged name/audio[/i]."""
+    if int(max_outputs) < 1:
+        raise ValueError("max_outputs must be >= 1, got %d" % int(max_outputs))
+    with _SummaryScope(name, family) as (tag, scope):
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.float32)
+        val = _summary_op("AudioSummaryV2", [convert_to_tensor(tag, dtype=dtypes.string), tensor, rate],
+                          {"max_outputs": int(max_outputs)}, scope)
+    _collect(val, collections, [GraphKeys.SUMMARIES])
+    return val
+
+
 def tensor_summary(name, tensor, summary_description=None, collections=None, summary_metadata=None,
                    family=None, display_name=None):
     """A Summary holding `tensor` itself (TensorSummaryV2), with its SummaryMetadata."""

@@ -59,7 +59,7 @@ def decode_png(data):
 
 def assert_values_equal(ours, theirs, where=""):
     """Two Summary.Value messages (ours, TF's) carry the same tag, kind and payload; images
-    compare decoded pixels (PNG bytes may differ with the zlib build)."""
+    compare decoded pixels (PNG bytes may differ with the zlib build), WAV audio its bytes."""
     assert ours.tag == theirs.tag, where
     assert ours.WhichOneof("value") == theirs.WhichOneof("value"), (where, ours.tag)
     assert ours.metadata == theirs.metadata, (where, ours.tag)
@@ -76,6 +76,10 @@ def assert_values_equal(ours, theirs, where=""):
             assert getattr(ours.image, field) == getattr(theirs.image, field), (where, ours.tag, field)
         np.testing.assert_array_equal(decode_png(ours.image.encoded_image_string),
                                       decode_png(theirs.image.encoded_image_string), err_msg=f"{where} {ours.tag}")
+    elif kind == "audio":
+        for field in ("sample_rate", "num_channels", "length_frames", "content_type"):
+            assert getattr(ours.audio, field) == getattr(theirs.audio, field), (where, ours.tag, field)
+        assert ours.audio.encoded_audio_string == theirs.audio.encoded_audio_string, (where, ours.tag)
     elif kind == "tensor":
         assert ours.tensor.dtype == theirs.tensor.dtype, (where, ours.tag)
         assert ours.tensor.tensor_shape == theirs.tensor.tensor_shape, (where, ours.tag)

@@ -35,6 +35,14 @@ absl::Status ImageSummaryShape(InferenceContext& c) {
   return ScalarShape(c);
 }
 
+absl::Status AudioSummaryShape(InferenceContext& c) {
+  const PartialShape& audio = c.input_shape(1);
+  if (audio.known_rank() && (audio.rank() < 2 || audio.rank() > 3)) {
+    return absl::InvalidArgumentError(absl::StrCat("Tensor must be 3-D or 2-D, got: ", audio.DebugString()));
+  }
+  return ScalarShape(c);
+}
+
 absl::Status TensorSummaryShape(InferenceContext& c) {
   const PartialShape& metadata = c.input_shape(2);
   if (metadata.known_rank() && metadata.rank() != 0) {
@@ -57,6 +65,9 @@ void RegisterSummaryOps(OpRegistry& r) {
   r.Register(OpDefBuilder("ImageSummary").Input("tag: string").Input("tensor: T").Output("summary: string")
                  .Attr("max_images: int = 3").Attr("T: {uint8, float32, float16, float64} = float32")
                  .Attr("bad_color: tensor").SetShapeFn(ImageSummaryShape));
+  r.Register(OpDefBuilder("AudioSummaryV2").Input("tag: string").Input("tensor: float32")
+                 .Input("sample_rate: float32").Output("summary: string").Attr("max_outputs: int = 3")
+                 .SetShapeFn(AudioSummaryShape));
   r.Register(OpDefBuilder("MergeSummary").Input("inputs: N * string").Output("summary: string")
                  .Attr("N: int >= 1").SetShapeFn(ScalarShape));
   r.Register(OpDefBuilder("TensorSummaryV2").Input("tag: string").Input("tensor: T")

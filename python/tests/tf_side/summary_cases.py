@@ -75,6 +75,15 @@ def cases():
                                  tf.summary.image("double", tf.constant(double)),
                                  tf.summary.image("zeros", tf.constant(zeros))]), {}
 
+    def audio_mono_clipped(tf):
+        clips = (_wave(2 * 50, 1.3).reshape(2, 50) + np.float32(0.5) / 32768).astype(np.float32)  # past +-1: clamped
+        return tf.summary.audio("voice", tf.constant(clips), 16000), {}
+
+    def audio_stereo_one(tf):
+        clips = _wave(3 * 20 * 2, 0.9, 11).reshape(3, 20, 2).astype(np.float32)
+        rate = tf.placeholder(tf.float32, [])
+        return tf.summary.audio("music", tf.constant(clips), rate, max_outputs=1), {rate: 44100.6}
+
     def text_strings(tf):
         return tf.summary.text("notes", tf.constant([["a", "é" * 20], ["", "x\x00y"]])), {}
 
@@ -118,6 +127,14 @@ def cases():
         tag, img = tf.placeholder(tf.string), tf.placeholder(tf.uint8)
         return tf.raw_image_summary(tag, img), {tag: ["a", "b"], img: np.zeros([1, 2, 2, 1], np.uint8)}
 
+    def error_audio_rank(tf):
+        clips = tf.placeholder(tf.float32)
+        return tf.summary.audio("a", clips, 8000.0), {clips: np.zeros([1, 2, 2, 2], np.float32)}
+
+    def error_audio_rate(tf):
+        rate = tf.placeholder(tf.float32, [])
+        return tf.summary.audio("a", tf.constant(np.zeros([1, 4], np.float32)), rate), {rate: 0.0}
+
     def error_merge_duplicate(tf):
         x = tf.placeholder(tf.float32, [])
         return tf.summary.merge([tf.raw_scalar_summary("same", x), tf.raw_scalar_summary("same", x)]), {x: 1.0}
@@ -128,7 +145,8 @@ def cases():
 
     return [scalar_vector_tags, scalar_api_and_family, histogram_float32, histogram_float64_wide,
             histogram_int_and_half, histogram_empty, image_uint8_rgb, image_float_gray_one,
-            image_float_negative_rgba, image_float_nonfinite, image_half_and_double, text_strings,
+            image_float_negative_rgba, image_float_nonfinite, image_half_and_double, audio_mono_clipped,
+            audio_stereo_one, error_audio_rank, error_audio_rate, text_strings,
             merge_all_collection, error_scalar_shapes, error_scalar_single_tag, error_histogram_nan,
             error_histogram_inf, error_histogram_tag, error_image_rank, error_image_depth, error_image_tag,
             error_merge_duplicate, error_merge_garbage]

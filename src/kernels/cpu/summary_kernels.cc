@@ -13,6 +13,7 @@
 #include "kernels/kernel_registry.h"
 #include "summary/histogram.h"
 #include "summary/png_encode.h"
+#include "summary/wav_encode.h"
 #include "tensor/half.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/summary.pb.h"
@@ -214,6 +215,58 @@ class ImageSummaryOp : public OpKernel {
   Tensor bad_color_;
 };
 
+class AudioSummaryV2Op : public OpKernel {
+ public:
+  explicit AudioSummaryV2Op(OpKernelConstruction& c) : OpKernel(c) {
+    int64_t max_outputs = 3;
+    c.GetAttr("max_outputs", &max_outputs);
+    if (c.status().ok() && (max_outputs <= 0 || max_outputs >= (int64_t{1} << 31))) {
+      c.Fail(absl::InvalidArgumentError("max_outputs must be > 0"));
+    }
+    max_outputs_ = static_cast<int>(max_outputs);
+  }
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& tag = ctx.input(0);
+    const Tensor& tensor = ctx.input(1);
+    const Tensor& rate = ctx.input(2);
+    if (!(tag.rank() == 0 || (tag.rank() == 1 && tag.NumElements() == 1))) {
+      return absl::InvalidArgumentError("Tag must be a scalar");
+    }
+    if (tensor.rank() < 2 || tensor.rank() > 3) {
+      return absl::InvalidArgumentError(absl::StrCat("Tensor must be 3-D or 2-D, got: ", tensor.shape().DebugString()));
+    }
+    if (rate.NumElements() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sample_rate must be a scalar, got shape ", rate.shape().DebugString()));
+    }
+    const float sample_rate = rate.data<float>()[0];
+    if (!(sample_rate > 0.0f)) return absl::InvalidArgumentError("sample_rate must be > 0");
+    const int64_t batch = tensor.shape().dim(0), frames = tensor.shape().dim(1);
+    const int64_t channels = tensor.rank() == 2 ? 1 : tensor.shape().dim(2);
+    const uint64_t rounded_rate = std::max<long>(1, std::lrint(sample_rate));
+    const std::string& base_tag = tag.data<std::string>()[0];
+    Summary s;
+    const int64_t n = std::min<int64_t>(max_outputs_, batch);
+    for (int64_t i = 0; i < n; ++i) {
+      Summary::Value* v = s.add_value();
+      v->set_tag(max_outputs_ > 1 ? absl::StrCat(base_tag, "/audio/", i) : absl::StrCat(base_tag, "/audio"));
+      Summary::Audio* a = v->mutable_audio();
+      a->set_sample_rate(sample_rate);
+      a->set_num_channels(channels);
+      a->set_length_frames(frames);
+      a->set_content_type("audio/wav");
+      TW_ASSIGN_OR_RETURN(*a->mutable_encoded_audio_string(),
+                          summary::EncodeWav(tensor.data<float>() + i * frames * channels, rounded_rate, channels,
+                                             frames));
+    }
+    return OutputSummary(ctx, s);
+  }
+
+ private:
+  int max_outputs_ = 3;
+};
+
 class MergeSummaryOp : public OpKernel {
  public:
   explicit MergeSummaryOp(OpKernelConstruction& c) : OpKernel(c) {}
@@ -267,6 +320,7 @@ void RegisterSummaryKernels(KernelRegistry& r) {
   r.Register("ScalarSummary", kDeviceCpu, Factory<ScalarSummaryOp>());
   r.Register("HistogramSummary", kDeviceCpu, Factory<HistogramSummaryOp>());
   r.Register("ImageSummary", kDeviceCpu, Factory<ImageSummaryOp>());
+  r.Register("AudioSummaryV2", kDeviceCpu, Factory<AudioSummaryV2Op>());
   r.Register("MergeSummary", kDeviceCpu, Factory<MergeSummaryOp>());
   r.Register("TensorSummaryV2", kDeviceCpu, Factory<TensorSummaryV2Op>());
 }

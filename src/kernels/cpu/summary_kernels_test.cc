@@ -168,6 +168,42 @@ TEST(SummaryKernels, ImageSummaryErrors) {
   EXPECT_TRUE(FailsFed("ImageSummary", {tag, U8({1, 1, 1, 1}, {1})}, ImageAttrs(0), "max_images must be >= 1"));
 }
 
+TEST(SummaryKernels, AudioSummaryV2WritesPcmWav) {
+  // Two stereo frames: 0.5 -> 16384, -1 -> -32768, 2 clamps to 32767, 1e-5 rounds to 0.
+  Summary s = Parse(RunBoth1("AudioSummaryV2", {Tensor::Scalar(std::string("a")), F32({1, 2, 2}, {0.5f, -1, 2, 1e-5f}),
+                                                Tensor::Scalar(8000.4f)},
+                             {{"max_outputs", MakeAttr(int64_t{1})}}));
+  ASSERT_EQ(s.value_size(), 1);
+  EXPECT_EQ(s.value(0).tag(), "a/audio");
+  const Summary::Audio& a = s.value(0).audio();
+  EXPECT_EQ(a.sample_rate(), 8000.4f);
+  EXPECT_EQ(a.num_channels(), 2);
+  EXPECT_EQ(a.length_frames(), 2);
+  EXPECT_EQ(a.content_type(), "audio/wav");
+  const std::string& wav = a.encoded_audio_string();
+  ASSERT_EQ(wav.size(), 44u + 8u);
+  EXPECT_EQ(wav.substr(0, 4), "RIFF");
+  EXPECT_EQ(wav.substr(8, 8), "WAVEfmt ");
+  auto u32 = [&](size_t at) {
+    return static_cast<uint32_t>(static_cast<uint8_t>(wav[at]) | static_cast<uint8_t>(wav[at + 1]) << 8 |
+                                 static_cast<uint8_t>(wav[at + 2]) << 16 | static_cast<uint8_t>(wav[at + 3]) << 24);
+  };
+  auto i16 = [&](size_t at) { return static_cast<int16_t>(static_cast<uint8_t>(wav[at]) | static_cast<uint8_t>(wav[at + 1]) << 8); };
+  EXPECT_EQ(u32(4), 36u + 8u);
+  EXPECT_EQ(u32(24), 8000u);  // the rate rounded
+  EXPECT_EQ(u32(28), 8000u * 2 * 2);
+  EXPECT_EQ(wav.substr(36, 4), "data");
+  EXPECT_EQ(u32(40), 8u);
+  EXPECT_EQ(i16(44), 16384);
+  EXPECT_EQ(i16(46), -32768);
+  EXPECT_EQ(i16(48), 32767);
+  EXPECT_EQ(i16(50), 0);
+  EXPECT_TRUE(FailsBoth("AudioSummaryV2", {Tensor::Scalar(std::string("a")), F32({4}, {0, 0, 0, 0}),
+                                           Tensor::Scalar(8000.0f)}, {}, "Tensor must be 3-D or 2-D, got: [4]"));
+  EXPECT_TRUE(FailsFed("AudioSummaryV2", {Tensor::Scalar(std::string("a")), F32({1, 1}, {0}), Tensor::Scalar(-1.0f)},
+                       {}, "sample_rate must be > 0"));
+}
+
 TEST(SummaryKernels, MergeSummaryKeepsOrderAndRejectsDuplicates) {
   Summary a, b;
   a.add_value()->set_tag("x");
