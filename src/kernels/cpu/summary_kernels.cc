@@ -177,8 +177,10 @@ class ImageSummaryOp : public OpKernel {
                                                      ", bad_color.size = ", bad_color_.NumElements()));
     }
     Summary s;
-    std::vector<uint8_t> image(hw * depth);
     const int n = std::min(max_images_, batch);
+    // The scaled copy of a float image; none for uint8 or an empty batch (a [0, h, w, d]
+    // tensor holds nothing, however large h * w).
+    std::vector<uint8_t> image(tensor.dtype() == DType::kUint8 || n == 0 ? 0 : hw * depth);
     for (int i = 0; i < n; ++i) {
       const int64_t first = i * hw * depth;
       const uint8_t* pixels = image.data();

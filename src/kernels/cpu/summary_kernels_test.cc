@@ -166,6 +166,9 @@ TEST(SummaryKernels, ImageSummaryErrors) {
   EXPECT_TRUE(FailsFed("ImageSummary", {tag, F32({1, 1, 1, 3}, {1, 2, 3})}, short_color,
                        "expected depth <= bad_color.size, got depth = 3, bad_color.size = 1"));
   EXPECT_TRUE(FailsFed("ImageSummary", {tag, U8({1, 1, 1, 1}, {1})}, ImageAttrs(0), "max_images must be >= 1"));
+  // An empty batch of huge images is an empty summary, not a huge allocation.
+  Summary none = Parse(RunBoth1("ImageSummary", {tag, F32({0, 20000, 20000, 4}, {})}, ImageAttrs()));
+  EXPECT_EQ(none.value_size(), 0);
 }
 
 TEST(SummaryKernels, AudioSummaryV2WritesPcmWav) {
