@@ -19,6 +19,9 @@ PACKAGES=(
 # scripts/fuzz.sh and `scripts/sanitize.sh tsan` need clang and its sanitizer runtimes
 # as well (TW_SETUP_FUZZ=1); the normal build does not. TW_SETUP_PACKAGES_ONLY=1 stops after installing.
 if [ "${TW_SETUP_FUZZ:-}" = 1 ]; then PACKAGES+=(clang libclang-rt-14-dev); fi
+# The test suite (TW_SETUP_TEST=1, set by scripts/test.sh) also loads TensorBoard's dashboard
+# on our event files in a headless browser (test_summary_tensorboard.py); the demo does not.
+if [ "${TW_SETUP_TEST:-}" = 1 ]; then PACKAGES+=(chromium); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

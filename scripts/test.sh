@@ -3,7 +3,7 @@
 # scratch-or-cache, and runs the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+TW_SETUP_TEST=1 scripts/setup.sh
 # The oracle: tests that compare with real TensorFlow run it from this environment.
 TW_TF_PYTHON=$(scripts/tf_env.sh)
 export TW_TF_PYTHON

@@ -41,3 +41,16 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
 
 newaxis = None
 arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
+
+# tf.summary and its protos (generated from proto/summary.proto, proto/event.proto).
+from tensorweave import summary  # noqa: E402
+from tensorweave.summary import Event, HistogramProto, SessionLog, Summary, SummaryMetadata  # noqa: E402,F401
+train.summary_iterator = summary.summary_iterator
+from tensorweave.summary_hook import FileWriterCache, SummarySaverHook  # noqa: E402
+summary.FileWriterCache = FileWriterCache
+train.SummarySaverHook = SummarySaverHook
+if "compat" not in globals():
+    # tf.compat.v1.<name> (e.g. tf.compat.v1.train.summary_iterator): this package is TF's v1 API.
+    import sys as _sys
+    import types as _types
+    compat = _types.SimpleNamespace(v1=_sys.modules[__name__])

@@ -189,6 +189,9 @@ class MonitoredTrainingSession:
         secs = 0.0 if steps or save_checkpoint_secs is None else float(save_checkpoint_secs)
         core_config = (config or ConfigProto())._to_core()
         core_config.security = _security_to_core(security)  # Not in TensorFlow: see tw.Session.
+        from tensorweave.summary_hook import summary_hooks_for_session
+        chief_only_hooks = list(chief_only_hooks or []) + summary_hooks_for_session(
+            is_chief, summary_dir or checkpoint_dir, save_summaries_steps, save_summaries_secs)
         self._core = _core.MonitoredTrainingSession(
             self._graph._core, master, bool(is_chief), checkpoint_dir or "", steps, secs,
             int(log_step_count_steps or 0), [_core_hook(h, self._graph, master) for h in hooks or []],

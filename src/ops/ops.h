@@ -21,6 +21,7 @@ void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (check
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 void RegisterStringOps(OpRegistry& r);     // StringJoin
+void RegisterSummaryOps(OpRegistry& r);    // ScalarSummary, HistogramSummary, ImageSummary, ...
 
 }  // namespace tw
 

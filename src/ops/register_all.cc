@@ -18,6 +18,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);
   RegisterStringOps(r);
+  RegisterSummaryOps(r);
 }
 
 }  // namespace tw

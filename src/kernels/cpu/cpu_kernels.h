@@ -22,6 +22,7 @@ void RegisterSendRecvKernels(KernelRegistry& r);
 void RegisterDataFlowKernels(KernelRegistry& r);
 void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
 void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
+void RegisterSummaryKernels(KernelRegistry& r);  // summary_kernels.cc
 
 }  // namespace tw
 

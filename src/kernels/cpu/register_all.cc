@@ -19,6 +19,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterDataFlowKernels(r);
   RegisterStringKernels(r);
   RegisterWidenedKernels(r);
+  RegisterSummaryKernels(r);
 }
 
 }  // namespace tw
