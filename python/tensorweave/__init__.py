@@ -41,3 +41,4 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
 
 newaxis = None
 arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
+from tensorweave import meta_graph, saved_model  # noqa: F401,E402 - tf.saved_model; MetaGraphs
