@@ -140,8 +140,9 @@ def build_meta_graph_def(graph=None, saver=None, collection_list=None, clear_dev
     """The MetaGraphDef of `graph` (a tensorweave proto message), with `saver`'s TF-style saver."""
     graph = graph or get_default_graph()
     mg = meta_graph_pb2.MetaGraphDef()
+    # tensorflow_version stays empty: TF parses it as a version number (and, empty, trusts
+    # VariableDef.trainable, which we set).
     mg.meta_info_def.meta_graph_version = "tensorweave"
-    mg.meta_info_def.tensorflow_version = "tensorweave"
     mg.meta_info_def.tags.extend(tags or [])
     mg.graph_def.ParseFromString(graph.as_graph_def())
     _strip_own_saver_nodes(mg.graph_def)

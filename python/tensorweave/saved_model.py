@@ -161,6 +161,7 @@ class SavedModelBuilder:
                 saver = train.Saver()
             if saver is not None:
                 prefix = _variables_prefix(self._export_dir)
+                os.makedirs(os.path.dirname(prefix), exist_ok=True)
                 saver.save(sess, prefix, write_meta_graph=False)
                 # TF's builder writes no checkpoint state file (the loader never reads one).
                 state = os.path.join(os.path.dirname(prefix), "checkpoint")
