@@ -234,7 +234,7 @@ def _restored_names(graph_def, scopes):
         if node.op == "RestoreV2" and node.name.rsplit("/", 1)[0] in scopes and len(node.input) >= 2:
             const = consts.get(_node_of(node.input[1]))
             if const is not None and const.op == "Const":
-                names += [s.decode() for s in const.attr["value"].tensor.string_val]
+                names += [s.decode() for s in const.attr["value"].tensor.string_val if s.decode() not in names]
     return names
 
 
@@ -266,7 +266,9 @@ def _prepare_graph_def(meta_graph_def, clear_devices, import_scope, where):
     gd.CopyFrom(meta_graph_def.graph_def)
     _check_no_function_calls(gd, where)
     scopes = _saver_scopes(gd)
-    names = _restored_names(gd, scopes)
+    # The MetaGraph's own saver (TF's builder leaves one per add_meta_graph in the graph).
+    own = meta_graph_def.saver_def.restore_op_name.rsplit("/", 1)[0]
+    names = _restored_names(gd, {own} if own in scopes else scopes)
     dropped = {n.name for n in gd.node if any(n.name.startswith(s + "/") for s in scopes)}
     # And what depends on them (nothing, in TF's own graphs).
     changed = True
