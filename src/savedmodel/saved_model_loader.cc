@@ -121,7 +121,9 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
     if (node.op() != "RestoreV2" || !restoring.count(ScopeOf(node.name())) || node.input_size() < 2) continue;
     auto names = by_name.find(NodeOf(node.input(1)));
     if (names == by_name.end() || names->second->op() != "Const") continue;
-    for (const std::string& key : names->second->attr().at("value").tensor().string_val()) {
+    auto value = names->second->attr().find("value");
+    if (value == names->second->attr().end()) continue;
+    for (const std::string& key : value->second.tensor().string_val()) {
       auto handle = by_name.find(key);
       if (handle == by_name.end()) {
         return absl::InvalidArgumentError(
