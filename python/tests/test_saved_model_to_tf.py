@@ -85,7 +85,7 @@ def _saved_model_dir(tmp_path):
     export_dir = tmp_path / "m"
     with tf.Graph().as_default(), tf.Session() as sess:
         x = tf.placeholder(tf.float32, [2], name="x")
-        v = tf.Variable(np.ones(2, np.float32), name="v")
+        v = tf.Variable(np.array([2.0, 0.5], np.float32), name="v")
         y = tf.multiply(x, v, name="y")
         sess.run(tf.global_variables_initializer())
         tf.saved_model.simple_save(sess, str(export_dir), inputs={"x": x}, outputs={"y": y})
@@ -137,3 +137,15 @@ def test_unknown_signature_key_lists_the_signatures(tmp_path):
 def test_maybe_saved_model_directory(tmp_path):
     assert not tf.saved_model.maybe_saved_model_directory(str(tmp_path))
     assert tf.saved_model.maybe_saved_model_directory(str(_saved_model_dir(tmp_path)))
+
+
+def test_tw_run_serves_our_saved_model_by_signature_keys(tmp_path):
+    import subprocess
+
+    from tf_peer import BUILD_DIR
+    export_dir = _saved_model_dir(tmp_path)  # y = x * v, v = [2, 0.5]
+    tw = os.path.join(BUILD_DIR, "tools", "tw")
+    done = subprocess.run([tw, "run", "--saved_model", str(export_dir), "--feed", "x=[3,-2]", "--fetch", "y"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "y = float32 [2] [6 -1]\n"
