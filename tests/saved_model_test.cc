@@ -66,10 +66,42 @@ TEST(SavedModelLoaderTest, UnknownSignatureListsTheSignatures) {
   EXPECT_NE(sig.status().message().find("it has: [serving_default]"), std::string::npos) << sig.status();
 }
 
-TEST(SavedModelLoaderTest, Tf2ModelIsUnimplementedNamingTheOp) {
+TEST(SavedModelLoaderTest, Tf2ModelRunsWithItsFunctionsInlined) {
+  // tf.saved_model.save of a tf.Module: y = x w + 1 inside two nested function calls; w
+  // restored by the key TF2's restore function reads ("w/.ATTRIBUTES/VARIABLE_VALUE").
   auto bundle = LoadSavedModel(kFixtures + "/tf2_module", {kSavedModelTagServe});
-  ASSERT_EQ(bundle.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(bundle.status().message().find("StatefulPartitionedCall"), std::string::npos) << bundle.status();
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  auto sig = FindSignature(bundle->meta_graph_def, kDefaultServingSignatureDefKey);
+  ASSERT_TRUE(sig.ok()) << sig.status();
+  Tensor x(DType::kFloat, TensorShape({1, 2}));
+  x.flat<float>()[0] = 2.0f;
+  x.flat<float>()[1] = -1.0f;
+  std::vector<float> y = FetchFloats(*bundle, {{(*sig)->inputs().at("x").name(), x}}, (*sig)->outputs().at("y").name());
+  std::vector<float> w = FetchFloats(*bundle, {}, "w/Read/ReadVariableOp:0");
+  ASSERT_EQ(y.size(), 2u);
+  ASSERT_EQ(w.size(), 4u);
+  EXPECT_FLOAT_EQ(y[0], 2 * w[0] - w[2] + 1);
+  EXPECT_FLOAT_EQ(y[1], 2 * w[1] - w[3] + 1);
+}
+
+TEST(SavedModelLoaderTest, Tf2CallOfAMissingFunctionIsNotFound) {
+  auto model = ReadSavedModel(kFixtures + "/tf2_module");
+  ASSERT_TRUE(model.ok()) << model.status();
+  MetaGraphDef meta = model->meta_graphs(0);
+  // Drop the library: every call now names a function that is not there.
+  GraphDef stripped;
+  *stripped.mutable_node() = meta.graph_def().node();
+  *meta.mutable_graph_def() = stripped;
+  std::string restore_op;
+  auto def = GraphDefForLoad(meta, "/nonexistent", &restore_op);
+  ASSERT_EQ(def.status().code(), absl::StatusCode::kNotFound) << def.status();
+  EXPECT_NE(def.status().message().find("the restore function '__inference__traced_restore_227' is missing"),
+            std::string::npos) << def.status();
+  meta.clear_saver_def();  // no restore: the serving call is the first to miss its function
+  def = GraphDefForLoad(meta, "/nonexistent", &restore_op);
+  ASSERT_EQ(def.status().code(), absl::StatusCode::kNotFound) << def.status();
+  EXPECT_NE(def.status().message().find("calls function '__inference_signature_wrapper___call___187', which is not "
+                                        "in the graph's library"), std::string::npos) << def.status();
 }
 
 TEST(SavedModelLoaderTest, MissingAndCorruptFilesAreClearErrors) {

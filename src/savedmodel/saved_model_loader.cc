@@ -9,7 +9,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
+#include "savedmodel/function_inliner.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -85,18 +88,84 @@ absl::StatusOr<const MetaGraphDef*> FindMetaGraph(const SavedModel& model, const
                                           absl::StrJoin(available, ", "), "]'"));
 }
 
+// TF2's saver is two function calls (restore_op_name and the node of save_tensor_name):
+// the restore function's body gives, for each AssignVariableOp, the checkpoint key
+// (RestoreV2's tensor_names, through Identities) and the handle (the call's input).
+absl::Status Tf2Restores(const GraphDef& graph, const MetaGraphDef& meta, const FunctionDefLibrary& library,
+                         std::vector<std::pair<std::string, std::string>>* restored) {
+  const NodeDef* call = nullptr;
+  for (const NodeDef& n : graph.node()) {
+    if (n.name() == meta.saver_def().restore_op_name() && IsFunctionCall(n)) call = &n;
+  }
+  if (call == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::string> name = CalledFunction(*call);
+  if (!name.ok()) return name.status();
+  const FunctionDef* fn = nullptr;
+  for (const FunctionDef& f : library.function()) {
+    if (f.signature().name() == *name) fn = &f;
+  }
+  if (fn == nullptr) return absl::NotFoundError(absl::StrCat("the restore function '", *name, "' is missing"));
+  std::map<std::string, const NodeDef*> body;
+  for (const NodeDef& n : fn->node_def()) body[n.name()] = &n;
+  std::map<std::string, std::string> arg_to_input;
+  for (int i = 0; i < fn->signature().input_arg_size() && i < call->input_size(); ++i) {
+    arg_to_input[fn->signature().input_arg(i).name()] = NodeOf(call->input(i));
+  }
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(absl::StrCat("restore function '", *name, "': ", why));
+  };
+  for (const NodeDef& n : fn->node_def()) {
+    if (n.op() != "AssignVariableOp" || n.input_size() < 2) continue;
+    auto handle = arg_to_input.find(n.input(0));
+    if (handle == arg_to_input.end()) return bad(absl::StrCat("'", n.name(), "' assigns no argument"));
+    // Back through Identities to "RestoreV2:tensors:i".
+    std::string value = n.input(1);
+    for (int hops = 0; hops < 8; ++hops) {
+      auto src = body.find(NodeOf(value));
+      if (src == body.end() || src->second->op() != "Identity" || src->second->input_size() == 0) break;
+      value = src->second->input(0);
+    }
+    std::vector<std::string> parts = absl::StrSplit(value, ':');
+    int index = 0;
+    auto restore = body.find(parts[0]);
+    if (parts.size() != 3 || restore == body.end() || restore->second->op() != "RestoreV2" ||
+        !absl::SimpleAtoi(parts[2], &index) || restore->second->input_size() < 2) {
+      return bad(absl::StrCat("'", n.name(), "' assigns '", value, "', not a RestoreV2 output"));
+    }
+    auto names = body.find(NodeOf(restore->second->input(1)));
+    if (names == body.end() || !names->second->attr().count("value")) return bad("RestoreV2 has no tensor_names");
+    const auto& keys = names->second->attr().at("value").tensor().string_val();
+    if (index < 0 || index >= keys.size()) return bad(absl::StrCat("RestoreV2 has no output ", index));
+    restored->emplace_back(keys[index], handle->second);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::string& variables_prefix,
-                                         std::string* restore_op) {
+                                         std::string* restore_op, std::map<std::string, std::string>* renamed) {
   restore_op->clear();
-  const GraphDef& in = meta.graph_def();
+  std::map<std::string, std::string> ignored_renames;
+  if (renamed == nullptr) renamed = &ignored_renames;
+  GraphDef in = meta.graph_def();
+  // Checkpoint key -> variable handle's node name.
+  std::vector<std::pair<std::string, std::string>> restored;
+  if (std::any_of(in.node().begin(), in.node().end(), [](const NodeDef& n) { return IsFunctionCall(n); })) {
+    // TF2: the saver's two calls go (restored by our own ops below), the rest is inlined.
+    const FunctionDefLibrary library = LibraryOf(in);
+    TW_RETURN_IF_ERROR(Tf2Restores(in, meta, library, &restored));
+    const std::string save_node = NodeOf(meta.saver_def().save_tensor_name());
+    GraphDef kept;
+    *kept.mutable_versions() = in.versions();
+    for (const NodeDef& n : in.node()) {
+      if (IsFunctionCall(n) && (n.name() == meta.saver_def().restore_op_name() || n.name() == save_node)) continue;
+      *kept.add_node() = n;
+    }
+    TW_RETURN_IF_ERROR(InlineFunctionCalls(&kept, library, renamed));
+    in = std::move(kept);
+  }
   std::set<std::string> saver_scopes;
   std::map<std::string, const NodeDef*> by_name;
   for (const NodeDef& node : in.node()) {
-    if (node.op() == "StatefulPartitionedCall" || node.op() == "PartitionedCall") {
-      return absl::UnimplementedError(absl::StrCat(
-          "node '", node.name(), "' is a ", node.op(), ": the functions of a TF2 SavedModel's function library are "
-          "not executed by tensorweave; export the model from a TF1 graph (tf.compat.v1.saved_model)"));
-    }
     if (SaverOps().count(node.op()) && node.name().find('/') != std::string::npos) {
       saver_scopes.insert(ScopeOf(node.name()));
     }
@@ -114,27 +183,29 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
   if (const std::string own = ScopeOf(meta.saver_def().restore_op_name()); saver_scopes.count(own)) {
     restoring = {own};
   }
-  // Checkpoint key -> variable handle, from the RestoreV2 ops' tensor names.
-  std::vector<std::pair<std::string, const NodeDef*>> restored;
-  std::set<std::string> keys;
+  // TF1: checkpoint keys are the handles' names, listed by the RestoreV2 ops.
   for (const NodeDef& node : in.node()) {
     if (node.op() != "RestoreV2" || !restoring.count(ScopeOf(node.name())) || node.input_size() < 2) continue;
     auto names = by_name.find(NodeOf(node.input(1)));
     if (names == by_name.end() || names->second->op() != "Const") continue;
     auto value = names->second->attr().find("value");
     if (value == names->second->attr().end()) continue;
-    for (const std::string& key : value->second.tensor().string_val()) {
-      auto handle = by_name.find(key);
-      if (handle == by_name.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the saver restores '", key, "', which is not a node of the graph"));
-      }
-      if (handle->second->op() != "VarHandleOp") {
-        return absl::UnimplementedError(absl::StrCat("the saver restores '", key, "', a ", handle->second->op(),
-                                                     ": only resource variables (VarHandleOp) are restored"));
-      }
-      if (keys.insert(key).second) restored.emplace_back(key, handle->second);
+    for (const std::string& key : value->second.tensor().string_val()) restored.emplace_back(key, key);
+  }
+  std::vector<std::pair<std::string, const NodeDef*>> restored_handles;
+  std::set<std::string> keys;
+  for (const auto& [key, handle_name] : restored) {
+    auto handle = by_name.find(handle_name);
+    if (handle == by_name.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the saver restores '", key, "' into '", handle_name, "', which is not a node of the graph"));
     }
+    if (handle->second->op() != "VarHandleOp") {
+      return absl::UnimplementedError(absl::StrCat("the saver restores '", key, "' into '", handle_name, "', a ",
+                                                   handle->second->op(),
+                                                   ": only resource variables (VarHandleOp) are restored"));
+    }
+    if (keys.insert(key).second) restored_handles.emplace_back(key, handle->second);
   }
   GraphDef out;
   *out.mutable_versions() = in.versions();
@@ -150,7 +221,7 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
     *out.add_node() = node;
     names.insert(node.name());
   }
-  if (restored.empty()) return out;
+  if (restored_handles.empty()) return out;
   std::string scope = "tw_restore";
   for (int k = 1; names.count(scope) || std::any_of(names.begin(), names.end(), [&](const std::string& n) {
                     return absl::StartsWith(n, scope + "/");
@@ -163,7 +234,7 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
   restore->set_op("RestoreTensors");
   auto& attrs = *restore->mutable_attr();
   attrs["path"].set_s(variables_prefix);
-  for (const auto& [key, handle] : restored) {
+  for (const auto& [key, handle] : restored_handles) {
     attrs["names"].mutable_list()->add_s(key);
     const auto& handle_attrs = handle->attr();
     if (!handle_attrs.count("dtype") || !handle_attrs.count("shape")) {
@@ -174,13 +245,13 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
   }
   NodeDef* all = nullptr;
   std::vector<std::string> assigns;
-  for (size_t i = 0; i < restored.size(); ++i) {
+  for (size_t i = 0; i < restored_handles.size(); ++i) {
     NodeDef* assign = out.add_node();
     assign->set_name(absl::StrCat(scope, "/Assign_", i));
     assign->set_op("AssignVariableOp");
-    assign->add_input(restored[i].first);
+    assign->add_input(restored_handles[i].second->name());
     assign->add_input(absl::StrCat(restore->name(), ":", i));
-    (*assign->mutable_attr())["dtype"].set_type(restored[i].second->attr().at("dtype").type());
+    (*assign->mutable_attr())["dtype"].set_type(restored_handles[i].second->attr().at("dtype").type());
     assigns.push_back("^" + assign->name());
   }
   all = out.add_node();
@@ -202,10 +273,19 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir, c
   if (!meta.ok()) return in_dir(meta.status());
   const std::string prefix = absl::StrCat(export_dir, "/variables/variables");
   std::string restore_op;
-  absl::StatusOr<GraphDef> def = GraphDefForLoad(**meta, prefix, &restore_op);
+  std::map<std::string, std::string> renamed;
+  absl::StatusOr<GraphDef> def = GraphDefForLoad(**meta, prefix, &restore_op, &renamed);
   if (!def.ok()) return in_dir(def.status());
   SavedModelBundle bundle;
   bundle.meta_graph_def = **meta;
+  // Signatures name the outputs of inlined calls: point them where those outputs went.
+  for (auto& [key, sig] : *bundle.meta_graph_def.mutable_signature_def()) {
+    for (auto* infos : {sig.mutable_inputs(), sig.mutable_outputs()}) {
+      for (auto& [k, info] : *infos) {
+        if (auto r = renamed.find(info.name()); r != renamed.end()) info.set_name(r->second);
+      }
+    }
+  }
   bundle.graph = std::make_unique<Graph>();
   try {
     bundle.graph->Import(*def);
@@ -227,6 +307,11 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir, c
       main_op.push_back(NodeOf(it->second.node_list().value(0)));
       break;
     }
+  }
+  // TF2's init op is a signature's only output.
+  if (auto init = bundle.meta_graph_def.signature_def().find("__saved_model_init_op");
+      main_op.empty() && init != bundle.meta_graph_def.signature_def().end() && init->second.outputs_size() == 1) {
+    main_op.push_back(NodeOf(init->second.outputs().begin()->second.name()));
   }
   std::vector<Tensor> ignored;
   for (const auto& step : {targets, main_op}) {

@@ -8,6 +8,7 @@
 #ifndef TENSORWEAVE_SRC_SAVEDMODEL_SAVED_MODEL_LOADER_H_
 #define TENSORWEAVE_SRC_SAVEDMODEL_SAVED_MODEL_LOADER_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -37,12 +38,15 @@ struct SavedModelBundle {
 absl::StatusOr<SavedModel> ReadSavedModel(const std::string& export_dir);
 // The MetaGraphDef whose tag set is `tags`; NotFound listing the tag sets present.
 absl::StatusOr<const MetaGraphDef*> FindMetaGraph(const SavedModel& model, const std::set<std::string>& tags);
-// The GraphDef to import: saver subgraphs dropped, and when the saver restores variables,
-// a restore subgraph reading `variables_prefix` appended under a fresh scope whose NoOp is
-// named in *restore_op ("" when nothing is restored). Unimplemented for a TF2 function
-// call (StatefulPartitionedCall), InvalidArgument for a saver naming an unknown variable.
+// The GraphDef to import: saver subgraphs dropped, TF2's function calls inlined
+// (function_inliner.h; *renamed, if given, gets the tensor names that moved), and when
+// the saver restores variables, a restore subgraph reading `variables_prefix` appended
+// under a fresh scope whose NoOp is named in *restore_op ("" when nothing is restored).
+// Unimplemented for a function body op we lack, InvalidArgument for a saver naming an
+// unknown variable.
 absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::string& variables_prefix,
-                                         std::string* restore_op);
+                                         std::string* restore_op,
+                                         std::map<std::string, std::string>* renamed = nullptr);
 // Reads, imports, restores and runs the main op. Errors name the directory.
 absl::StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir, const std::set<std::string>& tags,
                                                 const std::string& target = "", const SessionConfig& config = {});
