@@ -13,4 +13,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindDataFlow(m);
   tw::python::BindTraining(m);
   tw::python::BindRecords(m);
+  tw::python::BindSavedModel(m);
 }

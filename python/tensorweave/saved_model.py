@@ -1,7 +1,7 @@
 """SavedModels (tf.saved_model in TF 1.x): saved_model.pb with one MetaGraphDef per tag
 set, the variables in variables/variables.{index,data-00000-of-00001} (a V2 checkpoint).
-Written so that TensorFlow's loader reads them, and TF1 SavedModels read here (TF2 ones
-call a function library, which is refused with Unimplemented; see meta_graph.py)."""
+Written so that TensorFlow's loader reads them; TF1 SavedModels are read here, TF2 ones
+(tf.saved_model.save) through the C++ loader, which inlines their function calls."""
 import os
 import types
 
@@ -258,6 +258,8 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     sm = read_saved_model(export_dir)
     mg = find_meta_graph(sm, tags)
     graph = sess.graph
+    if any(n.op in meta_graph._FUNCTION_CALL_OPS for n in mg.graph_def.node):
+        return _load_tf2(sess, mg, os.fspath(export_dir), import_scope)
     with graph.as_default():
         named = meta_graph.import_meta_graph_def(graph, mg, import_scope=import_scope,
                                                  where="SavedModel %s" % os.fspath(export_dir))
@@ -275,6 +277,35 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
                 sess.run(graph.as_graph_element(scope + cd.node_list.value[0]))
                 break
     return mg
+
+
+def _load_tf2(sess, mg, export_dir, import_scope):
+    """A TF2 SavedModel: its function calls inlined by the C++ loader (function_inliner),
+    the variables restored by the keys TF2's restore function reads, the init op run.
+    Returns the MetaGraphDef with its signatures pointing at the inlined outputs."""
+    from tensorweave import _core
+    if import_scope:
+        raise errors.UnimplementedError(None, None, "SavedModel %s: import_scope is not supported for a TF2 "
+                                        "SavedModel" % export_dir)
+    prefix = _variables_prefix(export_dir)
+    graph_def, restore_op, renamed = _core.graph_def_for_load(mg.SerializeToString(), prefix)
+    graph = sess.graph
+    graph.import_graph_def(graph_def)
+    if restore_op:
+        if not os.path.isfile(prefix + ".index"):
+            raise errors.NotFoundError(None, None, "SavedModel %s: its variables checkpoint %s.index is missing"
+                                       % (export_dir, prefix))
+        sess.run(graph.get_operation_by_name(restore_op))
+    loaded = meta_graph_pb2.MetaGraphDef()
+    loaded.CopyFrom(mg)
+    for sig in loaded.signature_def.values():
+        for info in list(sig.inputs.values()) + list(sig.outputs.values()):
+            info.name = renamed.get(info.name, info.name)
+    init = loaded.signature_def.get("__saved_model_init_op") if "__saved_model_init_op" in loaded.signature_def \
+        else None
+    if init is not None and len(init.outputs) == 1:
+        sess.run(graph.get_operation_by_name(next(iter(init.outputs.values())).name.split(":")[0]))
+    return loaded
 
 
 def signature_tensors(meta_graph_def, signature_key, graph=None, import_scope=None):

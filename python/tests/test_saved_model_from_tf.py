@@ -76,7 +76,17 @@ def test_meta_graph_from_tf_saver_restores_and_keeps_collections():
         assert not np.array_equal(_value(sess, "v"), EXPECTED["meta/v"])
 
 
-def test_tf2_saved_model_is_refused_naming_the_function_call_op():
+def test_tf2_saved_model_runs_with_its_functions_inlined():
     with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], os.path.join(FIXTURES, "tf2_module"))
+        inputs, outputs = tf.saved_model.signature_tensors(mg, "serving_default")
+        got = sess.run(outputs["y"], {inputs["x"]: EXPECTED["tf2_module/x"]})
+        np.testing.assert_allclose(got, EXPECTED["tf2_module/y"], rtol=1e-6)
+
+
+def test_tf2_meta_graph_import_is_refused_naming_the_function_call_op():
+    # import_meta_graph keeps TF1's Python path: a TF2 graph there is Unimplemented.
+    mg = tf.saved_model.read_saved_model(os.path.join(FIXTURES, "tf2_module")).meta_graphs[0]
+    with tf.Graph().as_default():
         with pytest.raises(tf.errors.UnimplementedError, match="StatefulPartitionedCall"):
-            tf.saved_model.loader.load(sess, ["serve"], os.path.join(FIXTURES, "tf2_module"))
+            tf.train.import_meta_graph(mg)
