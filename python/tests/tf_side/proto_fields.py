@@ -2,7 +2,7 @@
 MetaGraph and SavedModel messages in TensorFlow's own generated classes, as JSON on stdout."""
 import json
 
-from tensorflow.core.framework import variable_pb2
+from tensorflow.core.framework import attr_value_pb2, function_pb2, graph_pb2, op_def_pb2, variable_pb2
 from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2, saver_pb2
 
 
@@ -23,6 +23,8 @@ def fields(descriptor, prefix, out):
 out = {}
 for message in (meta_graph_pb2.MetaGraphDef, meta_graph_pb2.CollectionDef, meta_graph_pb2.TensorInfo,
                 meta_graph_pb2.SignatureDef, meta_graph_pb2.AssetFileDef, saver_pb2.SaverDef,
-                saved_model_pb2.SavedModel, variable_pb2.VariableDef, variable_pb2.SaveSliceInfoDef):
+                saved_model_pb2.SavedModel, variable_pb2.VariableDef, variable_pb2.SaveSliceInfoDef,
+                function_pb2.FunctionDefLibrary, function_pb2.FunctionDef, op_def_pb2.OpDef, attr_value_pb2.NameAttrList,
+                graph_pb2.GraphDef, attr_value_pb2.AttrValue):
     fields(message.DESCRIPTOR, message.DESCRIPTOR.name, out)
 print(json.dumps(out))
