@@ -149,3 +149,36 @@ def test_tw_run_serves_our_saved_model_by_signature_keys(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "y = float32 [2] [6 -1]\n"
+
+
+def test_main_op_runs_after_restore_in_both_loaders(tmp_path):
+    python = require_tensorflow("test_main_op_runs_after_restore_in_both_loaders")
+    export_dir = tmp_path / "main_op"
+    x_val = np.array([1.0, 2.0], np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [2], name="x")
+        c = tf.Variable(np.float32(0.5), name="c")
+        y = tf.add(x, c, name="y")
+        sess.run(tf.global_variables_initializer())
+        # Saved as 0.5; the main op sets 5 once the variables are restored.
+        main_op = tf.group(c.assign(5.0), name="main_op")
+        builder = tf.saved_model.builder.SavedModelBuilder(str(export_dir))
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], main_op=main_op,
+            signature_def_map={"serving_default": tf.saved_model.predict_signature_def({"x": x}, {"y": y})})
+        builder.save()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], str(export_dir))
+        inputs, outputs = tf.saved_model.signature_tensors(mg, "serving_default")
+        ours = sess.run(outputs["y"], {inputs["x"]: x_val})
+    np.testing.assert_array_equal(ours, x_val + 5.0)
+    theirs = _tf_outputs(python, export_dir, ["serve"], "serving_default", {"x": x_val}, tmp_path)
+    np.testing.assert_array_equal(theirs["y"], ours)
+    # And the C++ loader (tw run) runs it too.
+    import subprocess
+
+    from tf_peer import BUILD_DIR
+    done = subprocess.run([os.path.join(BUILD_DIR, "tools", "tw"), "run", "--saved_model", str(export_dir), "--feed",
+                           "x=[1,2]", "--fetch", "y"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "y = float32 [2] [6 7]\n"
