@@ -182,3 +182,24 @@ def test_main_op_runs_after_restore_in_both_loaders(tmp_path):
                            "x=[1,2]", "--fetch", "y"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "y = float32 [2] [6 7]\n"
+
+
+def test_text_saved_model_loads_in_both(tmp_path):
+    python = require_tensorflow("test_text_saved_model_loads_in_both")
+    export_dir = tmp_path / "text"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.int32, [3], name="x")
+        k = tf.Variable(np.array([1, -2, 3], np.int32), name="k")
+        y = tf.multiply(x, k, name="y")
+        sess.run(tf.global_variables_initializer())
+        builder = tf.saved_model.builder.SavedModelBuilder(str(export_dir))
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], signature_def_map={"s": tf.saved_model.predict_signature_def({"x": x}, {"y": y})})
+        assert builder.save(as_text=True).endswith("saved_model.pbtxt")
+    x_val = np.array([4, 5, 6], np.int32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], str(export_dir))
+        inputs, outputs = tf.saved_model.signature_tensors(mg, "s")
+        np.testing.assert_array_equal(sess.run(outputs["y"], {inputs["x"]: x_val}), [4, -10, 18])
+    theirs = _tf_outputs(python, export_dir, ["serve"], "s", {"x": x_val}, tmp_path)
+    np.testing.assert_array_equal(theirs["y"], [4, -10, 18])
