@@ -115,7 +115,7 @@ def _collection_def(graph, key, items):
         cd.bytes_list.value.extend(_variable_def(v, v._core.name in trainable) for v in items)
     elif all(_element_name(i) is not None for i in items):
         cd.node_list.value.extend(_element_name(i) for i in items)
-    elif all(isinstance(i, bool) is False and isinstance(i, int) for i in items):
+    elif all(isinstance(i, int) and not isinstance(i, bool) for i in items):
         cd.int64_list.value.extend(items)
     elif all(isinstance(i, float) for i in items):
         cd.float_list.value.extend(items)

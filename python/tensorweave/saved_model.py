@@ -90,16 +90,11 @@ def classification_signature_def(examples, classes, scores):
                                signature_constants.CLASSIFY_METHOD_NAME)
 
 
-def is_valid_signature(signature_def):
-    return bool(signature_def.method_name) and bool(signature_def.outputs)
-
-
 utils = types.SimpleNamespace(build_tensor_info=build_tensor_info,
                               get_tensor_from_tensor_info=get_tensor_from_tensor_info)
 signature_def_utils = types.SimpleNamespace(
     build_signature_def=build_signature_def, predict_signature_def=predict_signature_def,
-    regression_signature_def=regression_signature_def, classification_signature_def=classification_signature_def,
-    is_valid_signature=is_valid_signature)
+    regression_signature_def=regression_signature_def, classification_signature_def=classification_signature_def)
 
 
 # ---- writing
@@ -123,7 +118,6 @@ class SavedModelBuilder:
             os.makedirs(self._export_dir)
         self._saved_model = saved_model_pb2.SavedModel(saved_model_schema_version=SAVED_MODEL_SCHEMA_VERSION)
         self._has_saved_variables = False
-        self._variable_names = None
 
     def _check_tags(self, tags):
         if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
@@ -133,16 +127,12 @@ class SavedModelBuilder:
                 raise AssertionError("MetaGraphDef associated with tags %s already exists." % sorted(tags))
 
     def _add(self, graph, saver, tags, signature_def_map, clear_devices, main_op):
-        for key, sig in (signature_def_map or {}).items():
-            if not isinstance(sig, meta_graph_pb2.SignatureDef):
-                sig_copy = meta_graph_pb2.SignatureDef()
-                sig_copy.ParseFromString(sig.SerializeToString())
-                signature_def_map[key] = sig_copy
         if main_op is not None:
             graph.add_to_collection(MAIN_OP_KEY, main_op)
         mg = meta_graph.build_meta_graph_def(graph, saver, clear_devices=clear_devices, tags=list(tags))
         for key, sig in (signature_def_map or {}).items():
-            mg.signature_def[key].CopyFrom(sig)
+            # Ours, or TensorFlow's own message class (the same fields): copied by bytes.
+            mg.signature_def[key].ParseFromString(sig.SerializeToString())
         self._saved_model.meta_graphs.add().CopyFrom(mg)
 
     def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None, assets_collection=None,
@@ -168,7 +158,6 @@ class SavedModelBuilder:
                 if os.path.exists(state):
                     os.remove(state)
             self._add(graph, saver, tags, signature_def_map, clear_devices, main_op or legacy_init_op)
-        self._variable_names = [n for n, _ in saver._named_variables()] if saver is not None else []
         self._has_saved_variables = True
 
     def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None, clear_devices=False, main_op=None,

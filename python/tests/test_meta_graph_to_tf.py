@@ -106,7 +106,7 @@ def test_corrupt_meta_graph_is_data_loss_naming_the_file(tmp_path):
 
 def test_saver_keeps_meta_files_with_max_to_keep(tmp_path):
     with tf.Graph().as_default(), tf.Session() as sess:
-        v = tf.Variable(1.0, name="v")
+        tf.Variable(1.0, name="v")
         sess.run(tf.global_variables_initializer())
         saver = tf.train.Saver(max_to_keep=2)
         for step in range(4):

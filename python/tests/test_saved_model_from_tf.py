@@ -58,7 +58,7 @@ def test_simple_save_model_gives_tensorflows_outputs():
 
 def test_meta_graph_from_tf_saver_restores_and_keeps_collections():
     meta = os.path.join(FIXTURES, "meta", "model.ckpt-3.meta")
-    with tf.Graph().as_default() as g, tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session() as sess:
         saver = tf.train.import_meta_graph(meta)
         saver.restore(sess, tf.train.latest_checkpoint(os.path.join(FIXTURES, "meta")))
         np.testing.assert_array_equal(_value(sess, "v"), EXPECTED["meta/v"])

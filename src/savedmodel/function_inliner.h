@@ -23,11 +23,12 @@ absl::StatusOr<std::string> CalledFunction(const NodeDef& node);
 FunctionDefLibrary LibraryOf(const GraphDef& def);
 
 // Replaces every call in `def` by its function's body, nested calls too (up to a depth
-// of 16, and 200000 nodes: ResourceExhausted beyond). A call with N outputs becomes an Identity named as the call (its output 0, which
-// also waits for the whole body) and, for outputs 1..N-1, Identities "<call>/_output_k":
-// *renamed maps "call:k" to those (consumers in `def` are rewritten; callers rename the
-// signature's tensor names). Errors: NotFound for a function not in `library`,
-// Unimplemented for a body op we lack, InvalidArgument for a malformed body.
+// of 16, and 200000 nodes: ResourceExhausted beyond). A call with N outputs becomes an
+// Identity named as the call (its output 0, which also waits for the whole body) and, for
+// outputs 1..N-1, Identities "<call>/_output_k": *renamed maps "call:k" to those
+// (consumers in `def` are rewritten; callers rename the signature's tensor names).
+// Errors: NotFound for a function not in `library`, Unimplemented for a body op we lack,
+// InvalidArgument for a malformed body.
 absl::Status InlineFunctionCalls(GraphDef* def, const FunctionDefLibrary& library,
                                  std::map<std::string, std::string>* renamed);
 

@@ -296,7 +296,9 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir, c
   std::vector<std::string> targets;
   if (!restore_op.empty()) {
     std::ifstream index(prefix + ".index");
-    if (!index) return in_dir(absl::NotFoundError(absl::StrCat("its variables checkpoint ", prefix, ".index is missing")));
+    if (!index) {
+      return in_dir(absl::NotFoundError(absl::StrCat("its variables checkpoint ", prefix, ".index is missing")));
+    }
     targets.push_back(restore_op);
   }
   // The main op (or a TF1 legacy init op) runs once the variables are restored.
