@@ -90,7 +90,7 @@ void WriteAll() {
   }
 
   // saved_model: the SavedModels TensorFlow wrote for the tests (TF1 builder, simple_save, TF2).
-  for (const char* model : {"builder", "simple", "tf2_module"}) {
+  for (const char* model : {"builder", "simple", "tf2_module", "tf2_two_heads"}) {
     std::ifstream pb(std::string(TW_SOURCE_DIR "/tests/data/tf_saved_models/") + model + "/saved_model.pb",
                      std::ios::binary);
     if (pb) Write("saved_model", model, std::string(std::istreambuf_iterator<char>(pb), {}));

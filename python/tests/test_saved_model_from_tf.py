@@ -90,3 +90,14 @@ def test_tf2_meta_graph_import_is_refused_naming_the_function_call_op():
     with tf.Graph().as_default():
         with pytest.raises(tf.errors.UnimplementedError, match="StatefulPartitionedCall"):
             tf.train.import_meta_graph(mg)
+
+
+def test_tf2_saved_model_with_two_outputs_and_nested_functions():
+    # The signature's call has outputs 0 and 1, and its function calls another tf.function.
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], os.path.join(FIXTURES, "tf2_two_heads"))
+        inputs, outputs = tf.saved_model.signature_tensors(mg, "serving_default")
+        assert sorted(outputs) == ["logits", "scaled"]
+        got = sess.run(outputs, {inputs["x"]: EXPECTED["tf2_two_heads/x"]})
+        for key in ("logits", "scaled"):
+            np.testing.assert_allclose(got[key], EXPECTED["tf2_two_heads/" + key], rtol=1e-6, err_msg=key)

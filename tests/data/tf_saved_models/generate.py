@@ -10,6 +10,7 @@ meta/: tf.compat.v1.train.Saver.save's model.ckpt-3 + model.ckpt-3.meta, with co
 (train_op, a list of tensors, ints, floats, bytes).
 tf2_module/: tf.saved_model.save of a tf.Module with a @tf.function signature (TF2: its
 graph calls functions through StatefulPartitionedCall).
+tf2_two_heads/: the same with two outputs and a tf.function calling another.
 expected.npz: inputs fed and outputs TensorFlow computed, as "<model>/<key>".
 MANIFEST.txt: the TensorFlow version.
 """
@@ -124,11 +125,39 @@ def write_tf2():
     expected.update({"tf2_module/x": x_val, "tf2_module/y": y_val})
 
 
+class TwoHeads(tf.Module):
+    """Two outputs (the call's outputs 0 and 1) and a tf.function called from another."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(rng.normal(size=(2, 3)).astype(np.float32), name="w")
+        self.b = tf.Variable(np.array([0.5, -0.5, 2.0], np.float32), name="b")
+        self.scale = tf.Variable(np.float32(3.0), name="scale")
+
+    @tf.function
+    def affine(self, x):
+        return tf.matmul(x, self.w) + self.b
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32, name="x")])
+    def __call__(self, x):
+        return {"logits": self.affine(x), "scaled": tf.reduce_sum(x, axis=1) * self.scale}
+
+
+def write_tf2_two_heads():
+    module = TwoHeads()
+    x_val = rng.normal(size=(4, 2)).astype(np.float32)
+    out = module(tf.constant(x_val))
+    tf.saved_model.save(module, fresh("tf2_two_heads"), signatures=module.__call__)
+    expected.update({"tf2_two_heads/x": x_val, "tf2_two_heads/logits": out["logits"].numpy(),
+                     "tf2_two_heads/scaled": out["scaled"].numpy()})
+
+
 def main():
     write_builder()
     write_simple()
     write_meta()
     write_tf2()
+    write_tf2_two_heads()
     np.savez(os.path.join(HERE, "expected.npz"), **expected)
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tensorflow-cpu from PyPI), Python {sys.version.split()[0]},\n"
