@@ -89,6 +89,13 @@ void WriteAll() {
     if (def.ok()) Write("graph_def", file, def->SerializeAsString());
   }
 
+  // saved_model: the SavedModels TensorFlow wrote for the tests (TF1 builder, simple_save, TF2).
+  for (const char* model : {"builder", "simple", "tf2_module", "tf2_two_heads"}) {
+    std::ifstream pb(std::string(TW_SOURCE_DIR "/tests/data/tf_saved_models/") + model + "/saved_model.pb",
+                     std::ios::binary);
+    if (pb) Write("saved_model", model, std::string(std::istreambuf_iterator<char>(pb), {}));
+  }
+
   RunStepRequest step;
   *step.add_feed() = Named("x:0", FloatVector({1, 2, 3}));
   step.add_fetch("y:0");

@@ -1,5 +1,6 @@
 // The `tw` command.
 //   tw run --graph FILE [--feed NAME=VALUE]... [--fetch NAME]... [--target_op NAME]...
+//   tw run --saved_model DIR [--tag T]... [--signature KEY] [--feed KEY=VALUE]... [--fetch KEY]...
 //          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement]
 //   tw server ... / tw cluster ...   (see kUsage)
 //   tw ops      lists the registered ops
@@ -8,7 +9,9 @@
 // Errors print one clear line and exit non-zero.
 #include <filesystem>
 #include <iostream>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autodiff/gradient_registry.h"
 #include "distributed/process_cluster.h"
@@ -24,6 +28,7 @@
 #include "core/parent_watch.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
+#include "savedmodel/saved_model_loader.h"
 #include "tensorweave/server.h"
 #include "tensorweave/tensorweave.h"
 
@@ -37,6 +42,10 @@ constexpr char kUsage[] =
     "        --feed NAME=VALUE       feed a tensor: 3, 1.5, [1,2], [[1,2],[3,4]] (repeatable)\n"
     "        --fetch NAME            print this tensor, \"node\" or \"node:k\" (repeatable)\n"
     "        --target_op NAME        run this node for its effect (repeatable)\n"
+    "  run --saved_model DIR      run a SavedModel's signature (variables restored)\n"
+    "        --tag TAG               its tag set (repeatable; default serve)\n"
+    "        --signature KEY         default serving_default; --feed KEY=VALUE and\n"
+    "                                --fetch KEY name the signature's input/output keys\n"
     "        --target URL            where to run: \"\" (this process, default) or grpc://host:port\n"
     "        --log_device_placement  print the device of every node\n"
     "        --allow_soft_placement  place ops whose device does not exist elsewhere\n"
@@ -93,6 +102,9 @@ std::string* SecurityFlag(std::string flag, tw::TransportSecurity* security) {
 struct RunFlags {
   std::string graph, target;
   std::vector<std::string> feeds, fetches, target_ops;
+  // --saved_model: feeds and fetches name the signature's input and output keys.
+  std::string saved_model, signature = tw::kDefaultServingSignatureDefKey;
+  std::set<std::string> tags;
   tw::SessionConfig config;
 };
 
@@ -119,8 +131,11 @@ tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
     } else if (std::string* path = SecurityFlag(arg, &flags.config.security); path != nullptr) {
       TW_ASSIGN_OR_RETURN(*path, take());
     } else if (arg == "--graph" || arg == "--feed" || arg == "--fetch" || arg == "--target_op" ||
-               arg == "--target") {
+               arg == "--target" || arg == "--saved_model" || arg == "--tag" || arg == "--signature") {
       TW_ASSIGN_OR_RETURN(std::string v, take());
+      if (arg == "--saved_model") flags.saved_model = v;
+      if (arg == "--tag") flags.tags.insert(v);
+      if (arg == "--signature") flags.signature = v;
       if (arg == "--graph") flags.graph = v;
       if (arg == "--feed") flags.feeds.push_back(v);
       if (arg == "--fetch") flags.fetches.push_back(v);
@@ -130,14 +145,59 @@ tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
       return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
     }
   }
-  if (flags.graph.empty()) return absl::InvalidArgumentError("--graph FILE is required");
+  if (flags.graph.empty() == flags.saved_model.empty()) {
+    return absl::InvalidArgumentError("give one of --graph FILE or --saved_model DIR");
+  }
+  if (flags.tags.empty()) flags.tags.insert(tw::kSavedModelTagServe);
   if (flags.fetches.empty() && flags.target_ops.empty()) {
     return absl::InvalidArgumentError("give at least one --fetch or --target_op");
   }
   return flags;
 }
 
+// `tw run --saved_model`: the model loaded (variables restored), its signature's keys
+// turned into tensor names, then the same run as for a GraphDef.
+tw::Status RunSavedModel(RunFlags flags) {
+  TW_ASSIGN_OR_RETURN(tw::SavedModelBundle bundle,
+                      tw::LoadSavedModel(flags.saved_model, flags.tags, flags.target, flags.config));
+  TW_ASSIGN_OR_RETURN(const tw::SignatureDef* sig, tw::FindSignature(bundle.meta_graph_def, flags.signature));
+  auto lookup = [&](const auto& map, const std::string& key, const char* what) -> tw::StatusOr<std::string> {
+    auto it = map.find(key);
+    if (it == map.end()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, unused] : map) keys.push_back(k);
+      std::sort(keys.begin(), keys.end());
+      return absl::InvalidArgumentError(absl::StrCat("signature '", flags.signature, "' has no ", what, " '", key,
+                                                     "'; it has: [", absl::StrJoin(keys, ", "), "]"));
+    }
+    return it->second.name();
+  };
+  std::vector<std::pair<std::string, tw::Tensor>> feeds;
+  for (const std::string& feed : flags.feeds) {
+    auto eq = feed.find('=');
+    if (eq == std::string::npos) return absl::InvalidArgumentError(absl::StrCat("--feed '", feed, "' is not KEY=VALUE"));
+    TW_ASSIGN_OR_RETURN(std::string name, lookup(sig->inputs(), feed.substr(0, eq), "input"));
+    auto value = tw::ParseTensorText(feed.substr(eq + 1), bundle.graph->tensor(name).dtype());
+    if (!value.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--feed ", feed.substr(0, eq), ": ", value.status().message()));
+    }
+    feeds.emplace_back(name, *std::move(value));
+  }
+  std::vector<std::string> fetches;
+  for (const std::string& key : flags.fetches) {
+    TW_ASSIGN_OR_RETURN(std::string name, lookup(sig->outputs(), key, "output"));
+    fetches.push_back(name);
+  }
+  std::vector<tw::Tensor> outputs;
+  TW_RETURN_IF_ERROR(bundle.session->Run(feeds, fetches, flags.target_ops, &outputs));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << flags.fetches[i] << " = " << outputs[i].DebugString(1000) << "\n";
+  }
+  return absl::OkStatus();
+}
+
 tw::Status Run(const RunFlags& flags) {
+  if (!flags.saved_model.empty()) return RunSavedModel(flags);
   TW_ASSIGN_OR_RETURN(tw::GraphDef def, tw::ReadGraphDefFile(flags.graph));
   tw::Graph graph;
   try {

@@ -14,4 +14,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindTraining(m);
   tw::python::BindRecords(m);
   tw::python::BindSummary(m);
+  tw::python::BindSavedModel(m);
 }

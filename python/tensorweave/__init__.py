@@ -41,6 +41,7 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
 
 newaxis = None
 arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
+from tensorweave import meta_graph, saved_model  # noqa: F401,E402 - tf.saved_model; MetaGraphs
 
 # tf.summary and its protos (generated from proto/summary.proto, proto/event.proto).
 from tensorweave import summary  # noqa: E402

@@ -1,6 +1,7 @@
 """tf.train: optimizers, the global step, Saver, ClusterSpec and Server. Each wraps the C++
 class of the same name."""
 import atexit
+import os
 import weakref
 
 from tensorweave import _core
@@ -125,20 +126,53 @@ class Saver:
                 if not isinstance(v, Variable):
                     raise TypeError("Saver: the value for %r is not a tf.Variable: %r" % (name, v))
                 named.append((name, v._core))
+            self._named = [(name, v) for name, v in sorted(var_list.items())]
             self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
             return
+        from tensorweave import variables as _variables
+        listed = _variables.global_variables() if var_list is None else list(var_list)
+        self._named = [(v._core.name, v) for v in listed]
         core_list = None if var_list is None else [v._core for v in var_list]
         self._core = _core.Saver(self._graph._core, core_list, int(max_to_keep))
 
-    def save(self, sess, save_path, global_step=None, **kwargs):
-        """Writes "<save_path>-<global_step>" (or save_path) and returns that path."""
+    def _named_variables(self):
+        """[(checkpoint name, Variable)]: what a MetaGraph's saver subgraph saves."""
+        return list(self._named)
+
+    def as_saver_def(self):
+        """The SaverDef of the TF-style saver subgraph this Saver's MetaGraphs carry (its names
+        are those export_meta_graph writes for it into a graph holding no other saver)."""
+        from tensorweave import meta_graph
+        saver_def = meta_graph.build_meta_graph_def(self._graph, self, collection_list=[]).saver_def
+        self._graph.__dict__.setdefault("_tw_savers", {})[saver_def.restore_op_name] = self
+        return saver_def
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False, clear_devices=False, **kwargs):
+        from tensorweave import meta_graph
+        return meta_graph.export_meta_graph(filename=filename, collection_list=collection_list, as_text=as_text,
+                                            graph=self._graph, clear_devices=clear_devices, saver=self)
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None, meta_graph_suffix="meta",
+             write_meta_graph=True, **kwargs):
+        """Writes "<save_path>-<global_step>" (or save_path) and returns that path; with
+        write_meta_graph, also the graph's MetaGraph as "<that path>.meta" (as TF1)."""
         if global_step is None:
             step = -1
         elif isinstance(global_step, (int,)):
             step = global_step
         else:
             step = int(sess.run(global_step))
-        return self._core.save(sess._core, save_path, step)
+        kept_before = set(self._core.last_checkpoints)
+        path = self._core.save(sess._core, save_path, step)
+        if write_meta_graph:
+            self.export_meta_graph(path + "." + meta_graph_suffix)
+        # The checkpoints max_to_keep dropped take their MetaGraphs with them, as in TF.
+        for dropped in kept_before - set(self._core.last_checkpoints):
+            try:
+                os.remove(dropped + "." + meta_graph_suffix)
+            except OSError:
+                pass
+        return path
 
     def restore(self, sess, save_path):
         if not save_path:
@@ -148,6 +182,16 @@ class Saver:
     @property
     def last_checkpoints(self):
         return list(self._core.last_checkpoints)
+
+
+def export_meta_graph(*args, **kwargs):
+    from tensorweave import meta_graph
+    return meta_graph.export_meta_graph(*args, **kwargs)
+
+
+def import_meta_graph(*args, **kwargs):
+    from tensorweave import meta_graph
+    return meta_graph.import_meta_graph(*args, **kwargs)
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):

@@ -73,7 +73,8 @@ def test_tensorflow_reads_and_restores_our_checkpoint(tmp_path):
         for name, v in values.items():
             sess.run(variables[name].assign(v))
         prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=3)
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "model.ckpt-3.data-00000-of-00001", "model.ckpt-3.index",
+                                            "model.ckpt-3.meta"]  # the MetaGraph, as TF1's Saver writes
     run_tf_script(python, "checkpoint_values.py", prefix, str(tmp_path / "tf.npz"))
     theirs = np.load(tmp_path / "tf.npz")
     assert sorted(theirs.files) == sorted(["read:" + n for n in values] + ["restored:" + n for n in values])
