@@ -20,6 +20,8 @@ void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (check
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 void RegisterStringOps(OpRegistry& r);     // StringJoin
+void RegisterRefVariableOps(OpRegistry& r);  // TF1 VariableV2, Assign, Apply*, ... (lowered on import)
+void RegisterIoV2Ops(OpRegistry& r);       // SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ...
 
 }  // namespace tw
 

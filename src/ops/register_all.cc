@@ -17,6 +17,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);
   RegisterStringOps(r);
+  RegisterRefVariableOps(r);
+  RegisterIoV2Ops(r);
 }
 
 }  // namespace tw

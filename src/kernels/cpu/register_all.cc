@@ -18,6 +18,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterDataFlowKernels(r);
   RegisterStringKernels(r);
   RegisterWidenedKernels(r);
+  RegisterResourceScatterKernels(r);
+  RegisterSaveRestoreV2Kernels(r);
 }
 
 }  // namespace tw
