@@ -153,6 +153,13 @@ class Lowering {
     const RefOpInfo& info = ref->second;
     TW_ASSIGN_OR_RETURN(AttrMap attrs, CompletedAttrs(n));
     TW_ASSIGN_OR_RETURN(DType dtype, GetTypeAttr(attrs, info.type_attr));
+    int data_inputs = 0;
+    for (const std::string& in : n.input()) data_inputs += !in.empty() && in[0] != '^';
+    const size_t wanted = (*graph_.registry().Find(n.op()))->inputs.size();
+    if (static_cast<size_t>(data_inputs) != wanted) {
+      return NodeError(n.name(), n.op(), absl::InvalidArgumentError(absl::StrCat(
+                                             "has ", data_inputs, " data inputs; ", n.op(), " takes ", wanted)));
+    }
     NodeDef lowered;
     lowered.set_name(n.name());
     lowered.set_op(info.resource_op);
@@ -176,11 +183,6 @@ class Lowering {
       }
       TW_ASSIGN_OR_RETURN(std::string value, ValueInput(n, in));
       lowered.add_input(value);
-    }
-    for (int i : info.ref_inputs) {
-      if (i >= n.input_size() || n.input(i).empty() || n.input(i)[0] == '^') {
-        TW_RETURN_IF_ERROR(RefInput(n, i).status());
-      }
     }
     for (const auto& [k, v] : attrs) {
       if (k[0] == '_' && k != "_output_shapes") (*lowered.mutable_attr())[k] = v;

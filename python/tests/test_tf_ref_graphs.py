@@ -1,0 +1,165 @@
+"""GraphDefs TensorFlow wrote with TF1's reference variables (VariableV2, Assign, Apply*,
+ScatterUpdate, SaveV2 ...) run in tensorweave as they are, lowered to resource variables on
+import, and give what TensorFlow computed; their saver subgraph restores TensorFlow's
+checkpoint and writes one TensorFlow reads.
+
+Fixtures: tests/data/tf_ref_graphs/, written by its generate.py with the pinned TensorFlow
+(MANIFEST.txt); the format of NAME.npz is described there."""
+import glob
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tf_peer import require_tensorflow, run_tf_script
+
+FIXTURES = os.path.join(os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
+                        "tests", "data", "tf_ref_graphs")
+NAMES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(FIXTURES, "*.pb")))
+SAVERS = ["saver_plain", "saver_sharded"]
+RUNS = [n for n in NAMES if n not in SAVERS]
+OPTIMIZERS = ["adagrad", "adam", "gradient_descent", "momentum", "momentum_nesterov", "rmsprop"]
+
+
+def test_the_fixtures_are_there():
+    assert RUNS == ["embedding_scatter", "init_check"] + ["linreg_" + o for o in OPTIMIZERS]
+    assert all(n in NAMES for n in SAVERS)
+    assert "written by TensorFlow 2." in open(os.path.join(FIXTURES, "MANIFEST.txt")).read()
+
+
+def _load(name):
+    data = np.load(os.path.join(FIXTURES, name + ".npz"))
+    g = tf.Graph()
+    with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
+        g.import_graph_def(f.read())
+    return data, g
+
+
+def _entries(data, prefix):
+    return [(k[len(prefix):], data[k]) for k in sorted(data.files) if k.startswith(prefix)]
+
+
+def _expect_equal(value, expected, what):
+    value = np.asarray(value)
+    if expected.dtype.kind == "S":  # strings come back as bytes objects
+        assert value.shape == expected.shape and [bytes(v) for v in value.ravel()] == list(expected.ravel()), what
+        return
+    assert value.dtype == expected.dtype and value.shape == expected.shape, (what, value.dtype, value.shape)
+    if np.issubdtype(expected.dtype, np.floating):
+        # Same float32 arithmetic in another order: a few ulps after 12 steps of training.
+        np.testing.assert_allclose(value, expected, rtol=2e-6, atol=1e-6, err_msg=what)
+    else:
+        np.testing.assert_array_equal(value, expected, err_msg=what)
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_tensorflow_ref_variable_graph_gives_tensorflows_values(name):
+    data, g = _load(name)
+    t = g.get_tensor_by_name
+    with tf.Session(graph=g) as sess:
+        for k, expected in _entries(data, "prefetch:"):
+            _expect_equal(sess.run(t(k)), expected, "before init: " + k)
+        for op in data["init"]:
+            sess.run(g.get_operation_by_name(str(op)))
+        stepfeeds = _entries(data, "stepfeed:")
+        for i in range(len(stepfeeds[0][1]) if stepfeeds else 0):
+            sess.run(g.get_operation_by_name(str(data["train"])), {t(k): v[i] for k, v in stepfeeds})
+        for op in data["sequence"]:
+            sess.run(g.get_operation_by_name(str(op)))
+        fetches = _entries(data, "fetch:")
+        assert fetches
+        got = sess.run([t(k) for k, _ in fetches], {t(k): v for k, v in _entries(data, "fetchfeed:")})
+        for (k, expected), value in zip(fetches, got):
+            _expect_equal(value, expected, k)
+        afters = sorted(_entries(data, "after"), key=lambda kv: int(kv[0].split(":", 1)[0]))
+        for k, expected in afters:  # an update's output: the variable after it, one run each
+            _expect_equal(sess.run(t(k.split(":", 1)[1])), expected, k)
+
+
+def test_ref_ops_became_resource_ops_keeping_their_names():
+    _, g = _load("linreg_adam")
+    assert g.get_operation_by_name("w").type == "VarHandleOp"
+    assert g.get_operation_by_name("w/read").type == "ReadVariableOp"
+    assert g.get_operation_by_name("w/Assign").type == "AssignVariableOp"
+    assert g.get_operation_by_name("train/update_w/ApplyAdam").type == "ReadVariableOp"
+    assert g.get_operation_by_name("train/update_w/ApplyAdam/update").type == "ResourceApplyAdam"
+    assert g.get_operation_by_name("train").type == "AssignAddVariableOp"  # the global step
+
+
+def _variables(data):
+    return [k for k, _ in _entries(data, "ckpt:")]
+
+
+@pytest.mark.parametrize("name", SAVERS)
+def test_graphs_saver_restores_tensorflows_checkpoint(name):
+    data, g = _load(name)
+    t = g.get_tensor_by_name
+    filename = t(str(data["saver:filename"]))
+    with tf.Session(graph=g) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        sess.run(g.get_operation_by_name(str(data["saver:restore"])),
+                 {filename: os.path.join(FIXTURES, name + "_ckpt", "model.ckpt")})
+        for v, expected in _entries(data, "ckpt:"):
+            _expect_equal(sess.run(t(v + "/read:0")), expected, v)
+
+
+@pytest.mark.parametrize("name", SAVERS)
+def test_graphs_save_op_writes_a_checkpoint_tensorflow_reads(name, tmp_path):
+    python = require_tensorflow("test_graphs_save_op_writes_a_checkpoint_tensorflow_reads")
+    data, g = _load(name)
+    t = g.get_tensor_by_name
+    prefix = str(tmp_path / "out" / "model.ckpt")  # the directory does not exist yet: SaveV2 makes it
+    with tf.Session(graph=g) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        sess.run(g.get_operation_by_name(str(data["set2"])))
+        ours = {v: sess.run(t(v + "/read:0")) for v in _variables(data)}
+        written = sess.run(t(str(data["saver:save"])), {t(str(data["saver:filename"])): prefix})
+    assert bytes(written) == prefix.encode()
+    files = sorted(os.listdir(tmp_path / "out"))
+    assert files == ["model.ckpt.data-00000-of-00001", "model.ckpt.index"], files  # the shard's temp dir is gone
+    run_tf_script(python, "checkpoint_values.py", prefix, str(tmp_path / "tf.npz"))
+    theirs = np.load(tmp_path / "tf.npz")
+    assert sorted(k[5:] for k in theirs.files if k.startswith("read:")) == sorted(ours)
+    for v, value in ours.items():
+        _expect_equal(theirs["read:" + v], np.asarray(value), v)
+        # set2's values, not the initial ones nor the committed checkpoint's.
+        assert not np.array_equal(value, data["ckpt:" + v]), v
+
+
+def _flip(path, offset):
+    raw = bytearray(open(path, "rb").read())
+    raw[offset] ^= 0x40
+    open(path, "wb").write(bytes(raw))
+
+
+@pytest.mark.parametrize("damage", ["data_flip", "data_truncated", "index_flip", "index_truncated"])
+def test_a_damaged_checkpoint_is_data_loss_and_no_variable_changes(damage, tmp_path):
+    data, g = _load("saver_plain")
+    t = g.get_tensor_by_name
+    shutil.copytree(os.path.join(FIXTURES, "saver_plain_ckpt"), tmp_path / "ckpt")
+    prefix = str(tmp_path / "ckpt" / "model.ckpt")
+    kind, how = damage.split("_")
+    path = prefix + (".data-00000-of-00001" if kind == "data" else ".index")
+    size = os.path.getsize(path)
+    if how == "flip":
+        _flip(path, size // 2 if kind == "data" else 10)
+    else:
+        os.truncate(path, size - 7)
+    with tf.Session(graph=g) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        before = {v: sess.run(t(v + "/read:0")) for v in _variables(data)}
+        with pytest.raises(tf.errors.DataLossError, match=os.path.basename(path).replace(".", r"\.")):
+            sess.run(g.get_operation_by_name(str(data["saver:restore"])), {t(str(data["saver:filename"])): prefix})
+        for v, value in before.items():
+            np.testing.assert_array_equal(sess.run(t(v + "/read:0")), value, err_msg=v)
+
+
+def test_restoring_from_a_missing_checkpoint_is_not_found():
+    _, g = _load("saver_plain")
+    with tf.Session(graph=g) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        with pytest.raises(tf.errors.NotFoundError, match="no_such_checkpoint. not found"):
+            sess.run(g.get_operation_by_name("save/restore_all"),
+                     {g.get_tensor_by_name("save/Const:0"): os.path.join(FIXTURES, "no_such_checkpoint")})
