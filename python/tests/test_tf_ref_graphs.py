@@ -163,3 +163,37 @@ def test_restoring_from_a_missing_checkpoint_is_not_found():
         with pytest.raises(tf.errors.NotFoundError, match="no_such_checkpoint. not found"):
             sess.run(g.get_operation_by_name("save/restore_all"),
                      {g.get_tensor_by_name("save/Const:0"): os.path.join(FIXTURES, "no_such_checkpoint")})
+
+
+STRING_CASES = [
+    {"op": "ShardedFilename", "args": ["/tmp/ckpt_temp/part", 0, 1]},
+    {"op": "ShardedFilename", "args": ["a/b", 12, 345]},
+    {"op": "ShardedFilename", "args": ["x", 123456, 1234567]},
+    {"op": "ShardedFilename", "args": ["x", 3, 2]},  # TensorFlow formats what it is given
+    {"op": "ShardedFilespec", "args": ["/tmp/model.ckpt", 3]},
+    {"op": "ShardedFilespec", "args": ["m", 100000]},
+    {"op": "StaticRegexFullMatch", "args": ["s3://bucket/model", "^s3://.*"]},
+    {"op": "StaticRegexFullMatch", "args": ["/tmp/s3://model", "^s3://.*"]},
+    {"op": "StaticRegexFullMatch", "args": ["abc123", "[a-c]+[0-9]{3}"]},
+    {"op": "StaticRegexFullMatch", "args": ["abc1234", "[a-c]+[0-9]{3}"]},
+]
+
+
+def test_saver_string_ops_match_tensorflow(tmp_path):
+    import json
+    python = require_tensorflow("test_saver_string_ops_match_tensorflow")
+    (tmp_path / "cases.json").write_text(json.dumps(STRING_CASES))
+    theirs = json.loads(run_tf_script(python, "saver_string_ops.py", str(tmp_path / "cases.json")).splitlines()[-1])
+    for case, expected in zip(STRING_CASES, theirs):
+        g = tf.Graph()
+        with g.as_default():
+            args = case["args"]
+            if case["op"] == "StaticRegexFullMatch":
+                node = g.create_op(case["op"], [tf.constant(args[0])], {"pattern": args[1]})
+            else:
+                node = g.create_op(case["op"], [tf.constant(args[0])] + [tf.constant(np.int32(a)) for a in args[1:]], {})
+            with tf.Session(graph=g) as sess:
+                value = sess.run(node.outputs[0])
+        value = bool(value) if case["op"] == "StaticRegexFullMatch" else bytes(value).decode()
+        assert expected == {"value": value}, (case, value, expected)
+
