@@ -18,7 +18,7 @@ from tf_peer import require_tensorflow, run_tf_script
 FIXTURES = os.path.join(os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
                         "tests", "data", "tf_ref_graphs")
 NAMES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(FIXTURES, "*.pb")))
-SAVERS = ["saver_plain", "saver_sharded"]
+SAVERS = ["saver_plain", "saver_sharded", "saver_two_devices"]
 RUNS = [n for n in NAMES if n not in SAVERS]
 OPTIMIZERS = ["adagrad", "adam", "gradient_descent", "momentum", "momentum_nesterov", "rmsprop"]
 
@@ -35,6 +35,11 @@ def _load(name):
     with open(os.path.join(FIXTURES, name + ".pb"), "rb") as f:
         g.import_graph_def(f.read())
     return data, g
+
+
+def _session(g, data):
+    """A session with as many CPU devices as TensorFlow's had (variables pinned to CPU:1)."""
+    return tf.Session(graph=g, config=tf.ConfigProto(device_count={"CPU": int(data["cpus"])}))
 
 
 def _entries(data, prefix):
@@ -58,7 +63,7 @@ def _expect_equal(value, expected, what):
 def test_tensorflow_ref_variable_graph_gives_tensorflows_values(name):
     data, g = _load(name)
     t = g.get_tensor_by_name
-    with tf.Session(graph=g) as sess:
+    with _session(g, data) as sess:
         for k, expected in _entries(data, "prefetch:"):
             _expect_equal(sess.run(t(k)), expected, "before init: " + k)
         for op in data["init"]:
@@ -97,7 +102,7 @@ def test_graphs_saver_restores_tensorflows_checkpoint(name):
     data, g = _load(name)
     t = g.get_tensor_by_name
     filename = t(str(data["saver:filename"]))
-    with tf.Session(graph=g) as sess:
+    with _session(g, data) as sess:
         sess.run(g.get_operation_by_name("init"))
         sess.run(g.get_operation_by_name(str(data["saver:restore"])),
                  {filename: os.path.join(FIXTURES, name + "_ckpt", "model.ckpt")})
@@ -111,14 +116,15 @@ def test_graphs_save_op_writes_a_checkpoint_tensorflow_reads(name, tmp_path):
     data, g = _load(name)
     t = g.get_tensor_by_name
     prefix = str(tmp_path / "out" / "model.ckpt")  # the directory does not exist yet: SaveV2 makes it
-    with tf.Session(graph=g) as sess:
+    with _session(g, data) as sess:
         sess.run(g.get_operation_by_name("init"))
         sess.run(g.get_operation_by_name(str(data["set2"])))
         ours = {v: sess.run(t(v + "/read:0")) for v in _variables(data)}
         written = sess.run(t(str(data["saver:save"])), {t(str(data["saver:filename"])): prefix})
     assert bytes(written) == prefix.encode()
     files = sorted(os.listdir(tmp_path / "out"))
-    assert files == ["model.ckpt.data-00000-of-00001", "model.ckpt.index"], files  # the shard's temp dir is gone
+    shards = sorted(os.listdir(os.path.join(FIXTURES, name + "_ckpt")))  # as many data shards as TF wrote
+    assert files == shards, files  # and a sharded save's temporary directory is gone
     run_tf_script(python, "checkpoint_values.py", prefix, str(tmp_path / "tf.npz"))
     theirs = np.load(tmp_path / "tf.npz")
     assert sorted(k[5:] for k in theirs.files if k.startswith("read:")) == sorted(ours)

@@ -14,7 +14,7 @@ Each fixture NAME is NAME.pb (the binary GraphDef as TensorFlow serialized it) a
 A saver fixture also has NAME_ckpt/model.ckpt.* (the checkpoint TensorFlow's own save op
 wrote from that graph) and saver:filename / saver:save / saver:restore (its SaverDef's
 names), ckpt:<variable> (the values in that checkpoint) and set2 (an op that assigns other
-values, run before a test saves). MANIFEST.txt records the TensorFlow version.
+values, run before a test saves); cpus is the number of CPU devices the session had. MANIFEST.txt records the TensorFlow version.
 """
 import os
 import shutil
@@ -30,11 +30,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_and_write(name, graph, init, fetches, train=None, stepfeeds=None, sequence=(), prefetch=(),
-                  fetchfeeds=None, extra=None, after=()):
+                  fetchfeeds=None, extra=None, after=(), cpus=1):
     stepfeeds = stepfeeds or {}
     fetchfeeds = fetchfeeds or {}
     arrays = {}
-    with tf1.Session(graph=graph) as sess:
+    config = tf1.ConfigProto(device_count={"CPU": cpus})
+    with tf1.Session(graph=graph, config=config) as sess:
         t = graph.get_tensor_by_name
         for k, v in zip(prefetch, sess.run([t(k) for k in prefetch])):
             arrays["prefetch:" + k] = v
@@ -53,6 +54,7 @@ def run_and_write(name, graph, init, fetches, train=None, stepfeeds=None, sequen
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(graph.as_graph_def().SerializeToString())
     arrays["init"] = np.array(list(init))
+    arrays["cpus"] = np.array(cpus)
     arrays["sequence"] = np.array(list(sequence), dtype=str)
     if train is not None:
         arrays["train"] = np.array(train)
@@ -127,16 +129,20 @@ def init_check():
                   prefetch=["a_ready:0", "uninitialized:0"])
 
 
-def saver_graph(sharded):
-    """A graph with tf.compat.v1.train.Saver; TensorFlow's save op writes the checkpoint."""
-    name = "saver_sharded" if sharded else "saver_plain"
-    rng = np.random.default_rng(7 if sharded else 8)
+def saver_graph(sharded, two_devices=False):
+    """A graph with tf.compat.v1.train.Saver; TensorFlow's save op writes the checkpoint.
+    With two_devices, w and b live on CPU:0 and n and k on CPU:1: a sharded save writes one
+    part per device and merges them into a checkpoint of two data shards."""
+    name = "saver_two_devices" if two_devices else "saver_sharded" if sharded else "saver_plain"
+    rng = np.random.default_rng(9 if two_devices else 7 if sharded else 8)
     g = tf1.Graph()
     with g.as_default():
-        w = tf1.Variable(rng.normal(size=(2, 3)).astype(np.float32), name="w")
-        b = tf1.Variable(np.zeros(3, np.float64), name="b")
-        n = tf1.Variable(np.int64(5), name="n")
-        k = tf1.Variable(np.array([1, 2, 3, 4], np.int32), name="k")
+        with tf1.device("/cpu:0"):
+            w = tf1.Variable(rng.normal(size=(2, 3)).astype(np.float32), name="w")
+            b = tf1.Variable(np.zeros(3, np.float64), name="b")
+        with tf1.device("/cpu:1" if two_devices else "/cpu:0"):
+            n = tf1.Variable(np.int64(5), name="n")
+            k = tf1.Variable(np.array([1, 2, 3, 4], np.int32), name="k")
         set1 = [tf1.assign(w, rng.normal(size=(2, 3)).astype(np.float32)),
                 tf1.assign(b, rng.normal(size=3)), tf1.assign(n, 12345678901), tf1.assign(k, [-7, 0, 7, 2 ** 31 - 1])]
         tf1.group(*set1, name="set1")
@@ -160,7 +166,7 @@ def saver_graph(sharded):
             "saver:restore": np.array(sd.restore_op_name), "set2": np.array("set2")}
 
     run_and_write(name, g, ["init"], ["w/read:0", "b/read:0", "n/read:0", "k/read:0"], sequence=["set1"],
-                  extra=save)
+                  extra=save, cpus=2 if two_devices else 1)
     print(" ", sorted(os.listdir(ckpt_dir)))
 
 
@@ -171,6 +177,7 @@ if __name__ == "__main__":
     init_check()
     saver_graph(sharded=False)
     saver_graph(sharded=True)
+    saver_graph(sharded=True, two_devices=True)
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tensorflow-cpu from PyPI, tf.compat.v1 graph mode with\n"
                 f"reference variables), Python {sys.version.split()[0]}, NumPy {np.__version__}, with generate.py\n"
