@@ -85,7 +85,8 @@ def test_tensorflow_ref_variable_graph_gives_tensorflows_values(name):
 
 def test_ref_ops_became_resource_ops_keeping_their_names():
     _, g = _load("linreg_adam")
-    assert g.get_operation_by_name("w").type == "VarHandleOp"
+    assert g.get_operation_by_name("w/handle").type == "VarHandleOp"
+    assert g.get_operation_by_name("w").type == "ReadVariableOp"  # fetching "w:0" gives the value, as in TF1
     assert g.get_operation_by_name("w/read").type == "ReadVariableOp"
     assert g.get_operation_by_name("w/Assign").type == "AssignVariableOp"
     assert g.get_operation_by_name("train/update_w/ApplyAdam").type == "ReadVariableOp"
@@ -108,6 +109,7 @@ def test_graphs_saver_restores_tensorflows_checkpoint(name):
                  {filename: os.path.join(FIXTURES, name + "_ckpt", "model.ckpt")})
         for v, expected in _entries(data, "ckpt:"):
             _expect_equal(sess.run(t(v + "/read:0")), expected, v)
+            _expect_equal(sess.run(t(v + ":0")), expected, v + ":0")  # the variable's own name, as TF1 fetches it
 
 
 @pytest.mark.parametrize("name", SAVERS)

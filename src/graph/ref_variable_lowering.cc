@@ -41,6 +41,7 @@ bool IsVariableOp(const std::string& op) { return op == "VariableV2" || op == "V
 struct VarInfo {
   DType dtype;
   std::string device;
+  std::string handle;  // the VarHandleOp's name
 };
 
 class Lowering {
@@ -60,9 +61,9 @@ class Lowering {
       if (!IsVariableOp(n.op())) continue;
       TW_ASSIGN_OR_RETURN(AttrMap attrs, CompletedAttrs(n));
       TW_ASSIGN_OR_RETURN(DType dtype, GetTypeAttr(attrs, "dtype"));
-      vars_[n.name()] = {dtype, n.device()};
+      const VarInfo& info = vars_[n.name()] = {dtype, n.device(), FreshName(n.name() + "/handle")};
       NodeDef* h = out_.add_node();
-      h->set_name(n.name());
+      h->set_name(info.handle);
       h->set_op("VarHandleOp");
       h->set_device(n.device());
       std::string shared_name = attrs.at("shared_name").s();
@@ -71,6 +72,12 @@ class Lowering {
         (*h->mutable_attr())[k] = v;
       }
       (*h->mutable_attr())["shared_name"] = MakeAttr(shared_name.empty() ? n.name() : shared_name);
+      // Fetching "v:0" gives the value in TF1; so does fetching this read.
+      NodeDef* read = out_.add_node();
+      read->set_name(n.name());
+      AddRead(read, info, NodeDef());
+      for (const auto& [k, v] : attrs)
+        if (k[0] == '_' && k != "_output_shapes") (*read->mutable_attr())[k] = v;
     }
     return absl::OkStatus();
   }
@@ -104,13 +111,16 @@ class Lowering {
     if (slot == kControlSlot) return err(absl::StrCat("has ", i, " data inputs; input ", i, " is missing"));
     auto v = vars_.find(src);
     if (v != vars_.end() && slot == 0) return std::make_pair(src, v->second);
-    if (v == vars_.end()) {
+    if (v == vars_.end() && slot == 0) {
+      // A variable an earlier extension lowered: its name is a read of its handle.
       const Node* existing = graph_.FindNode(src);
       bool in_def = false;
       for (const NodeDef& d : def_.node()) in_def = in_def || d.name() == src;
-      if (!in_def && existing != nullptr && existing->op() == "VarHandleOp" && slot == 0) {
-        auto dtype = GetTypeAttr(existing->attrs(), "dtype");
-        if (dtype.ok()) return std::make_pair(src, VarInfo{*dtype, existing->requested_device()});
+      if (!in_def && existing != nullptr && existing->op() == "ReadVariableOp" &&
+          existing->input_edge(0)->src->op() == "VarHandleOp") {
+        const Node* handle = existing->input_edge(0)->src;
+        auto dtype = GetTypeAttr(handle->attrs(), "dtype");
+        if (dtype.ok()) return std::make_pair(src, VarInfo{*dtype, handle->requested_device(), handle->name()});
       }
     }
     return err(absl::StrCat("input ", i, " ('", n.input(i),
@@ -123,7 +133,8 @@ class Lowering {
     int slot;
     TW_RETURN_IF_ERROR(ParseTensorName(in, &src, &slot));
     auto v = vars_.find(src);
-    if (v == vars_.end() || slot == kControlSlot) return in;
+    if (v == vars_.end()) return in;
+    if (slot == kControlSlot) return "^" + v->second.handle;  // after the variable exists
     if (slot != 0) {
       return NodeError(consumer.name(), consumer.op(),
                        absl::InvalidArgumentError(absl::StrCat("input '", in, "': variable '", src,
@@ -131,18 +142,21 @@ class Lowering {
     }
     NodeDef* read = out_.add_node();
     read->set_name(FreshName(absl::StrCat(consumer.name(), "/read_", src)));
-    AddRead(read, src, v->second, consumer);
+    AddRead(read, v->second, consumer);
     return read->name();
   }
 
   // `read` becomes ReadVariableOp(var) on the variable's device, after `after`'s control inputs.
-  void AddRead(NodeDef* read, const std::string& var, const VarInfo& info, const NodeDef& after) {
+  void AddRead(NodeDef* read, const VarInfo& info, const NodeDef& after) {
     read->set_op("ReadVariableOp");
     read->set_device(info.device);
     read->clear_input();
-    read->add_input(var);
-    for (const std::string& in : after.input())
-      if (!in.empty() && in[0] == '^') read->add_input(in);
+    read->add_input(info.handle);
+    for (const std::string& in : after.input()) {
+      if (in.empty() || in[0] != '^') continue;
+      auto v = vars_.find(in.substr(1));
+      read->add_input(v == vars_.end() ? in : "^" + v->second.handle);
+    }
     (*read->mutable_attr())["dtype"] = MakeAttr(info.dtype);
   }
 
@@ -165,7 +179,6 @@ class Lowering {
     lowered.set_op(info.resource_op);
     lowered.set_device(n.device());
     absl::flat_hash_set<int> refs(info.ref_inputs.begin(), info.ref_inputs.end());
-    std::string first_var;
     VarInfo first_info{};
     for (int i = 0; i < n.input_size(); ++i) {
       const std::string& in = n.input(i);
@@ -177,8 +190,8 @@ class Lowering {
                                "input ", i, " ('", in, "') is a ", DTypeName(var.second.dtype), " variable but ",
                                info.type_attr, " is ", DTypeName(dtype))));
         }
-        if (first_var.empty()) first_var = var.first, first_info = var.second;
-        lowered.add_input(var.first);
+        if (first_info.handle.empty()) first_info = var.second;
+        lowered.add_input(var.second.handle);
         continue;
       }
       TW_ASSIGN_OR_RETURN(std::string value, ValueInput(n, in));
@@ -205,7 +218,7 @@ class Lowering {
     read->set_name(n.name());
     NodeDef after;
     after.add_input("^" + lowered.name());
-    AddRead(read, first_var, first_info, after);
+    AddRead(read, first_info, after);
     *out_.add_node() = std::move(lowered);
     return absl::OkStatus();
   }
@@ -222,8 +235,7 @@ class Lowering {
         copy->clear_attr();
         for (const auto& [k, v] : n.attr())
           if (k[0] == '_' && k != "_output_shapes") (*copy->mutable_attr())[k] = v;
-        AddRead(copy, src, info, n);
-        if (!n.device().empty()) copy->set_device(n.device());
+        AddRead(copy, info, n);
         return absl::OkStatus();
       }
     }

@@ -4,8 +4,10 @@
 // whose variables are VariableV2 nodes with "ref" outputs that Assign, Apply* and Scatter*
 // ops update in place. tensorweave has resource variables only, so ImportGraphDef rewrites
 // such a graph before building it:
-//   VariableV2 / Variable v      -> VarHandleOp v (shared_name v unless set; dtype, shape,
-//                                   container and device kept)
+//   VariableV2 / Variable v      -> VarHandleOp "v/handle" (shared_name v unless set; dtype,
+//                                   shape, container and device kept), and "v" a read of it:
+//                                   fetching "v:0" gives the value, as in TF1; a control input
+//                                   "^v" becomes "^v/handle"
 //   Identity(v) (e.g. "v/read")  -> ReadVariableOp of the same name
 //   any other op reading v       -> a ReadVariableOp inserted for that consumer, on v's
 //                                   device, with the consumer's control inputs (a ref is
@@ -34,7 +36,7 @@ bool HasRefVariableOps(const GraphDef& def);
 
 // The rewritten graph. The ref ops' attrs are checked against their schemas
 // (src/ops/ref_variable_ops.cc) first. Errors are InvalidArgument naming the node: a ref
-// input that is not a variable of `def` (or a VarHandleOp already in `graph`), a dtype that
+// input that is not a variable of `def` (or one an earlier import lowered into `graph`), a dtype that
 // differs from the variable's, an output of a variable other than 0.
 absl::StatusOr<GraphDef> LowerRefVariables(const GraphDef& def, const FlowGraph& graph);
 

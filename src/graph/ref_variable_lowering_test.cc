@@ -48,16 +48,20 @@ TEST(RefVariableLoweringTest, VariablesAssignsAndReadsKeepTheirNames) {
                          Op("sum", "AddV2", {"v", "v/read", "^v/Assign"}),
                      &g)
                   .ok());
-  const Node* v = g.FindNode("v");
+  const Node* v = g.FindNode("v/handle");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->op(), "VarHandleOp");
   EXPECT_EQ(GetStringAttr(v->attrs(), "shared_name").value(), "v");
   EXPECT_EQ(v->requested_device(), "/job:localhost/replica:0/task:0/device:CPU:0");
+  // "v" itself reads the value, as fetching a TF1 variable's "v:0" does.
+  EXPECT_EQ(g.FindNode("v")->op(), "ReadVariableOp");
+  EXPECT_EQ(InputOf(g.FindNode("v"), 0), "v/handle");
   const Node* assign = g.FindNode("v/Assign");
   EXPECT_EQ(assign->op(), "AssignVariableOp");
-  EXPECT_EQ(InputOf(assign, 0), "v");
+  EXPECT_EQ(InputOf(assign, 0), "v/handle");
   EXPECT_TRUE(GetBoolAttr(assign->attrs(), "validate_shape").value());  // TF's default kept
   EXPECT_EQ(g.FindNode("v/read")->op(), "ReadVariableOp");
+  EXPECT_EQ(InputOf(g.FindNode("v/read"), 0), "v/handle");
   EXPECT_EQ(g.FindNode("v/read")->output_type(0), DType::kFloat);
   // AddV2 read v directly: a read of its own, on v's device, after AddV2's control inputs.
   const Node* sum = g.FindNode("sum");
@@ -87,8 +91,9 @@ TEST(RefVariableLoweringTest, ApplyKeepsItsNameAsTheReadAfterTheUpdate) {
   const Node* apply = update->control_inputs()[0]->src;
   EXPECT_EQ(apply->name(), "update/update");
   EXPECT_EQ(apply->op(), "ResourceApplyMomentum");
-  EXPECT_EQ(InputOf(apply, 0), "w");
-  EXPECT_EQ(InputOf(apply, 1), "w/Momentum");
+  EXPECT_EQ(InputOf(apply, 0), "w/handle");
+  EXPECT_EQ(InputOf(apply, 1), "w/Momentum/handle");
+  EXPECT_EQ(InputOf(update, 0), "w/handle");
   EXPECT_TRUE(GetBoolAttr(apply->attrs(), "use_nesterov").value());
   EXPECT_EQ(g.FindNode("train")->control_inputs()[0]->src->name(), "update");
 }
@@ -118,6 +123,18 @@ TEST(RefVariableLoweringTest, ALaterExtensionMayAssignAVariableLoweredBefore) {
   ASSERT_TRUE(Import(Var("v"), &g).ok());
   ASSERT_TRUE(Import(Const("c") + Op("set", "Assign", {"v", "c"}), &g).ok());
   EXPECT_EQ(g.FindNode("set")->op(), "AssignVariableOp");
+  EXPECT_EQ(InputOf(g.FindNode("set"), 0), "v/handle");
+}
+
+TEST(RefVariableLoweringTest, AControlInputOnAVariableWaitsForItsHandleNotARead) {
+  FlowGraph g;
+  ASSERT_TRUE(Import(Var("v") + Var("v/handle") + Op("after", "NoOp", {"^v", "^v/handle"}, ""), &g).ok());
+  // "v/handle" was taken by the second variable's name: the first's handle is "v/handle_1".
+  const Node* after = g.FindNode("after");
+  ASSERT_EQ(after->control_inputs().size(), 2u);
+  EXPECT_EQ(after->control_inputs()[0]->src->name(), "v/handle_1");
+  EXPECT_EQ(after->control_inputs()[0]->src->op(), "VarHandleOp");
+  EXPECT_EQ(after->control_inputs()[1]->src->name(), "v/handle/handle");
 }
 
 void ExpectRejected(const std::string& text, const std::string& node, const std::string& what) {
