@@ -57,6 +57,15 @@ class Lowering {
 
  private:
   absl::Status CollectVariables() {
+    // TF's Assign with validate_shape=false may give its variable any shape: such a
+    // variable's handle declares none.
+    absl::flat_hash_set<std::string> reshaped;
+    for (const NodeDef& n : def_.node()) {
+      auto vs = n.attr().find("validate_shape");
+      if (n.op() == "Assign" && n.input_size() > 0 && vs != n.attr().end() && !vs->second.b()) {
+        reshaped.insert(n.input(0));
+      }
+    }
     for (const NodeDef& n : def_.node()) {
       if (!IsVariableOp(n.op())) continue;
       TW_ASSIGN_OR_RETURN(AttrMap attrs, CompletedAttrs(n));
@@ -72,6 +81,7 @@ class Lowering {
         (*h->mutable_attr())[k] = v;
       }
       (*h->mutable_attr())["shared_name"] = MakeAttr(shared_name.empty() ? n.name() : shared_name);
+      if (reshaped.contains(n.name())) (*h->mutable_attr())["shape"] = MakeAttr(PartialShape::UnknownRank());
       // Fetching "v:0" gives the value in TF1; so does fetching this read.
       NodeDef* read = out_.add_node();
       read->set_name(n.name());

@@ -7,7 +7,9 @@
 //   VariableV2 / Variable v      -> VarHandleOp "v/handle" (shared_name v unless set; dtype,
 //                                   shape, container and device kept), and "v" a read of it:
 //                                   fetching "v:0" gives the value, as in TF1; a control input
-//                                   "^v" becomes "^v/handle"
+//                                   "^v" becomes "^v/handle"; when an Assign of v has
+//                                   validate_shape=false, the handle declares no shape (TF
+//                                   lets such an Assign change the variable's shape)
 //   Identity(v) (e.g. "v/read")  -> ReadVariableOp of the same name
 //   any other op reading v       -> a ReadVariableOp inserted for that consumer, on v's
 //                                   device, with the consumer's control inputs (a ref is

@@ -167,3 +167,22 @@ TEST(RefVariableLoweringTest, BadRefGraphsAreRefusedNamingTheNode) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST(RefVariableLoweringTest, AnAssignWithoutValidateShapeLeavesTheShapeOpen) {
+  FlowGraph g;
+  ASSERT_TRUE(Import(Var("v") + Var("u") + Const("c") +
+                         Op("a", "Assign", {"v", "c"},
+                            " attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'validate_shape' value { b: false } }") +
+                         Op("b", "Assign", {"u", "c"}),
+                     &g)
+                  .ok());
+  EXPECT_FALSE(GetShapeAttr(g.FindNode("v/handle")->attrs(), "shape")->known_rank());
+  EXPECT_EQ(*GetShapeAttr(g.FindNode("u/handle")->attrs(), "shape"), PartialShape({2}));
+  EXPECT_FALSE(GetBoolAttr(g.FindNode("a")->attrs(), "validate_shape").value());
+}
+
+}  // namespace
+}  // namespace tw

@@ -110,9 +110,12 @@ def embedding_scatter():
         tf1.scatter_add(counts, [2, 2, 3], [1, 5, 7], name="count")
         tf1.assign_add(counts, [10, 20, 30, 40], name="bump")
         tf1.assign_sub(emb, tf1.ones([5, 3]), name="dec")
+        grow = tf1.Variable(np.zeros(2, np.float32), name="grow")  # validate_shape=False: takes any shape
+        tf1.assign(grow, [[1.0, 2.0, 3.0]], validate_shape=False, name="regrow")
         tf1.global_variables_initializer()
-    run_and_write("embedding_scatter", g, ["init"], ["emb/read:0", "counts/read:0"],
-                  sequence=["upd", "add", "count", "bump", "count", "dec"], after=["count:0", "upd:0", "dec:0"])
+    run_and_write("embedding_scatter", g, ["init"], ["emb/read:0", "counts/read:0", "grow/read:0"],
+                  sequence=["upd", "add", "count", "bump", "count", "dec", "regrow"],
+                  after=["count:0", "upd:0", "dec:0"])
 
 
 def init_check():
