@@ -205,3 +205,23 @@ def test_saver_string_ops_match_tensorflow(tmp_path):
         value = bool(value) if case["op"] == "StaticRegexFullMatch" else bytes(value).decode()
         assert expected == {"value": value}, (case, value, expected)
 
+
+
+def test_a_broken_ref_graph_is_refused_naming_the_node_and_the_graph_is_unchanged():
+    from tensorweave.proto import graph_pb2
+    with open(os.path.join(FIXTURES, "linreg_gradient_descent.pb"), "rb") as f:
+        def_ = graph_pb2.GraphDef.FromString(f.read())
+    assign = next(n for n in def_.node if n.name == "w/Assign")
+    assign.input[0] = assign.input[1]  # the initial value: a Const, not a variable
+    g = tf.Graph()
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"node 'w/Assign' \(Assign\): input 0 \('.*'\) must be a reference variable"):
+        g.import_graph_def(def_.SerializeToString())
+    assert len(g.get_operations()) == 0
+    # A dtype that differs from the variable's.
+    def_ = graph_pb2.GraphDef.FromString(open(os.path.join(FIXTURES, "linreg_gradient_descent.pb"), "rb").read())
+    step = next(n for n in def_.node if n.op == "AssignAdd")
+    step.attr["T"].type = 3  # int32, on an int64 variable
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"node '{step.name}' \\(AssignAdd\\): input 0 \\('global_step'\\) "
+                                                            "is a int64 variable but T is int32"):
+        tf.Graph().import_graph_def(def_.SerializeToString())
