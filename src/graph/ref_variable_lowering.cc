@@ -10,28 +10,30 @@
 namespace tw {
 namespace {
 
-// A ref op: what it becomes, which inputs are refs, its dtype attr, the attrs carried over.
+// A ref op: what it becomes, which inputs are refs, its dtype attr and the resource op's
+// (null: none), the attrs carried over.
 struct RefOpInfo {
   const char* resource_op;
   std::vector<int> ref_inputs;
   const char* type_attr;
+  const char* resource_type_attr;
   std::vector<const char*> kept_attrs;
   bool has_output;  // the resource op has an output of its own (the new value, a bool)
 };
 
 const absl::flat_hash_map<std::string, RefOpInfo>& RefOps() {
   static const auto* ops = new absl::flat_hash_map<std::string, RefOpInfo>{
-      {"Assign", {"AssignVariableOp", {0}, "T", {"validate_shape"}, true}},
-      {"AssignAdd", {"AssignAddVariableOp", {0}, "T", {}, true}},
-      {"AssignSub", {"AssignSubVariableOp", {0}, "T", {}, true}},
-      {"IsVariableInitialized", {"VarIsInitializedOp", {0}, "dtype", {}, true}},
-      {"ApplyGradientDescent", {"ResourceApplyGradientDescent", {0}, "T", {"use_locking"}, false}},
-      {"ApplyMomentum", {"ResourceApplyMomentum", {0, 1}, "T", {"use_locking", "use_nesterov"}, false}},
-      {"ApplyAdagrad", {"ResourceApplyAdagrad", {0, 1}, "T", {"use_locking", "update_slots"}, false}},
-      {"ApplyRMSProp", {"ResourceApplyRMSProp", {0, 1, 2}, "T", {"use_locking"}, false}},
-      {"ApplyAdam", {"ResourceApplyAdam", {0, 1, 2}, "T", {"use_locking", "use_nesterov"}, false}},
-      {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", {"Tindices"}, false}},
-      {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", {"Tindices"}, false}},
+      {"Assign", {"AssignVariableOp", {0}, "T", "dtype", {"validate_shape"}, true}},
+      {"AssignAdd", {"AssignAddVariableOp", {0}, "T", "dtype", {}, true}},
+      {"AssignSub", {"AssignSubVariableOp", {0}, "T", "dtype", {}, true}},
+      {"IsVariableInitialized", {"VarIsInitializedOp", {0}, "dtype", nullptr, {}, true}},
+      {"ApplyGradientDescent", {"ResourceApplyGradientDescent", {0}, "T", "T", {"use_locking"}, false}},
+      {"ApplyMomentum", {"ResourceApplyMomentum", {0, 1}, "T", "T", {"use_locking", "use_nesterov"}, false}},
+      {"ApplyAdagrad", {"ResourceApplyAdagrad", {0, 1}, "T", "T", {"use_locking", "update_slots"}, false}},
+      {"ApplyRMSProp", {"ResourceApplyRMSProp", {0, 1, 2}, "T", "T", {"use_locking"}, false}},
+      {"ApplyAdam", {"ResourceApplyAdam", {0, 1, 2}, "T", "T", {"use_locking", "use_nesterov"}, false}},
+      {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", "dtype", {"Tindices"}, false}},
   };
   return *ops;
 }
@@ -210,12 +212,7 @@ class Lowering {
     for (const auto& [k, v] : attrs) {
       if (k[0] == '_' && k != "_output_shapes") (*lowered.mutable_attr())[k] = v;
     }
-    if (std::string(info.resource_op).rfind("Resource", 0) == 0) {
-      (*lowered.mutable_attr())[std::string(info.resource_op).find("Scatter") != std::string::npos ? "dtype" : "T"] =
-          MakeAttr(dtype);
-    } else if (std::string(info.resource_op) != "VarIsInitializedOp") {
-      (*lowered.mutable_attr())["dtype"] = MakeAttr(dtype);
-    }
+    if (info.resource_type_attr != nullptr) (*lowered.mutable_attr())[info.resource_type_attr] = MakeAttr(dtype);
     for (const char* k : info.kept_attrs) (*lowered.mutable_attr())[k] = attrs.at(k);
     if (info.has_output) {
       *out_.add_node() = std::move(lowered);
