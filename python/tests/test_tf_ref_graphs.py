@@ -225,3 +225,43 @@ def test_a_broken_ref_graph_is_refused_naming_the_node_and_the_graph_is_unchange
     with pytest.raises(tf.errors.InvalidArgumentError, match=f"node '{step.name}' \\(AssignAdd\\): input 0 \\('global_step'\\) "
                                                             "is a int64 variable but T is int32"):
         tf.Graph().import_graph_def(def_.SerializeToString())
+
+
+@pytest.fixture
+def two_task_cluster():
+    from conftest import ServerProcesses, free_port
+    addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
+    servers = ServerProcesses("local|" + ";".join(addresses), "local", 2)
+    yield addresses
+    servers.stop()
+
+
+def test_ref_variables_on_another_task_train_as_in_tensorflow(two_task_cluster):
+    # TensorFlow's Momentum graph with its variables moved to task 1 (a parameter server):
+    # the lowered updates, reads and slots follow them there; the values are TensorFlow's.
+    from tensorweave.proto import graph_pb2
+    data = np.load(os.path.join(FIXTURES, "linreg_momentum.npz"))
+    with open(os.path.join(FIXTURES, "linreg_momentum.pb"), "rb") as f:
+        def_ = graph_pb2.GraphDef.FromString(f.read())
+    moved = [n.name for n in def_.node if n.op == "VariableV2"]
+    assert sorted(moved) == ["b", "b/Momentum", "global_step", "w", "w/Momentum"]
+    # As tf.train.replica_device_setter places them: the variables and what TensorFlow
+    # colocates with them (their assigns and updates) on the ps task, the rest on the worker.
+    ref_ops = {"VariableV2", "Assign", "AssignAdd", "ApplyMomentum"}
+    for n in def_.node:
+        with_var = any(c.decode() in ["loc:@" + v for v in moved] for c in n.attr["_class"].list.s)
+        n.device = "/job:local/task:1" if n.op in ref_ops or with_var else "/job:local/task:0"
+    g = tf.Graph()
+    g.import_graph_def(def_.SerializeToString())
+    t = g.get_tensor_by_name
+    with tf.Session("grpc://" + two_task_cluster[0], graph=g) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        stepfeeds = _entries(data, "stepfeed:")
+        for i in range(len(stepfeeds[0][1])):
+            sess.run(g.get_operation_by_name("train"), {t(k): v[i] for k, v in stepfeeds})
+        fetches = _entries(data, "fetch:")
+        got = sess.run([t(k) for k, _ in fetches], {t(k): v for k, v in _entries(data, "fetchfeed:")})
+    for (k, expected), value in zip(fetches, got):
+        _expect_equal(value, expected, k)
+    with tf.Session("grpc://" + two_task_cluster[1], graph=g) as other:  # the variables live on task 1
+        _expect_equal(other.run(t("w:0")), data["fetch:w/read:0"], "w on task 1")
