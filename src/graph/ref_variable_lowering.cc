@@ -51,7 +51,8 @@ class Lowering {
   Lowering(const GraphDef& def, const FlowGraph& graph) : def_(def), graph_(graph) {}
 
   absl::StatusOr<GraphDef> Run() {
-    for (const NodeDef& n : def_.node()) taken_.insert(n.name());
+    for (const NodeDef& n : def_.node()) def_names_.insert(n.name());
+    taken_ = def_names_;
     TW_RETURN_IF_ERROR(CollectVariables());
     for (const NodeDef& n : def_.node()) TW_RETURN_IF_ERROR(LowerNode(n));
     return std::move(out_);
@@ -126,9 +127,7 @@ class Lowering {
     if (v == vars_.end() && slot == 0) {
       // A variable an earlier extension lowered: its name is a read of its handle.
       const Node* existing = graph_.FindNode(src);
-      bool in_def = false;
-      for (const NodeDef& d : def_.node()) in_def = in_def || d.name() == src;
-      if (!in_def && existing != nullptr && existing->op() == "ReadVariableOp" &&
+      if (!def_names_.contains(src) && existing != nullptr && existing->op() == "ReadVariableOp" &&
           existing->input_edge(0)->src->op() == "VarHandleOp") {
         const Node* handle = existing->input_edge(0)->src;
         auto dtype = GetTypeAttr(handle->attrs(), "dtype");
@@ -257,7 +256,7 @@ class Lowering {
   const FlowGraph& graph_;
   GraphDef out_;
   absl::flat_hash_map<std::string, VarInfo> vars_;
-  absl::flat_hash_set<std::string> taken_;
+  absl::flat_hash_set<std::string> def_names_, taken_;  // taken_: def's names and the new ones
 };
 
 }  // namespace
