@@ -265,3 +265,21 @@ def test_ref_variables_on_another_task_train_as_in_tensorflow(two_task_cluster):
         _expect_equal(value, expected, k)
     with tf.Session("grpc://" + two_task_cluster[1], graph=g) as other:  # the variables live on task 1
         _expect_equal(other.run(t("w:0")), data["fetch:w/read:0"], "w on task 1")
+
+
+def test_a_tensorflow_client_with_ref_variables_trains_saves_and_restores_on_tensorweave(two_task_cluster,
+                                                                                         tmp_path):
+    import json
+    python = require_tensorflow("test_a_tensorflow_client_with_ref_variables_trains_saves_and_restores_on_tensorweave")
+    out = run_tf_script(python, "ref_variable_client.py", "grpc://" + two_task_cluster[0], str(tmp_path))
+    got = json.loads(out.strip().splitlines()[-1])
+    local, remote = got["local"], got["remote"]
+    np.testing.assert_allclose(remote["w"], local["w"], rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(remote["restored_w"], local["w"], rtol=2e-6, atol=1e-6)
+    for key in ("step", "restored_step", "uninitialized", "uninitialized_after"):
+        assert remote[key] == local[key], key
+    assert local["uninitialized"] == ["extra"] and local["restored_step"] == 5
+    # A sharded save writes one data shard per device that holds variables: two tasks here.
+    assert local["files"] == ["model.ckpt.data-00000-of-00001", "model.ckpt.index"]
+    assert remote["files"] == ["model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002",
+                               "model.ckpt.index"], remote["files"]
