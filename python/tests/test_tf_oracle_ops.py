@@ -40,7 +40,8 @@ EXCLUDED = {
            "against TensorFlow's values in test_tf_ref_graphs.py"
        for op in ("VariableV2", "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
                   "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyAdam",
-                  "ScatterUpdate", "ScatterAdd", "ResourceScatterUpdate", "ResourceScatterAdd")},
+                  "ScatterUpdate", "ScatterAdd", "ScatterSub", "ResourceScatterUpdate", "ResourceScatterAdd",
+                  "ResourceScatterSub")},
     **{op: "TensorFlow's saver op: its saver graphs and checkpoints, and these ops on TensorFlow's cases, are "
            "compared in test_tf_ref_graphs.py"
        for op in ("SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec",

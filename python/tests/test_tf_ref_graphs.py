@@ -24,7 +24,7 @@ OPTIMIZERS = ["adagrad", "adam", "gradient_descent", "momentum", "momentum_neste
 
 
 def test_the_fixtures_are_there():
-    assert RUNS == ["embedding_scatter", "init_check"] + ["linreg_" + o for o in OPTIMIZERS]
+    assert RUNS == ["embedding_scatter", "embedding_training", "init_check"] + ["linreg_" + o for o in OPTIMIZERS]
     assert all(n in NAMES for n in SAVERS)
     assert "written by TensorFlow 2." in open(os.path.join(FIXTURES, "MANIFEST.txt")).read()
 

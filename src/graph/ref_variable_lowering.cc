@@ -34,6 +34,7 @@ const absl::flat_hash_map<std::string, RefOpInfo>& RefOps() {
       {"ApplyAdam", {"ResourceApplyAdam", {0, 1, 2}, "T", "T", {"use_locking", "use_nesterov"}, false}},
       {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterSub", {"ResourceScatterSub", {0}, "T", "dtype", {"Tindices"}, false}},
   };
   return *ops;
 }

@@ -18,8 +18,8 @@
 //                                   AssignSubVariableOp (same name; they output the new value)
 //   IsVariableInitialized        -> VarIsInitializedOp
 //   ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyAdam
-//                                -> ResourceApply* ; ScatterUpdate / ScatterAdd ->
-//                                   ResourceScatterUpdate / ResourceScatterAdd. These have no
+//                                -> ResourceApply* ; ScatterUpdate / ScatterAdd / ScatterSub
+//                                   -> ResourceScatterUpdate / ...Add / ...Sub. These have no
 //                                   output: when something reads theirs, the update is renamed
 //                                   "<name>/update" and "<name>" becomes a ReadVariableOp
 //                                   after it, so the name still runs the update and gives

@@ -67,7 +67,7 @@ OpDefBuilder Scatter(const char* name) {
       .SetShapeFn(UnchangedShape);
 }
 
-// ResourceScatterXxx(resource, indices, updates): var[indices[i], ...] = (or +=) updates[i, ...].
+// ResourceScatterXxx(resource, indices, updates): var[indices[i], ...] = (+=, -=) updates[i, ...].
 OpDefBuilder ResourceScatter(const char* name) {
   return OpDefBuilder(name)
       .Input("resource: resource")
@@ -103,9 +103,11 @@ void RegisterRefVariableOps(OpRegistry& r) {
                  .Attr("use_nesterov: bool = false"));
   r.Register(Scatter("ScatterUpdate"));
   r.Register(Scatter("ScatterAdd"));
-  // What the lowering turns ScatterUpdate / ScatterAdd into.
+  r.Register(Scatter("ScatterSub"));
+  // What the lowering turns ScatterUpdate / ScatterAdd / ScatterSub into.
   r.Register(ResourceScatter("ResourceScatterUpdate"));
   r.Register(ResourceScatter("ResourceScatterAdd"));
+  r.Register(ResourceScatter("ResourceScatterSub"));
 }
 
 }  // namespace tw

@@ -1,6 +1,7 @@
-// ResourceScatterUpdate / ResourceScatterAdd: rows of a resource variable replaced by, or
-// increased by, rows of `updates` (var[indices[i], ...] = / += updates[i, ...]). They are
-// what TF1's ScatterUpdate / ScatterAdd on reference variables lower to. Copy-on-write as
+// ResourceScatterUpdate / ResourceScatterAdd / ResourceScatterSub: rows of a resource
+// variable replaced by, increased or decreased by rows of `updates` (var[indices[i], ...]
+// = / += / -= updates[i, ...]). They are what TF1's ScatterUpdate / ScatterAdd / ScatterSub
+// on reference variables lower to (ScatterSub: GradientDescent's sparse update). Copy-on-write as
 // the other variable kernels: a value someone read keeps its buffer.
 #include <cstring>
 #include <type_traits>
@@ -25,13 +26,17 @@ absl::Status CheckIndices(const Tensor& indices, int64_t rows, std::vector<int64
   return absl::OkStatus();
 }
 
-template <bool kAdd>
+enum class ScatterMode { kUpdate, kAdd, kSub };
+
+template <ScatterMode kMode>
 class ResourceScatterOp : public OpKernel {
+  static constexpr bool kArithmetic = kMode != ScatterMode::kUpdate;
+
  public:
   explicit ResourceScatterOp(OpKernelConstruction& c) : OpKernel(c) {
     c.GetAttr("dtype", &dtype_);
     if (!c.status().ok()) return;
-    const bool ok = kAdd ? (dtype_ == DType::kFloat || dtype_ == DType::kDouble || dtype_ == DType::kInt32 ||
+    const bool ok = kArithmetic ? (dtype_ == DType::kFloat || dtype_ == DType::kDouble || dtype_ == DType::kInt32 ||
                             dtype_ == DType::kInt64)
                          : VisitAllPod(dtype_, [](auto) {});
     if (!ok) {
@@ -72,19 +77,20 @@ class ResourceScatterOp : public OpKernel {
                                                         : CheckIndices<int64_t>(indices, current.dim(0), &rows));
     Tensor result = current.RefCountIsOne() ? current : current.Copy();
     const int64_t row = current.dim(0) == 0 ? 0 : current.NumElements() / current.dim(0);
-    if constexpr (kAdd) {
+    if constexpr (kArithmetic) {
       VisitNumeric(dtype_, [&](auto tag) {
         using T = TypeOf<decltype(tag)>;
         T* dst = result.data<T>();
         const T* src = updates.data<T>();
         for (size_t i = 0; i < rows.size(); ++i) {
           for (int64_t k = 0; k < row; ++k) {
+            T& d = dst[rows[i] * row + k];
             if constexpr (std::is_integral_v<T>) {  // wraps around, as TensorFlow's does
               using U = std::make_unsigned_t<T>;
-              dst[rows[i] * row + k] = static_cast<T>(static_cast<U>(dst[rows[i] * row + k]) +
-                                                      static_cast<U>(src[i * row + k]));
+              const U x = static_cast<U>(d), y = static_cast<U>(src[i * row + k]);
+              d = static_cast<T>(kMode == ScatterMode::kAdd ? x + y : x - y);
             } else {
-              dst[rows[i] * row + k] += src[i * row + k];
+              d = kMode == ScatterMode::kAdd ? d + src[i * row + k] : d - src[i * row + k];
             }
           }
         }
@@ -112,8 +118,9 @@ class ResourceScatterOp : public OpKernel {
 }  // namespace
 
 void RegisterResourceScatterKernels(KernelRegistry& r) {
-  r.Register("ResourceScatterUpdate", kDeviceCpu, Factory<ResourceScatterOp<false>>());
-  r.Register("ResourceScatterAdd", kDeviceCpu, Factory<ResourceScatterOp<true>>());
+  r.Register("ResourceScatterUpdate", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kUpdate>>());
+  r.Register("ResourceScatterAdd", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kAdd>>());
+  r.Register("ResourceScatterSub", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kSub>>());
 }
 
 }  // namespace tw

@@ -1,5 +1,5 @@
-// ResourceScatterUpdate / ResourceScatterAdd through a real session: rows replaced or
-// added (repeated indices add up), errors for bad indices and shapes, and a value read
+// ResourceScatterUpdate / Add / Sub through a real session: rows replaced, added or
+// subtracted (repeated indices add up), errors for bad indices and shapes, and a value read
 // before the update keeps its contents (copy-on-write).
 #include <gtest/gtest.h>
 
@@ -47,6 +47,9 @@ TEST(ResourceScatterKernelsTest, UpdateReplacesRowsAndAddAddsThem) {
   EXPECT_TENSOR_EQ(before, F32({3, 2}, {0, 1, 2, 3, 4, 5}));  // the earlier read is a snapshot
   sess.run(count);
   EXPECT_TENSOR_EQ(sess.run(n.value()), I32({4}, {5, 0, 0, -2147483647 - 1}));
+  Operation sub = Scatter(g, "ResourceScatterSub", v, I32({3}, {0, 0, 2}), F32({3, 2}, {1, 2, 3, 4, 0.5f, 0.5f}), "sub");
+  sess.run(sub);
+  EXPECT_TENSOR_EQ(sess.run(v.value()), F32({3, 2}, {3, 0, 4, 5, 18.5f, 17.5f}));
 }
 
 TEST(ResourceScatterKernelsTest, BadIndicesShapesAndUninitializedVariablesAreRefused) {

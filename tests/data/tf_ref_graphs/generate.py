@@ -118,6 +118,28 @@ def embedding_scatter():
                   after=["count:0", "upd:0", "dec:0"])
 
 
+def embedding_training():
+    """An embedding lookup trained by GradientDescent: its sparse gradient is a ScatterSub
+    on the table (repeated ids in a batch subtract twice)."""
+    rng = np.random.default_rng(11)
+    g = tf1.Graph()
+    with g.as_default():
+        ids = tf1.placeholder(tf.int32, [None], name="ids")
+        target = tf1.placeholder(tf.float32, [None], name="target")
+        table = tf1.Variable(rng.normal(size=(6, 4)).astype(np.float32), name="table")
+        proj = tf1.Variable(rng.normal(size=(4, 1)).astype(np.float32), name="proj")
+        pred = tf1.reshape(tf1.matmul(tf1.nn.embedding_lookup(table, ids), proj), [-1])
+        loss = tf1.reduce_mean(tf1.square(pred - target), name="loss")
+        tf1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        tf1.global_variables_initializer()
+    id_steps = rng.integers(0, 6, size=(10, 5)).astype(np.int32)
+    id_steps[:, 1] = id_steps[:, 0]  # a repeated id in every batch
+    targets = rng.normal(size=(10, 5)).astype(np.float32)
+    run_and_write("embedding_training", g, ["init"], ["table/read:0", "proj/read:0", "loss:0"], train="train",
+                  stepfeeds={"ids:0": id_steps, "target:0": targets},
+                  fetchfeeds={"ids:0": id_steps[0], "target:0": targets[0]})
+
+
 def init_check():
     """IsVariableInitialized and report_uninitialized_variables before and after init."""
     g = tf1.Graph()
@@ -177,6 +199,7 @@ if __name__ == "__main__":
     for opt in OPTIMIZERS:
         linear_regression(opt)
     embedding_scatter()
+    embedding_training()
     init_check()
     saver_graph(sharded=False)
     saver_graph(sharded=True)
