@@ -186,3 +186,25 @@ TEST(RefVariableLoweringTest, AnAssignWithoutValidateShapeLeavesTheShapeOpen) {
 
 }  // namespace
 }  // namespace tw
+
+namespace tw {
+namespace {
+
+TEST(RefVariableLoweringTest, TheOldVariableOpAndAContainerAndSharedNameAreKept) {
+  FlowGraph g;
+  ASSERT_TRUE(Import(N(" name: 'old' op: 'Variable' attr { key: 'dtype' value { type: DT_INT32 } }"
+                       " attr { key: 'shape' value { shape { } } }"
+                       " attr { key: 'container' value { s: 'box' } } attr { key: 'shared_name' value { s: 'shared' } }") +
+                         Op("r", "Identity", {"old"}, " attr { key: 'T' value { type: DT_INT32 } }"),
+                     &g)
+                  .ok());
+  const Node* h = g.FindNode("old/handle");
+  EXPECT_EQ(h->op(), "VarHandleOp");
+  EXPECT_EQ(GetStringAttr(h->attrs(), "container").value(), "box");
+  EXPECT_EQ(GetStringAttr(h->attrs(), "shared_name").value(), "shared");
+  EXPECT_EQ(g.FindNode("r")->op(), "ReadVariableOp");
+  EXPECT_EQ(g.FindNode("r")->output_type(0), DType::kInt32);
+}
+
+}  // namespace
+}  // namespace tw
