@@ -165,11 +165,6 @@ TEST(RefVariableLoweringTest, BadRefGraphsAreRefusedNamingTheNode) {
                  "node 'm' (ApplyMomentum)", "input 1 ('c') must be a reference variable");
 }
 
-}  // namespace
-}  // namespace tw
-
-namespace tw {
-namespace {
 
 TEST(RefVariableLoweringTest, AnAssignWithoutValidateShapeLeavesTheShapeOpen) {
   FlowGraph g;
@@ -184,11 +179,6 @@ TEST(RefVariableLoweringTest, AnAssignWithoutValidateShapeLeavesTheShapeOpen) {
   EXPECT_FALSE(GetBoolAttr(g.FindNode("a")->attrs(), "validate_shape").value());
 }
 
-}  // namespace
-}  // namespace tw
-
-namespace tw {
-namespace {
 
 TEST(RefVariableLoweringTest, TheOldVariableOpAndAContainerAndSharedNameAreKept) {
   FlowGraph g;
