@@ -20,10 +20,10 @@
 //   ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyAdam
 //                                -> ResourceApply* ; ScatterUpdate / ScatterAdd / ScatterSub
 //                                   -> ResourceScatterUpdate / ...Add / ...Sub. These have no
-//                                   output: when something reads theirs, the update is renamed
-//                                   "<name>/update" and "<name>" becomes a ReadVariableOp
-//                                   after it, so the name still runs the update and gives
-//                                   the new value.
+//                                   output, so the update is named "<name>/update" and
+//                                   "<name>" is a ReadVariableOp after it: the name still
+//                                   runs the update and gives the new value (the read shares
+//                                   the variable's buffer, it copies nothing).
 // Every node keeps its name, so what a program fetches or runs by name still exists.
 #ifndef TENSORWEAVE_SRC_GRAPH_REF_VARIABLE_LOWERING_H_
 #define TENSORWEAVE_SRC_GRAPH_REF_VARIABLE_LOWERING_H_
@@ -38,8 +38,9 @@ bool HasRefVariableOps(const GraphDef& def);
 
 // The rewritten graph. The ref ops' attrs are checked against their schemas
 // (src/ops/ref_variable_ops.cc) first. Errors are InvalidArgument naming the node: a ref
-// input that is not a variable of `def` (or one an earlier import lowered into `graph`), a dtype that
-// differs from the variable's, an output of a variable other than 0.
+// input that is not a variable of `def` (or one an earlier import lowered into `graph`),
+// a dtype that differs from the variable's, a wrong number of inputs, an output of a
+// variable other than 0.
 absl::StatusOr<GraphDef> LowerRefVariables(const GraphDef& def, const FlowGraph& graph);
 
 }  // namespace tw
