@@ -283,3 +283,40 @@ def test_a_tensorflow_client_with_ref_variables_trains_saves_and_restores_on_ten
     assert local["files"] == ["model.ckpt.data-00000-of-00001", "model.ckpt.index"]
     assert remote["files"] == ["model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002",
                                "model.ckpt.index"], remote["files"]
+
+
+def test_every_flipped_byte_of_tensorflows_checkpoint_is_data_loss_or_harmless(tmp_path):
+    # Through the graph's own restore_all: each flip is caught (DataLoss naming the file,
+    # every variable as it was) or lands in bytes nobody reads (block padding: TF's values).
+    data, g = _load("saver_plain")
+    t = g.get_tensor_by_name
+    source = os.path.join(FIXTURES, "saver_plain_ckpt")
+    prefix = str(tmp_path / "model.ckpt")
+    restore = g.get_operation_by_name(str(data["saver:restore"]))
+    filename = t(str(data["saver:filename"]))
+    caught = {".index": 0, ".data-00000-of-00001": 0}
+    harmless = dict(caught)
+    with _session(g, data) as sess:
+        sess.run(g.get_operation_by_name("init"))
+        initial = {v: sess.run(t(v + ":0")) for v in _variables(data)}
+        for suffix in (".index", ".data-00000-of-00001"):
+            size = os.path.getsize(os.path.join(source, "model.ckpt" + suffix))
+            for offset in range(size):
+                for name in os.listdir(source):
+                    shutil.copy(os.path.join(source, name), tmp_path / name)
+                _flip(prefix + suffix, offset)
+                try:
+                    sess.run(restore, {filename: prefix})
+                except tf.errors.DataLossError as e:
+                    assert "model.ckpt" + suffix in e.message, (suffix, offset, e.message)
+                    for v, value in initial.items():
+                        np.testing.assert_array_equal(sess.run(t(v + ":0")), value, err_msg=f"{suffix} {offset}")
+                    caught[suffix] += 1
+                    continue
+                for v, expected in _entries(data, "ckpt:"):
+                    _expect_equal(sess.run(t(v + ":0")), expected, f"{v} after a flip at {suffix} {offset}")
+                sess.run(g.get_operation_by_name("init"))  # back to the initial values
+                harmless[suffix] += 1
+    # Every byte of the data shard is under an entry's CRC; the index has padding too.
+    assert harmless[".data-00000-of-00001"] == 0 and caught[".data-00000-of-00001"] > 0, (caught, harmless)
+    assert caught[".index"] > harmless[".index"], (caught, harmless)
