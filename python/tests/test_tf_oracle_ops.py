@@ -40,6 +40,7 @@ EXCLUDED = {
            "against TensorFlow's values in test_tf_ref_graphs.py"
        for op in ("VariableV2", "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
                   "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyAdam",
+                  "ApplyCenteredRMSProp", "ResourceApplyCenteredRMSProp",
                   "ScatterUpdate", "ScatterAdd", "ScatterSub", "ResourceScatterUpdate", "ResourceScatterAdd",
                   "ResourceScatterSub")},
     **{op: "TensorFlow's saver op: its saver graphs and checkpoints, and these ops on TensorFlow's cases, are "

@@ -20,7 +20,7 @@ FIXTURES = os.path.join(os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dir
 NAMES = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(FIXTURES, "*.pb")))
 SAVERS = ["saver_plain", "saver_sharded", "saver_two_devices"]
 RUNS = [n for n in NAMES if n not in SAVERS]
-OPTIMIZERS = ["adagrad", "adam", "gradient_descent", "momentum", "momentum_nesterov", "rmsprop"]
+OPTIMIZERS = ["adagrad", "adam", "gradient_descent", "momentum", "momentum_nesterov", "rmsprop", "rmsprop_centered"]
 
 
 def test_the_fixtures_are_there():

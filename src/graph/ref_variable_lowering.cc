@@ -31,6 +31,7 @@ const absl::flat_hash_map<std::string, RefOpInfo>& RefOps() {
       {"ApplyMomentum", {"ResourceApplyMomentum", {0, 1}, "T", "T", {"use_locking", "use_nesterov"}, false}},
       {"ApplyAdagrad", {"ResourceApplyAdagrad", {0, 1}, "T", "T", {"use_locking", "update_slots"}, false}},
       {"ApplyRMSProp", {"ResourceApplyRMSProp", {0, 1, 2}, "T", "T", {"use_locking"}, false}},
+      {"ApplyCenteredRMSProp", {"ResourceApplyCenteredRMSProp", {0, 1, 2, 3}, "T", "T", {"use_locking"}, false}},
       {"ApplyAdam", {"ResourceApplyAdam", {0, 1, 2}, "T", "T", {"use_locking", "use_nesterov"}, false}},
       {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", "dtype", {"Tindices"}, false}},

@@ -17,7 +17,8 @@
 //   Assign / AssignAdd / AssignSub -> AssignVariableOp / AssignAddVariableOp /
 //                                   AssignSubVariableOp (same name; they output the new value)
 //   IsVariableInitialized        -> VarIsInitializedOp
-//   ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyAdam
+//   ApplyGradientDescent, ApplyMomentum, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp,
+//   ApplyAdam
 //                                -> ResourceApply* ; ScatterUpdate / ScatterAdd / ScatterSub
 //                                   -> ResourceScatterUpdate / ...Add / ...Sub. These have no
 //                                   output, so the update is named "<name>/update" and

@@ -98,6 +98,7 @@ void RegisterRefVariableOps(OpRegistry& r) {
                  .Attr("use_nesterov: bool = false"));
   r.Register(Apply("ApplyAdagrad", {"var", "accum", "lr", "grad"}).Attr("update_slots: bool = true"));
   r.Register(Apply("ApplyRMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}));
+  r.Register(Apply("ApplyCenteredRMSProp", {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}));
   r.Register(Apply("ApplyAdam", {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
                                  "epsilon", "grad"})
                  .Attr("use_nesterov: bool = false"));

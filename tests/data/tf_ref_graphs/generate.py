@@ -75,6 +75,7 @@ OPTIMIZERS = {
     "adam": lambda: tf1.train.AdamOptimizer(0.05),
     "adagrad": lambda: tf1.train.AdagradOptimizer(0.2),
     "rmsprop": lambda: tf1.train.RMSPropOptimizer(0.02, momentum=0.5),
+    "rmsprop_centered": lambda: tf1.train.RMSPropOptimizer(0.02, momentum=0.5, centered=True),
 }
 
 
