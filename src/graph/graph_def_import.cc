@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "graph/ref_variable_lowering.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/status.h"
 
@@ -41,6 +42,10 @@ absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const 
 absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits,
                             GraphSource source) {
   TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
+  if (HasRefVariableOps(def)) {  // TF1 reference variables become resource variables first
+    TW_ASSIGN_OR_RETURN(GraphDef lowered, LowerRefVariables(def, *graph));
+    return ImportGraphDef(lowered, graph, limits, source);
+  }
   const int n = def.node_size();
   absl::flat_hash_map<std::string, int> index;  // name -> position in def
   for (int i = 0; i < n; ++i) {

@@ -19,6 +19,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterDataFlowOps(r);
   RegisterStringOps(r);
   RegisterSummaryOps(r);
+  RegisterRefVariableOps(r);
+  RegisterIoV2Ops(r);
 }
 
 }  // namespace tw

@@ -75,6 +75,21 @@ void RegisterTrainingOps(OpRegistry& r) {
                              {6, "epsilon"}}));
     r.Register(Common(b));
   }
+  // Centered RMSProp: mg = rho * mg + (1 - rho) * grad also, and the denominator is
+  // sqrt(ms - mg^2 + epsilon).
+  {
+    OpDefBuilder b = ApplyOp("ResourceApplyCenteredRMSProp", {"var", "mg", "ms", "mom"});
+    b.Input("lr: T").Input("rho: T").Input("momentum: T").Input("epsilon: T").Input("grad: T");
+    b.SetShapeFn(ApplyShape({{0, "var"},
+                             {1, "mg"},
+                             {2, "ms"},
+                             {3, "mom"},
+                             {4, "lr"},
+                             {5, "rho"},
+                             {6, "momentum"},
+                             {7, "epsilon"}}));
+    r.Register(Common(b));
+  }
   // lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power); m += (grad - m) * (1 - beta1);
   // v += (grad^2 - v) * (1 - beta2); var -= lr_t * m / (sqrt(v) + epsilon)
   // (Nesterov: m replaced by beta1 * m + (1 - beta1) * grad in the last step).

@@ -78,6 +78,7 @@ absl::Status TfMasterAdapter::ExtendSession(const tfwire::ExtendSessionRequest& 
   ExtendSessionRequest ours;
   ours.set_session_handle(req.session_handle());
   *ours.mutable_graph_def() = req.graph_def();
+  ours.set_current_graph_version(req.current_graph_version());  // the master checks it too
   ExtendSessionResponse ignored;
   TW_RETURN_IF_ERROR(master_->ExtendSession(ours, &ignored));
   resp->set_new_graph_version(++it->second.graph_version);

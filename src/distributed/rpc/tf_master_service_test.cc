@@ -137,6 +137,16 @@ TEST_F(TfMasterServiceTest, ExtendSessionChecksAndAdvancesTheGraphVersion) {
   tfwire::RunStepResponse out;
   ASSERT_OK(CallMaster("RunStep", run, &out));
   EXPECT_EQ(TensorFromProto(out.tensor(0).tensor())->scalar<int32_t>(), 5);
+  // A second extension of version 1 (a TF client's graph grows more than once).
+  Graph again;
+  auto six = constant(again, 6, "six");
+  *req.mutable_graph_def() = again.ToGraphDef();
+  req.set_current_graph_version(1);
+  ASSERT_OK(CallMaster("ExtendSession", req, &resp));
+  EXPECT_EQ(resp.new_graph_version(), 2);
+  run.set_fetch(0, six.name());
+  ASSERT_OK(CallMaster("RunStep", run, &out));
+  EXPECT_EQ(TensorFromProto(out.tensor(0).tensor())->scalar<int32_t>(), 6);
 }
 
 TEST_F(TfMasterServiceTest, CallablesRunTheirSignatureAndCheckTheirFeeds) {

@@ -23,6 +23,8 @@ void RegisterDataFlowKernels(KernelRegistry& r);
 void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
 void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
 void RegisterSummaryKernels(KernelRegistry& r);  // summary_kernels.cc
+void RegisterResourceScatterKernels(KernelRegistry& r);  // resource_scatter_kernels.cc
+void RegisterSaveRestoreV2Kernels(KernelRegistry& r);  // save_restore_v2_kernels.cc: SaveV2, RestoreV2, ...
 
 }  // namespace tw
 

@@ -20,6 +20,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterStringKernels(r);
   RegisterWidenedKernels(r);
   RegisterSummaryKernels(r);
+  RegisterResourceScatterKernels(r);
+  RegisterSaveRestoreV2Kernels(r);
 }
 
 }  // namespace tw

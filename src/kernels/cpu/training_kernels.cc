@@ -226,6 +226,32 @@ class ResourceApplyRMSProp : public OpKernel {
   }
 };
 
+// Centered: mg tracks the mean gradient, and the step divides by an estimate of the
+// gradient's standard deviation instead of its root mean square.
+template <typename T>
+class ResourceApplyCenteredRMSProp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(const T lr, ScalarInput<T>(ctx, 4, "lr"));
+    TW_ASSIGN_OR_RETURN(const T rho, ScalarInput<T>(ctx, 5, "rho"));
+    TW_ASSIGN_OR_RETURN(const T momentum, ScalarInput<T>(ctx, 6, "momentum"));
+    TW_ASSIGN_OR_RETURN(const T epsilon, ScalarInput<T>(ctx, 7, "epsilon"));
+    return UpdateVariables<T, 4>(ctx, {"var", "mg", "ms", "mom"}, 8, [&](const UpdateBuffers<T, 4>& b) {
+      ForEachElement(ctx, b.n, [&](int64_t i) {
+        const T g = b.grad[i];
+        const T mg = b.in[1][i] + (g - b.in[1][i]) * (T(1) - rho);
+        const T ms = b.in[2][i] + (g * g - b.in[2][i]) * (T(1) - rho);
+        const T mom = b.in[3][i] * momentum + g * lr / std::sqrt(ms - mg * mg + epsilon);
+        b.out[1][i] = mg;
+        b.out[2][i] = ms;
+        b.out[3][i] = mom;
+        b.out[0][i] = b.in[0][i] - mom;
+      });
+    });
+  }
+};
+
 template <typename T>
 class ResourceApplyAdam : public OpKernel {
  public:
@@ -268,6 +294,8 @@ void RegisterTrainingKernels(KernelRegistry& r) {
   r.Register("ResourceApplyAdagrad", kDeviceCpu, TypedFactory<ResourceApplyAdagrad, KernelTypes::kFloating>());
   r.Register("ResourceApplyRMSProp", kDeviceCpu, TypedFactory<ResourceApplyRMSProp, KernelTypes::kFloating>());
   r.Register("ResourceApplyAdam", kDeviceCpu, TypedFactory<ResourceApplyAdam, KernelTypes::kFloating>());
+  r.Register("ResourceApplyCenteredRMSProp", kDeviceCpu,
+             TypedFactory<ResourceApplyCenteredRMSProp, KernelTypes::kFloating>());
 }
 
 }  // namespace tw
