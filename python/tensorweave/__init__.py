@@ -41,3 +41,8 @@ from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_vari
 
 newaxis = None
 arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
+# tf.train.Example parsing (tf.io, tf.parse_example) and the minimal tf.SparseTensor.
+from tensorweave import io  # noqa: E402,F401
+from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: E402,F401
+                                     parse_example, parse_single_example)
+from tensorweave.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402,F401

@@ -68,6 +68,9 @@ class _FetchPlan:
             return ("list" if isinstance(fetch, list) else "tuple", None, items)
         if isinstance(fetch, (dict, collections.OrderedDict)):
             return ("dict", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        if hasattr(fetch, "_fetch_parts"):  # A composite (tf.SparseTensor): its value class and parts.
+            cls, parts = fetch._fetch_parts()
+            return ("namedtuple", cls, [self._flatten(p) for p in parts])
         if fetch is None:
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
         element = self._graph.as_graph_element(fetch)

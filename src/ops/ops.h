@@ -20,6 +20,7 @@ void RegisterIoOps(OpRegistry& r);         // SaveTensors, RestoreTensors (check
 void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 void RegisterStringOps(OpRegistry& r);     // StringJoin
+void RegisterParsingOps(OpRegistry& r);    // ParseExample, ParseExampleV2, ParseSingleExample
 
 }  // namespace tw
 

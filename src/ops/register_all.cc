@@ -17,6 +17,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);
   RegisterStringOps(r);
+  RegisterParsingOps(r);
 }
 
 }  // namespace tw

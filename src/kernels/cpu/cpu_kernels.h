@@ -21,6 +21,7 @@ void RegisterSendRecvKernels(KernelRegistry& r);
 void RegisterDataFlowKernels(KernelRegistry& r);
 void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
 void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
+void RegisterParseExampleKernels(KernelRegistry& r);  // parse_example_kernels.cc: tf.train.Example
 
 }  // namespace tw
 

@@ -18,6 +18,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterDataFlowKernels(r);
   RegisterStringKernels(r);
   RegisterWidenedKernels(r);
+  RegisterParseExampleKernels(r);
 }
 
 }  // namespace tw
