@@ -1,0 +1,129 @@
+"""ParseExample / ParseSingleExample against real TensorFlow: random Examples (all three
+list kinds, dense shapes with and without defaults, VarLen of each dtype, empty lists,
+missing features, batches of 0, 1 and several) parsed by both, outputs equal exactly;
+bad inputs give the same error class, and our message is TensorFlow's."""
+import numpy as np
+
+from example_cases import error_text, make_example, random_values, run_ours, run_tf
+from tf_peer import require_tensorflow
+
+# key -> spec; "default" present means the feature may be missing.
+SPECS = {
+    "f_scalar": {"kind": "fixed", "dtype": "float32", "shape": []},
+    "f_vec_def": {"kind": "fixed", "dtype": "float32", "shape": [3], "default": [0.5, -1.0, 2.0]},
+    "i_mat": {"kind": "fixed", "dtype": "int64", "shape": [2, 2]},
+    "i_def": {"kind": "fixed", "dtype": "int64", "shape": [1], "default": [-7]},
+    "s_fixed": {"kind": "fixed", "dtype": "string", "shape": [2]},
+    "s_def": {"kind": "fixed", "dtype": "string", "shape": [], "default": b"dflt".hex()},
+    "v_f": {"kind": "varlen", "dtype": "float32"},
+    "v_i": {"kind": "varlen", "dtype": "int64"},
+    "v_s": {"kind": "varlen", "dtype": "string"},
+    "q_f": {"kind": "seq", "dtype": "float32", "shape": [2]},
+    "q_s": {"kind": "seq", "dtype": "string", "shape": [], "default": b"pad".hex()},
+    "q_i": {"kind": "seq", "dtype": "int64", "shape": []},
+}
+
+
+def random_example(rng):
+    features = {}
+    for key, spec in SPECS.items():
+        kind, dtype = spec["kind"], spec["dtype"]
+        if kind == "fixed":
+            if "default" in spec and rng.random() < 0.5:
+                continue  # missing: the default fills in
+            n = int(np.prod(spec["shape"], dtype=np.int64))
+        elif kind == "varlen":
+            if rng.random() < 0.3:
+                continue
+            n = int(rng.integers(0, 5))  # 0: an empty list
+        else:
+            if rng.random() < 0.3:
+                continue
+            n = int(rng.integers(0, 4)) * int(np.prod(spec["shape"], dtype=np.int64))
+        features[key] = (dtype, random_values(rng, dtype, n))
+    if rng.random() < 0.5:  # features the spec does not name are ignored
+        features["unrelated"] = ("int64", [1, 2, 3])
+    return make_example(features)
+
+
+def compare(ours, theirs, what):
+    assert ours["ok"] == theirs["ok"], (what, ours, theirs)
+    if not theirs["ok"]:
+        assert ours["class"] == theirs["class"], (what, ours, theirs)
+        return
+    assert ours["outputs"] == theirs["outputs"], what
+
+
+def test_random_examples_match_tensorflow(tmp_path):
+    python = require_tensorflow("test_random_examples_match_tensorflow")
+    rng = np.random.default_rng(20261125)
+    cases, records = [], []
+    for batch in [0, 1, 2, 5, 9]:
+        examples = [random_example(rng) for _ in range(batch)]
+        names = [f"ex{i}" for i in range(batch)] if batch % 2 else None
+        cases.append({"mode": "batch", "examples": [e.hex() for e in examples], "names": names, "features": SPECS})
+        records.append(examples)
+    for _ in range(6):
+        example = random_example(rng)
+        cases.append({"mode": "single", "examples": [example.hex()], "features": SPECS})
+        records.append([example])
+    theirs = run_tf(python, tmp_path, cases)
+    for i, (case, recs) in enumerate(zip(cases, records)):
+        ours = run_ours(case, recs)
+        assert theirs[i]["ok"], theirs[i]
+        compare(ours, theirs[i], f"case {i} ({case['mode']}, {len(recs)} examples)")
+
+
+def f(*values):
+    return ("float32", list(values))
+
+
+def i64(*values):
+    return ("int64", list(values))
+
+
+def b(*values):
+    return ("string", list(values))
+
+
+# (name, examples as {key: (dtype, values)} or raw bytes, features)
+BAD = [
+    ("missing required", [{"a": f(1.0)}, {"b": f(2.0)}], {"b": {"kind": "fixed", "dtype": "float32", "shape": [1]}}),
+    ("dense wrong type", [{"a": i64(1)}], {"a": {"kind": "fixed", "dtype": "float32", "shape": [1]}}),
+    ("dense float count", [{"a": f(1.0, 2.0, 3.0)}], {"a": {"kind": "fixed", "dtype": "float32", "shape": [2]}}),
+    ("dense int64 count", [{"a": i64(1, 2)}], {"a": {"kind": "fixed", "dtype": "int64", "shape": [3]}}),
+    ("dense bytes count", [{"a": b(b"x", b"y")}], {"a": {"kind": "fixed", "dtype": "string", "shape": [1]}}),
+    ("dense empty list", [{"a": f()}], {"a": {"kind": "fixed", "dtype": "float32", "shape": [], "default": 5.0}}),
+    ("varlen wrong type", [{"a": i64(1)}], {"a": {"kind": "varlen", "dtype": "string"}}),
+    ("sequence not a multiple", [{"a": f(1.0, 2.0, 3.0)}], {"a": {"kind": "seq", "dtype": "float32", "shape": [2]}}),
+    ("sequence wrong type", [{"a": i64(1)}], {"a": {"kind": "seq", "dtype": "float32", "shape": []}}),
+    ("truncated bytes", [b"\x0a\x05abc"], {"a": {"kind": "fixed", "dtype": "float32", "shape": [1], "default": [0.0]}}),
+]
+
+
+def test_errors_match_tensorflow(tmp_path):
+    python = require_tensorflow("test_errors_match_tensorflow")
+    cases, records = [], []
+    for name, examples, features in BAD:
+        serialized = [e if isinstance(e, bytes) else make_example(e) for e in examples]
+        for mode, names in [("batch", None), ("batch", [f"n{i}" for i in range(len(serialized))]), ("single", None)]:
+            recs = serialized[:1] if mode == "single" else serialized  # the first example is the bad one
+            cases.append({"mode": mode, "examples": [r.hex() for r in recs], "names": names, "features": features,
+                          "what": name})
+            records.append(recs)
+    theirs = run_tf(python, tmp_path, cases)
+    checked = 0
+    for case, recs, tf_result in zip(cases, records, theirs):
+        what = f"{case['what']} ({case['mode']}, names={case['names']})"
+        assert not tf_result["ok"], (what, tf_result)
+        ours = run_ours(case, recs)
+        assert not ours["ok"], (what, ours)
+        assert ours["class"] == tf_result["class"] == "InvalidArgumentError", (what, ours, tf_result)
+        message = error_text(ours["message"])
+        if message.startswith("Could not parse example input"):
+            # TensorFlow prints the raw bytes; we print them escaped.
+            assert "Could not parse example input, value: '" in tf_result["message"], what
+        else:
+            assert message in tf_result["message"], (what, message, tf_result["message"])
+        checked += 1
+    assert checked == len(BAD) * 3
