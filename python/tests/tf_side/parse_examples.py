@@ -43,14 +43,15 @@ def encode(array):
 
 def run_case(case):
     with tf1.Graph().as_default():
-        if "tfrecord" in case:
-            records = list(tf.data.TFRecordDataset(case["tfrecord"]).as_numpy_iterator())
+        features = {k: feature_spec(s) for k, s in case["features"].items()}
+        if "tfrecord" in case:  # the whole file as one batch, read in the graph
+            dataset = tf.data.TFRecordDataset(case["tfrecord"]).batch(1 << 20)
+            serialized = tf1.data.make_one_shot_iterator(dataset).get_next()
+            out = tf1.parse_example(serialized, features)
+        elif case["mode"] == "single":
+            out = tf1.parse_single_example(tf1.constant(bytes.fromhex(case["examples"][0]), dtype=tf.string), features)
         else:
             records = [bytes.fromhex(h) for h in case["examples"]]
-        features = {k: feature_spec(s) for k, s in case["features"].items()}
-        if case["mode"] == "single":
-            out = tf1.parse_single_example(tf1.constant(records[0], dtype=tf.string), features)
-        else:
             serialized = tf1.constant(np.array(records, dtype=object), dtype=tf.string, shape=[len(records)])
             out = tf1.parse_example(serialized, features, example_names=case.get("names"))
         with tf1.Session() as sess:
