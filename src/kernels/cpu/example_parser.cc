@@ -6,6 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "tensorweave/proto/example.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
@@ -106,10 +107,20 @@ void FillWith(const Tensor& value, Tensor& dst) {
   }
 }
 
-// Values of one feature gathered over the batch, and where each example's end.
+// One feature over the batch: each example's Feature (null when absent), its value
+// count, and after Accumulate() where each example's values end in the output.
 struct Gathered {
-  std::vector<const Feature*> features;  // per example; null when absent
-  std::vector<int64_t> ends;             // cumulative value counts
+  std::vector<const Feature*> features;
+  std::vector<int64_t> counts, ends;
+  void Resize(int64_t batch) {
+    features.assign(static_cast<size_t>(batch), nullptr);
+    counts.assign(static_cast<size_t>(batch), 0);
+  }
+  void Accumulate() {
+    ends.resize(counts.size());
+    int64_t total = 0;
+    for (size_t i = 0; i < counts.size(); ++i) ends[i] = total += counts[i];
+  }
 };
 
 absl::StatusOr<Tensor> NewTensor(DType dtype, absl::Span<const int64_t> dims, int64_t max_bytes) {
@@ -191,7 +202,8 @@ absl::Status ValidateExampleParserConfig(const ExampleParserConfig& config) {
 }
 
 absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& serialized, const Tensor* names,
-                           int64_t max_tensor_bytes, ExampleParserOutput* out) {
+                           int64_t max_tensor_bytes, ExampleParserOutput* out,
+                           const ExampleParallelFor& parallel_for) {
   TW_RETURN_IF_ERROR(ValidateExampleParserConfig(config));
   if (serialized.dtype() != DType::kString || serialized.rank() > 1) {
     return absl::InvalidArgumentError(absl::StrCat("Expected serialized to be a scalar or vector of strings, got shape: ",
@@ -220,19 +232,27 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
     TW_ASSIGN_OR_RETURN(out->dense_values[d],
                         NewTensor(config.dense[d].dtype, with_batch(config.dense[d].shape.dims()), max_tensor_bytes));
   }
+  // Per feature of variable size, per example: the feature (null when absent) and how
+  // many values it has; filled in parallel, one slot per example.
   std::vector<Gathered> varlen(num_dense), sparse(num_sparse);
-  // Parsed examples stay alive until their values are copied into the sparse outputs.
-  std::vector<Example> examples(static_cast<size_t>(batch));
+  for (size_t d = 0; d < num_dense; ++d) {
+    if (IsVariableLength(config.dense[d])) varlen[d].Resize(batch);
+  }
+  for (Gathered& g : sparse) g.Resize(batch);
+  // One arena for every parsed message: they live until their values are copied out, and
+  // the map-heavy Example allocates far less this way.
+  google::protobuf::Arena arena;
+  std::vector<absl::Status> errors(static_cast<size_t>(batch));
 
-  for (int64_t i = 0; i < batch; ++i) {
+  auto parse_one = [&](int64_t i) -> absl::Status {
     const std::string& bytes = serialized.data<std::string>()[i];
-    Example& ex = examples[static_cast<size_t>(i)];
-    if (!ex.ParseFromString(bytes)) {
+    Example* ex = google::protobuf::Arena::CreateMessage<Example>(&arena);
+    if (!ex->ParseFromString(bytes)) {
       return absl::InvalidArgumentError(absl::StrCat("Could not parse example input, value: '",
                                                      absl::CHexEscape(bytes.substr(0, 256)),
                                                      bytes.size() > 256 ? "...'" : "'"));
     }
-    const auto& fmap = ex.features().feature();
+    const auto& fmap = ex->features().feature();
     auto find = [&](const std::string& key) -> const Feature* {
       auto it = fmap.find(key);
       // A Feature with no list set counts as absent, as in TensorFlow.
@@ -260,8 +280,8 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
                                                 " values is not a multiple of stride length. Saw ", size,
                                                 " values but output shape is: ", ShapeString(spec.shape)));
         }
-        varlen[d].features.push_back(f);
-        varlen[d].ends.push_back((varlen[d].ends.empty() ? 0 : varlen[d].ends.back()) + size);
+        varlen[d].features[i] = f;
+        varlen[d].counts[i] = size;
         continue;
       }
       Tensor& dst = out->dense_values[d];
@@ -293,10 +313,22 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
         return err.Key(spec.key, absl::StrCat("Data types don't match. Expected type: ", TypeName(spec.dtype),
                                               ", Actual type: ", TypeName(FeatureDType(*f))));
       }
-      sparse[s].features.push_back(f);
-      sparse[s].ends.push_back((sparse[s].ends.empty() ? 0 : sparse[s].ends.back()) + (f ? FeatureSize(*f) : 0));
+      sparse[s].features[i] = f;
+      sparse[s].counts[i] = f ? FeatureSize(*f) : 0;
     }
+    return absl::OkStatus();
+  };
+  auto parse_range = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) errors[i] = parse_one(i);
+  };
+  if (parallel_for && batch > 1) {
+    parallel_for(batch, 20000, parse_range);  // a few microseconds per Example
+  } else {
+    parse_range(0, batch);
   }
+  for (const absl::Status& e : errors) TW_RETURN_IF_ERROR(e);
+  for (Gathered& g : varlen) g.Accumulate();
+  for (Gathered& g : sparse) g.Accumulate();
 
   // Variable-length dense features: padded with the default to the longest example.
   for (size_t d = 0; d < num_dense; ++d) {

@@ -5,6 +5,7 @@
 #ifndef TENSORWEAVE_SRC_KERNELS_CPU_EXAMPLE_PARSER_H_
 #define TENSORWEAVE_SRC_KERNELS_CPU_EXAMPLE_PARSER_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,19 @@ struct ExampleParserOutput {
 // Checks dtypes, shapes and defaults of `config` (InvalidArgument naming the feature).
 absl::Status ValidateExampleParserConfig(const ExampleParserConfig& config);
 
+// Runs fn over [0, n) split in ranges, maybe on several threads (a kernel passes its
+// context's ParallelFor); cost is an estimate per unit.
+using ExampleParallelFor =
+    std::function<void(int64_t n, int64_t cost, const std::function<void(int64_t, int64_t)>& fn)>;
+
 // `serialized` is a string scalar (one Example: no batch dim in the outputs, sparse
 // indices [N, 1], TensorFlow's single-example messages) or a vector (a batch; `names`
 // empty or one per example, used in messages). No output may exceed `max_tensor_bytes`.
+// Examples are parsed in parallel when `parallel_for` is given; the error reported is
+// that of the first bad example.
 absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& serialized, const Tensor* names,
-                           int64_t max_tensor_bytes, ExampleParserOutput* out);
+                           int64_t max_tensor_bytes, ExampleParserOutput* out,
+                           const ExampleParallelFor& parallel_for = nullptr);
 
 }  // namespace tw
 

@@ -44,6 +44,13 @@ struct ParseAttrs {
   }
 };
 
+// Examples are parsed on the intra-op pool.
+ExampleParallelFor ParallelOver(OpKernelContext& ctx) {
+  return [&ctx](int64_t n, int64_t cost, const std::function<void(int64_t, int64_t)>& fn) {
+    ctx.ParallelFor(n, cost, fn);
+  };
+}
+
 absl::Status SetOutputs(OpKernelContext& ctx, ExampleParserOutput& out) {
   int o = 0;
   for (auto* list : {&out.sparse_indices, &out.sparse_values, &out.sparse_shapes, &out.dense_values}) {
@@ -95,7 +102,7 @@ class ParseExampleOp : public OpKernel {
     }
     TW_ASSIGN_OR_RETURN(ExampleParserConfig config, attrs_.Config(sparse_keys, dense_keys, ctx, 2 + num_sparse_ + num_dense_));
     ExampleParserOutput out;
-    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, &names, ctx.params().max_tensor_bytes, &out));
+    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, &names, ctx.params().max_tensor_bytes, &out, ParallelOver(ctx)));
     return SetOutputs(ctx, out);
   }
 
@@ -127,7 +134,7 @@ class ParseExampleV2Op : public OpKernel {
     if (!ragged_keys.empty()) return absl::UnimplementedError("ParseExampleV2: ragged features are not supported");
     TW_ASSIGN_OR_RETURN(ExampleParserConfig config, attrs_.Config(sparse_keys, dense_keys, ctx, 5));
     ExampleParserOutput out;
-    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, &ctx.input(1), ctx.params().max_tensor_bytes, &out));
+    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, &ctx.input(1), ctx.params().max_tensor_bytes, &out, ParallelOver(ctx)));
     return SetOutputs(ctx, out);
   }
 
@@ -150,7 +157,7 @@ class ParseSingleExampleOp : public OpKernel {
     }
     TW_ASSIGN_OR_RETURN(ExampleParserConfig config, attrs_.Config(sparse_keys_, dense_keys_, ctx, 1));
     ExampleParserOutput out;
-    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, nullptr, ctx.params().max_tensor_bytes, &out));
+    TW_RETURN_IF_ERROR(ParseExamples(config, serialized, nullptr, ctx.params().max_tensor_bytes, &out, ParallelOver(ctx)));
     return SetOutputs(ctx, out);
   }
 
