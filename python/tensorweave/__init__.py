@@ -45,4 +45,6 @@ arg_max, arg_min = argmax, argmin  # TF 1.x's older names.
 from tensorweave import io  # noqa: E402,F401
 from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: E402,F401
                                      parse_example, parse_single_example)
-from tensorweave.sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402,F401
+from tensorweave import sparse  # noqa: E402,F401
+from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_tensor_to_dense,  # noqa: E402,F401
+                                       sparse_to_dense)

@@ -38,6 +38,7 @@ EXCLUDED = {
        for op in ("StringJoin", "Where")},
     **{op: "compared with TensorFlow on random tf.train.Examples and bad inputs in test_parse_example_oracle.py"
        for op in ("ParseExample", "ParseExampleV2", "ParseSingleExample")},
+    "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
 }
 
 

@@ -21,6 +21,7 @@ void RegisterSendRecvOps(OpRegistry& r);   // _Send, _Recv between partitions
 void RegisterDataFlowOps(OpRegistry& r);   // FIFOQueueV2, ResourceConditionalAccumulator, ...
 void RegisterStringOps(OpRegistry& r);     // StringJoin
 void RegisterParsingOps(OpRegistry& r);    // ParseExample, ParseExampleV2, ParseSingleExample
+void RegisterSparseOps(OpRegistry& r);     // SparseToDense
 
 }  // namespace tw
 

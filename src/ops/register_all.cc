@@ -18,6 +18,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterDataFlowOps(r);
   RegisterStringOps(r);
   RegisterParsingOps(r);
+  RegisterSparseOps(r);
 }
 
 }  // namespace tw

@@ -22,6 +22,7 @@ void RegisterDataFlowKernels(KernelRegistry& r);
 void RegisterStringKernels(KernelRegistry& r);  // string_kernels.cc
 void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half... via int64/float
 void RegisterParseExampleKernels(KernelRegistry& r);  // parse_example_kernels.cc: tf.train.Example
+void RegisterSparseToDenseKernels(KernelRegistry& r);  // sparse_to_dense_kernels.cc
 
 }  // namespace tw
 

@@ -19,6 +19,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterStringKernels(r);
   RegisterWidenedKernels(r);
   RegisterParseExampleKernels(r);
+  RegisterSparseToDenseKernels(r);
 }
 
 }  // namespace tw
