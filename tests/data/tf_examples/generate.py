@@ -5,7 +5,9 @@ python/tests/test_parse_example_files.py.
 examples.tfrecord: Examples built with TensorFlow's tf.train.Example and written with
 tf.io.TFRecordWriter. features.json: the feature specs to parse them with.
 expected.npz: what tf.compat.v1.parse_example made of them (<key>.dense, or <key>.indices,
-<key>.values, <key>.dense_shape; string values hex-encoded). MANIFEST.txt: the versions.
+<key>.values, <key>.dense_shape; string values hex-encoded). parse_graph.pb / .json: that
+parse as a TensorFlow GraphDef (a ParseExampleV2 node) and its tensor names.
+MANIFEST.txt: the versions.
 """
 import json
 import os
@@ -55,6 +57,24 @@ def example(i):
     return tf.train.Example(features=tf.train.Features(feature=f))
 
 
+def write_parse_graph():
+    """parse_graph.pb: the GraphDef of TF 2.x's tf.compat.v1.parse_example (a ParseExampleV2
+    node) on a fed string vector; parse_graph.json: the feed's and each output's names."""
+    with tf.compat.v1.Graph().as_default() as g:
+        serialized = tf.compat.v1.placeholder(tf.string, [None], name="serialized")
+        out = tf.compat.v1.parse_example(serialized, {k: spec(s) for k, s in FEATURES.items()})
+        names = {}
+        for key, v in out.items():
+            parts = {"indices": v.indices, "values": v.values, "dense_shape": v.dense_shape} \
+                if hasattr(v, "indices") else {"dense": v}
+            names.update({f"{key}.{part}": t.name for part, t in parts.items()})
+        with open(os.path.join(HERE, "parse_graph.pb"), "wb") as f:
+            f.write(g.as_graph_def().SerializeToString())
+    with open(os.path.join(HERE, "parse_graph.json"), "w") as f:
+        json.dump({"feed": serialized.name, "fetches": names}, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def main():
     records = [example(i).SerializeToString() for i in range(7)]
     with tf.io.TFRecordWriter(os.path.join(HERE, "examples.tfrecord")) as w:
@@ -78,6 +98,7 @@ def main():
                 a = np.array([bytes(x).hex() for x in a.ravel()], dtype=str).reshape(a.shape)
             arrays[f"{key}.{part}"] = a
     np.savez(os.path.join(HERE, "expected.npz"), **arrays)
+    write_parse_graph()
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tensorflow-cpu from PyPI: tf.train.Example,\n"
                 f"tf.io.TFRecordWriter, tf.compat.v1.parse_example), Python {sys.version.split()[0]},\n"
