@@ -127,3 +127,23 @@ def test_errors_match_tensorflow(tmp_path):
             assert message in tf_result["message"], (what, message, tf_result["message"])
         checked += 1
     assert checked == len(BAD) * 3
+
+
+def test_wire_edge_cases_match_tensorflow(tmp_path):
+    """Bytes TensorFlow's parser accepts: a repeated key (the last wins), a key that is not
+    UTF-8 (ignored, not a parse failure), unknown fields, an empty record, a Feature with
+    no list set (absent), two Examples concatenated (merged)."""
+    python = require_tensorflow("test_wire_edge_cases_match_tensorflow")
+    a1, a2 = make_example({"a": f(1.0)}), make_example({"a": f(2.0), "v": i64(5, 6)})
+    bad_key = make_example({"a\u00ff": f(3.0)}).replace("a\u00ff".encode(), b"a\xff\xfe")
+    no_kind = bytes.fromhex("0a070a050a0161" "1200")  # features {feature {key: "a" value {}}}
+    records = [a1 + a2, bad_key, a1 + b"\x10\x05", b"", no_kind, a2 + a1]
+    features = {"a": {"kind": "fixed", "dtype": "float32", "shape": [1], "default": [-1.0]},
+                "v": {"kind": "varlen", "dtype": "int64"}}
+    cases = [{"mode": "batch", "examples": [r.hex() for r in records], "features": features}]
+    cases += [{"mode": "single", "examples": [r.hex()], "features": features} for r in records]
+    theirs = run_tf(python, tmp_path, cases)
+    for i, case in enumerate(cases):
+        assert theirs[i]["ok"], (i, theirs[i])
+        compare(run_ours(case, [bytes.fromhex(h) for h in case["examples"]]), theirs[i], f"case {i}")
+    assert theirs[0]["outputs"]["a"]["dense"]["values"] == [2.0, -1.0, 1.0, -1.0, -1.0, 1.0]

@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
-#include "tensorweave/proto/example.pb.h"
+#include "absl/container/flat_hash_map.h"
+#include "tensorweave/proto/example_wire.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
 
@@ -243,26 +245,35 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
   // the map-heavy Example allocates far less this way.
   google::protobuf::Arena arena;
   std::vector<absl::Status> errors(static_cast<size_t>(batch));
+  // Which configured feature each key is (a key may be both dense and sparse).
+  absl::flat_hash_map<std::string, std::pair<int, int>> slot_of;  // key -> (dense, sparse), -1 for none
+  for (size_t d = 0; d < num_dense; ++d) slot_of.try_emplace(config.dense[d].key, -1, -1).first->second.first = d;
+  for (size_t s = 0; s < num_sparse; ++s) slot_of.try_emplace(config.sparse[s].key, -1, -1).first->second.second = s;
 
   auto parse_one = [&](int64_t i) -> absl::Status {
     const std::string& bytes = serialized.data<std::string>()[i];
-    Example* ex = google::protobuf::Arena::CreateMessage<Example>(&arena);
+    ExampleWire* ex = google::protobuf::Arena::CreateMessage<ExampleWire>(&arena);
     if (!ex->ParseFromString(bytes)) {
       return absl::InvalidArgumentError(absl::StrCat("Could not parse example input, value: '",
                                                      absl::CHexEscape(bytes.substr(0, 256)),
                                                      bytes.size() > 256 ? "...'" : "'"));
     }
-    const auto& fmap = ex->features().feature();
-    auto find = [&](const std::string& key) -> const Feature* {
-      auto it = fmap.find(key);
+    // The configured features this example has; a later entry of the same key replaces an
+    // earlier one, as a map would.
+    absl::InlinedVector<const Feature*, 8> dense_found(num_dense, nullptr), sparse_found(num_sparse, nullptr);
+    for (const FeatureWireEntry& entry : ex->features().feature()) {
+      auto it = slot_of.find(entry.key());
+      if (it == slot_of.end()) continue;
       // A Feature with no list set counts as absent, as in TensorFlow.
-      return it == fmap.end() || it->second.kind_case() == Feature::KIND_NOT_SET ? nullptr : &it->second;
-    };
+      const Feature* f = entry.value().kind_case() == Feature::KIND_NOT_SET ? nullptr : &entry.value();
+      if (it->second.first >= 0) dense_found[it->second.first] = f;
+      if (it->second.second >= 0) sparse_found[it->second.second] = f;
+    }
     const ErrorContext err{single, have_names ? names->data<std::string>()[i] : std::string("<unknown>"), i};
 
     for (size_t d = 0; d < num_dense; ++d) {
       const DenseFeatureSpec& spec = config.dense[d];
-      const Feature* f = find(spec.key);
+      const Feature* f = dense_found[d];
       if (f != nullptr && FeatureDType(*f) != spec.dtype) {
         return err.Key(spec.key, absl::StrCat("Data types don't match. Data type: ", TypeName(FeatureDType(*f)),
                                               " but expected type: ", TypeName(spec.dtype)));
@@ -308,7 +319,7 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
 
     for (size_t s = 0; s < num_sparse; ++s) {
       const SparseFeatureSpec& spec = config.sparse[s];
-      const Feature* f = find(spec.key);
+      const Feature* f = sparse_found[s];
       if (f != nullptr && FeatureDType(*f) != spec.dtype) {
         return err.Key(spec.key, absl::StrCat("Data types don't match. Expected type: ", TypeName(spec.dtype),
                                               ", Actual type: ", TypeName(FeatureDType(*f))));
