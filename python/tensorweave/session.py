@@ -205,6 +205,9 @@ def _feed_arrays(graph, feed_dict):
     """[(fed Tensor, NumPy array of its dtype)] for a feed_dict, validated as TensorFlow does."""
     feeds = []
     for key, value in (feed_dict or {}).items():
+        if hasattr(key, "_fetch_parts"):  # A composite (tf.SparseTensor): each part from the value's.
+            feeds.extend(_feed_arrays(graph, dict(zip(key._fetch_parts()[1], value))))
+            continue
         element = graph.as_graph_element(key)
         if not isinstance(element, Tensor):
             raise TypeError("Cannot interpret feed_dict key as Tensor: %r is an operation" % (key,))

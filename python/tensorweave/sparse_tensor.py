@@ -1,10 +1,11 @@
 """tf.SparseTensor, minimal: the (indices, values, dense_shape) triple that parse_example
-returns for VarLen features. Session.run fetches it as a tf.SparseTensorValue;
+returns for VarLen features. Session.run fetches it as a tf.SparseTensorValue and feeds
+one from a SparseTensorValue (tf.sparse_placeholder);
 tf.sparse.to_dense / tf.sparse_tensor_to_dense / tf.sparse_to_dense make it dense (the
-SparseToDense op). Not yet: feeding one, sparse arithmetic and the other tf.sparse ops."""
+SparseToDense op). Not yet: sparse arithmetic and the other tf.sparse ops."""
 import collections
 
-from tensorweave.framework import _op_output, convert_to_tensor, name_scope
+from tensorweave.framework import TensorShape, _op_output, convert_to_tensor, name_scope
 from tensorweave import dtypes
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue", ["indices", "values", "dense_shape"])
@@ -31,6 +32,17 @@ class SparseTensor:
     def __repr__(self):
         return "SparseTensor(indices=%r, values=%r, dense_shape=%r)" % (self._indices, self._values,
                                                                         self._dense_shape)
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A SparseTensor of three placeholders, fed with a tf.SparseTensorValue."""
+    from tensorweave.array_ops import placeholder
+    shape = TensorShape(shape)
+    rank = shape.ndims
+    with name_scope(name or "SparseTensor"):
+        return SparseTensor(placeholder(dtypes.int64, [None, rank], name="indices"),
+                            placeholder(dtype, [None], name="values"),
+                            placeholder(dtypes.int64, [rank], name="shape"))
 
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0, validate_indices=True, name=None):

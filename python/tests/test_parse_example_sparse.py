@@ -85,3 +85,15 @@ def test_parsed_sparse_features_to_dense():
         w, n = sess.run([tf.sparse.to_dense(parsed["w"], default_value=b"?"), tf.sparse_tensor_to_dense(parsed["n"])])
     assert w.tolist() == [[b"a", b"b"], [b"?", b"?"]]
     assert n.tolist() == [[4, 0, 0], [1, 2, 3]]
+
+
+def test_sparse_placeholder_is_fed_a_sparse_tensor_value():
+    sp = tf.sparse_placeholder(tf.float32, shape=[None, None])
+    dense = tf.sparse.to_dense(sp, default_value=-1.0)
+    value = tf.SparseTensorValue(indices=np.array([[0, 2], [1, 1]]), values=np.array([1.5, 2.5], np.float32),
+                                 dense_shape=np.array([2, 3]))
+    with tf.Session() as sess:
+        got, echoed = sess.run([dense, sp], {sp: value})
+    assert got.tolist() == [[-1.0, -1.0, 1.5], [-1.0, 2.5, -1.0]]
+    assert isinstance(echoed, tf.SparseTensorValue)
+    assert echoed.indices.tolist() == [[0, 2], [1, 1]] and echoed.dense_shape.tolist() == [2, 3]
