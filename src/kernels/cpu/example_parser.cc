@@ -138,7 +138,7 @@ absl::StatusOr<Tensor> NewTensor(DType dtype, absl::Span<const int64_t> dims, in
 // Who an error is about, worded as TensorFlow words it for a batch or for one example.
 struct ErrorContext {
   bool single;
-  std::string name;
+  const std::string& name;
   int64_t index;
   absl::Status Key(const std::string& key, const std::string& msg) const {
     if (single) return absl::InvalidArgumentError(absl::StrCat("Key: ", key, ".  ", msg));
@@ -269,7 +269,8 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
       if (it->second.first >= 0) dense_found[it->second.first] = f;
       if (it->second.second >= 0) sparse_found[it->second.second] = f;
     }
-    const ErrorContext err{single, have_names ? names->data<std::string>()[i] : std::string("<unknown>"), i};
+    static const std::string kUnknown = "<unknown>";
+    const ErrorContext err{single, have_names ? names->data<std::string>()[i] : kUnknown, i};
 
     for (size_t d = 0; d < num_dense; ++d) {
       const DenseFeatureSpec& spec = config.dense[d];

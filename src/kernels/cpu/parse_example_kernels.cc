@@ -146,8 +146,14 @@ class ParseSingleExampleOp : public OpKernel {
  public:
   explicit ParseSingleExampleOp(OpKernelConstruction& c) : OpKernel(c) {
     attrs_.Read(c);
-    if (c.status().ok()) sparse_keys_ = GetStringListAttr(c.attrs(), "sparse_keys").value_or(std::vector<std::string>{});
-    if (c.status().ok()) dense_keys_ = GetStringListAttr(c.attrs(), "dense_keys").value_or(std::vector<std::string>{});
+    for (auto [attr, keys] : {std::pair{"sparse_keys", &sparse_keys_}, std::pair{"dense_keys", &dense_keys_}}) {
+      auto value = GetStringListAttr(c.attrs(), attr);
+      if (value.ok()) {
+        *keys = std::move(*value);
+      } else {
+        c.Fail(value.status());
+      }
+    }
   }
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& serialized = ctx.input(0);
