@@ -21,6 +21,8 @@ SPECS = {
     "q_f": {"kind": "seq", "dtype": "float32", "shape": [2]},
     "q_s": {"kind": "seq", "dtype": "string", "shape": [], "default": b"pad".hex()},
     "q_i": {"kind": "seq", "dtype": "int64", "shape": []},
+    "q_cube": {"kind": "seq", "dtype": "int64", "shape": [2, 1], "default": 9},
+    "f_cube": {"kind": "fixed", "dtype": "float32", "shape": [1, 2, 2], "default": [1.0, 2.0, 3.0, 4.0]},
 }
 
 
@@ -147,3 +149,16 @@ def test_wire_edge_cases_match_tensorflow(tmp_path):
         assert theirs[i]["ok"], (i, theirs[i])
         compare(run_ours(case, [bytes.fromhex(h) for h in case["examples"]]), theirs[i], f"case {i}")
     assert theirs[0]["outputs"]["a"]["dense"]["values"] == [2.0, -1.0, 1.0, -1.0, -1.0, 1.0]
+
+
+def test_feature_specs_are_checked_as_tensorflow_checks_them():
+    import pytest
+    import tensorweave as tf
+    serialized = tf.constant([b""])
+    with pytest.raises(ValueError, match="First dimension of shape for feature a unknown. "
+                                         "Consider using FixedLenSequenceFeature."):
+        tf.parse_example(serialized, {"a": tf.io.FixedLenFeature([None, 2], tf.float32)})
+    with pytest.raises(ValueError, match="FixedLenSequenceFeature requires allow_missing to be True"):
+        tf.parse_example(serialized, {"a": tf.io.FixedLenSequenceFeature([2], tf.float32)})
+    with pytest.raises(ValueError, match="Feature a: unsupported dtype int32"):
+        tf.parse_example(serialized, {"a": tf.io.VarLenFeature(tf.int32)})
