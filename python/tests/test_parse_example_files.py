@@ -9,7 +9,7 @@ import numpy as np
 
 import tensorweave as tf
 from example_cases import make_example, random_values, run_ours, run_tf
-from tf_peer import require_tensorflow
+from tf_peer import require_tensorflow, run_tf_script
 
 SOURCE_DIR = os.environ.get("TW_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURE_DIR = os.path.join(SOURCE_DIR, "tests", "data", "tf_examples")
@@ -105,3 +105,33 @@ def test_tensorflow_parse_graph_runs_here():
         if want.dtype.kind == "U":  # strings are stored hex-encoded
             got = np.array([bytes(x).hex() for x in got.ravel()], dtype=str).reshape(got.shape)
         assert got.shape == want.shape and np.array_equal(got, want), key
+
+
+def test_tensorflow_runs_our_parse_graph(tmp_path):
+    """Our GraphDef with ParseExample, ParseSingleExample and SparseToDense nodes, imported
+    by TensorFlow (tf.import_graph_def, via tf_side/run_graphdefs.py), computes what we do."""
+    python = require_tensorflow("test_tensorflow_runs_our_parse_graph")
+    records = [make_example({"x": ("float32", [1.5, -2.0]), "n": ("int64", [3, 4, 5]), "q": ("float32", [1.0])}),
+               make_example({"x": ("float32", [0.25, 8.0]), "y": ("int64", [9])})]
+    features = {"x": tf.io.FixedLenFeature([2], tf.float32), "y": tf.io.FixedLenFeature([], tf.int64, default_value=-1),
+                "n": tf.io.VarLenFeature(tf.int64), "q": tf.io.FixedLenSequenceFeature([], tf.float32, allow_missing=True)}
+    g = tf.Graph()
+    with g.as_default():
+        batch = tf.parse_example(tf.constant(np.array(records, dtype=object)), features)
+        single = tf.parse_single_example(tf.constant(records[0]), features)
+        fetches = {"x": batch["x"], "y": batch["y"], "q": batch["q"], "n_indices": batch["n"].indices,
+                   "n_dense": tf.sparse.to_dense(batch["n"], default_value=-7), "single_x": single["x"],
+                   "single_n": single["n"].values, "single_shape": single["n"].dense_shape}
+        named = {k: tf.identity(v, name=k) for k, v in fetches.items()}
+    assert {op.type for op in g.get_operations()} >= {"ParseExample", "ParseSingleExample", "SparseToDense"}
+    with open(tmp_path / "parse.pb", "wb") as f:
+        f.write(g.as_graph_def())
+    with tf.Session(graph=g) as sess:
+        ours = dict(zip(named, sess.run(list(named.values()))))
+    np.savez(tmp_path / "parse.npz", **{f"fetch:{k}:0": np.zeros(0) for k in named})
+    run_tf_script(python, "run_graphdefs.py", str(tmp_path), "parse")
+    theirs = np.load(tmp_path / "parse.tf.npz")
+    for key, value in ours.items():
+        want = theirs[f"{key}:0"]
+        assert want.dtype == value.dtype and want.shape == value.shape and np.array_equal(want, value), key
+    assert ours["n_dense"].tolist() == [[3, 4, 5], [-7, -7, -7]]
