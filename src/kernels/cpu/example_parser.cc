@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
-#include "absl/container/flat_hash_map.h"
 #include "tensorweave/proto/example_wire.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
@@ -242,7 +242,7 @@ absl::Status ParseExamples(const ExampleParserConfig& config, const Tensor& seri
   }
   for (Gathered& g : sparse) g.Resize(batch);
   // One arena for every parsed message: they live until their values are copied out, and
-  // the map-heavy Example allocates far less this way.
+  // an Example's many small messages allocate far less this way.
   google::protobuf::Arena arena;
   std::vector<absl::Status> errors(static_cast<size_t>(batch));
   // Which configured feature each key is (a key may be both dense and sparse).
