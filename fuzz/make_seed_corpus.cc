@@ -11,6 +11,7 @@
 #include "fuzz/fuzz_util.h"
 #include "graph/graph_def_import.h"
 #include "tensor/tensor_proto.h"
+#include "tensorweave/proto/example.pb.h"
 #include "tensorweave/tensorweave.h"
 #include "train/checkpoint_writer.h"
 
@@ -130,6 +131,20 @@ void WriteAll() {
   std::ifstream in(ckpt, std::ios::binary);
   Write("checkpoint", "six_tensors", std::string(std::istreambuf_iterator<char>(in), {}));
   std::filesystem::remove(ckpt);
+
+  // parse_example: byte 0 odd = one Example; even = records of a 2-byte length + bytes.
+  Example ex;
+  auto& features = *ex.mutable_features()->mutable_feature();
+  for (float v : {1.f, 2.f}) features["d_f"].mutable_float_list()->add_value(v);
+  features["d_i"].mutable_int64_list()->add_value(-3);
+  for (const char* v : {"a", "bc"}) features["v_s"].mutable_bytes_list()->add_value(v);
+  for (int64_t v : {5, 6, 7}) features["v_i"].mutable_int64_list()->add_value(v);
+  for (float v : {0.5f, 1.5f, 2.5f, 3.5f}) features["q_f"].mutable_float_list()->add_value(v);
+  const std::string one = ex.SerializeAsString();
+  Write("parse_example", "one_example", std::string("\x01") + one);
+  std::string batch(1, '\0');
+  for (int i = 0; i < 3; ++i) batch += std::string{static_cast<char>(one.size() & 0xff), static_cast<char>(one.size() >> 8)} + one;
+  Write("parse_example", "three_examples", batch);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ bool IsIntList(const py::list& list) {
 }
 
 // A Python attr value as an AttrValue: bool, int, float, str, DType, a NumPy array
-// (tensor), a PartialShape, or a list of ints, strs or DTypes.
+// (tensor), a PartialShape, or a list of ints, strs, DTypes or PartialShapes.
 AttrValue ToAttr(const std::string& name, const py::handle& v) {
   if (py::isinstance<py::bool_>(v)) return MakeAttr(v.cast<bool>());
   if (py::isinstance<py::int_>(v)) return MakeAttr(v.cast<int64_t>());
@@ -41,6 +41,10 @@ AttrValue ToAttr(const std::string& name, const py::handle& v) {
     if (py::len(list) > 0 && py::isinstance<DType>(list[0])) {
       auto types = list.cast<std::vector<DType>>();
       return MakeAttr(absl::Span<const DType>(types));
+    }
+    if (py::len(list) > 0 && py::isinstance<PartialShape>(list[0])) {  // list(shape)
+      auto shapes = list.cast<std::vector<PartialShape>>();
+      return MakeAttr(absl::Span<const PartialShape>(shapes));
     }
     if (py::len(list) > 0 && py::isinstance<py::str>(list[0])) {
       auto strs = list.cast<std::vector<std::string>>();

@@ -55,3 +55,10 @@ if "compat" not in globals():
     import sys as _sys
     import types as _types
     compat = _types.SimpleNamespace(v1=_sys.modules[__name__])
+# tf.train.Example parsing (tf.io, tf.parse_example) and the minimal tf.SparseTensor.
+from tensorweave import io  # noqa: E402,F401
+from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: E402,F401
+                                     parse_example, parse_single_example)
+from tensorweave import sparse  # noqa: E402,F401
+from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
+                                       sparse_tensor_to_dense, sparse_to_dense)

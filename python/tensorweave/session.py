@@ -68,6 +68,9 @@ class _FetchPlan:
             return ("list" if isinstance(fetch, list) else "tuple", None, items)
         if isinstance(fetch, (dict, collections.OrderedDict)):
             return ("dict", type(fetch), [(k, self._flatten(v)) for k, v in fetch.items()])
+        if hasattr(fetch, "_fetch_parts"):  # A composite (tf.SparseTensor): its value class and parts.
+            cls, parts = fetch._fetch_parts()
+            return ("namedtuple", cls, [self._flatten(p) for p in parts])
         if fetch is None:
             raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
         element = self._graph.as_graph_element(fetch)
@@ -202,6 +205,9 @@ def _feed_arrays(graph, feed_dict):
     """[(fed Tensor, NumPy array of its dtype)] for a feed_dict, validated as TensorFlow does."""
     feeds = []
     for key, value in (feed_dict or {}).items():
+        if hasattr(key, "_fetch_parts"):  # A composite (tf.SparseTensor): each part from the value's.
+            feeds.extend(_feed_arrays(graph, dict(zip(key._fetch_parts()[1], value))))
+            continue
         element = graph.as_graph_element(key)
         if not isinstance(element, Tensor):
             raise TypeError("Cannot interpret feed_dict key as Tensor: %r is an operation" % (key,))

@@ -351,3 +351,7 @@ from tensorweave.sync_replicas import SyncReplicasOptimizer  # noqa: E402,F401
 from tensorweave.coordinator import Coordinator, LooperThread  # noqa: E402,F401
 from tensorweave.session_manager import SessionManager  # noqa: E402,F401
 from tensorweave.supervisor import Supervisor  # noqa: E402,F401
+# tf.train.Example and friends: the generated message classes (TensorFlow's field numbers).
+from tensorweave.proto.example_pb2 import Example, SequenceExample  # noqa: E402,F401
+from tensorweave.proto.feature_pb2 import (BytesList, Feature, FeatureList, FeatureLists, Features,  # noqa: E402,F401
+                                           FloatList, Int64List)

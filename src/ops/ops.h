@@ -24,6 +24,8 @@ void RegisterStringOps(OpRegistry& r);     // StringJoin
 void RegisterSummaryOps(OpRegistry& r);    // ScalarSummary, HistogramSummary, ImageSummary, ...
 void RegisterRefVariableOps(OpRegistry& r);  // TF1 VariableV2, Assign, Apply*, ... (lowered on import)
 void RegisterIoV2Ops(OpRegistry& r);       // SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ...
+void RegisterParsingOps(OpRegistry& r);    // ParseExample, ParseExampleV2, ParseSingleExample
+void RegisterSparseOps(OpRegistry& r);     // SparseToDense
 
 }  // namespace tw
 

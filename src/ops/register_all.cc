@@ -21,6 +21,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterSummaryOps(r);
   RegisterRefVariableOps(r);
   RegisterIoV2Ops(r);
+  RegisterParsingOps(r);
+  RegisterSparseOps(r);
 }
 
 }  // namespace tw

@@ -25,6 +25,8 @@ void RegisterWidenedKernels(KernelRegistry& r);  // widen_kernels.cc: int8, half
 void RegisterSummaryKernels(KernelRegistry& r);  // summary_kernels.cc
 void RegisterResourceScatterKernels(KernelRegistry& r);  // resource_scatter_kernels.cc
 void RegisterSaveRestoreV2Kernels(KernelRegistry& r);  // save_restore_v2_kernels.cc: SaveV2, RestoreV2, ...
+void RegisterParseExampleKernels(KernelRegistry& r);  // parse_example_kernels.cc: tf.train.Example
+void RegisterSparseToDenseKernels(KernelRegistry& r);  // sparse_to_dense_kernels.cc
 
 }  // namespace tw
 

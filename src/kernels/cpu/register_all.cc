@@ -22,6 +22,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSummaryKernels(r);
   RegisterResourceScatterKernels(r);
   RegisterSaveRestoreV2Kernels(r);
+  RegisterParseExampleKernels(r);
+  RegisterSparseToDenseKernels(r);
 }
 
 }  // namespace tw
