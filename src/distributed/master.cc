@@ -124,13 +124,14 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // Adds `def` to the graph, all of it or (on error) nothing. `expected_version`: the
   // version the client's graph extends, as TensorFlow's master checks it (none for the
   // graph CreateSession starts with). Returns the new version.
-  absl::StatusOr<int64_t> Extend(const GraphDef& def, std::optional<int64_t> expected_version) {
+  absl::StatusOr<int64_t> Extend(const GraphDef& def, std::optional<int64_t> expected_version,
+                                 const std::function<bool()>& cancelled = {}) {
     absl::MutexLock lock(&mu_);
     if (expected_version.has_value() && *expected_version != graph_version_) {
       return absl::AbortedError(absl::StrCat("current graph version is ", graph_version_, " but the caller expected ",
                                              *expected_version, " (another client extended the session?)"));
     }
-    TW_RETURN_IF_ERROR(ImportGraphDef(def, &graph_, limits_));
+    TW_RETURN_IF_ERROR(ImportGraphDef(def, &graph_, limits_, GraphSource::kClient, cancelled));
     if (expected_version.has_value()) ++graph_version_;
     return graph_version_;
   }
@@ -625,13 +626,15 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_, &step_timer_,
                                                  req.config(), limits_, filters);
-  TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), std::nullopt));
-  // A client that left while the graph was imported never gets the handle: keep nothing.
+  // The import stops when the client gives up; one that left while the graph was imported
+  // never gets the handle: keep nothing.
+  auto version = session->Extend(req.graph_def(), std::nullopt, gave_up);
   if (gave_up()) return dropped;
+  TW_RETURN_IF_ERROR(version.status());
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
   resp->set_session_handle(handle);
-  resp->set_graph_version(version);
+  resp->set_graph_version(*version);
   return absl::OkStatus();
 }
 

@@ -39,7 +39,7 @@ absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const 
 }
 
 absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits,
-                            GraphSource source) {
+                            GraphSource source, const std::function<bool()>& cancelled) {
   TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
   const int n = def.node_size();
   absl::flat_hash_map<std::string, int> index;  // name -> position in def
@@ -105,7 +105,14 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
   }
   // All or nothing: a node refused late (a bad attr, a shape) takes the ones added before it back out.
   const int first = graph->num_nodes();
+  int added_count = 0;
   for (int i : order) {
+    constexpr int kCancelCheckEvery = 4096;
+    if (cancelled && ++added_count % kCancelCheckEvery == 0 && cancelled()) {
+      graph->RemoveNodesSince(first);
+      return absl::CancelledError(absl::StrCat("the GraphDef import was cancelled after ", added_count, " of ", n,
+                                               " nodes (the caller gave up)"));
+    }
     const NodeDef& node = def.node(i);
     NodeSpec spec{node.name(), node.op(), {}, node.device(), {}};
     for (const auto& [k, v] : node.attr()) spec.attrs[k] = v;
