@@ -15,6 +15,7 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "distributed/rpc/parse_error_interceptor.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
+#include "distributed/rpc/reply_budget.h"
 #include "distributed/rpc/tf_master_service.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -37,28 +38,6 @@ grpc::Status FinishStatus(const absl::Status& s, google::protobuf::Message* resp
   }
   return ToGrpcStatus(s);
 }
-
-// The step replies a server holds for clients that have not read them yet (a client that
-// never reads keeps its reply in the server's memory): counted from the reply's Finish to
-// the call's end, and capped by ResourceLimits::max_pending_reply_bytes.
-class ReplyBudget {
- public:
-  explicit ReplyBudget(int64_t max_bytes) : max_bytes_(max_bytes) {}
-  // Reserves `bytes` for a reply, or ResourceExhausted naming the budget.
-  absl::Status Reserve(const char* reply, int64_t bytes) {
-    const int64_t held = held_.fetch_add(bytes) + bytes;
-    if (held <= max_bytes_) return absl::OkStatus();
-    held_.fetch_sub(bytes);
-    return absl::ResourceExhaustedError(absl::StrCat(
-        reply, " of ", bytes, " bytes is refused: ", held - bytes, " bytes of replies already wait for clients ",
-        "to read them, and this task holds at most ", max_bytes_, " (--max_pending_reply_bytes)"));
-  }
-  void Release(int64_t bytes) { held_.fetch_sub(bytes); }
-
- private:
-  const int64_t max_bytes_;
-  std::atomic<int64_t> held_{0};
-};
 
 // Ends a step's call: an OK reply is first checked against protobuf's size limit and the
 // task's reply budget (`reserved` gets what it holds, released when the call is done).
@@ -211,7 +190,7 @@ class GrpcServer : public Server {
         worker_service_(&worker_, &master_, &reply_budget_),
         master_service_(&master_, &reply_budget_),
         tf_master_(&master_, job, task),
-        tf_master_service_(&tf_master_) {
+        tf_master_service_(&tf_master_, &reply_budget_) {
     cache_.SetLocalWorker(job, task, &worker_);
     security_ = options.security;
     insecure_allow_remote_ = options.insecure_allow_remote;
