@@ -22,6 +22,7 @@
 #include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/local_cluster.h"
+#include "testing/never_reading_client.h"
 #include "testing/test_util.h"
 
 namespace tw {
@@ -146,6 +147,54 @@ TEST_F(RequestLimitsTest, StepRepliesAreHeldToTheReplyBudget) {
     ASSERT_TRUE(small.ok()) << small.status();
     EXPECT_EQ(small->NumElements(), 4194304);
   }
+}
+
+// Clients that never read (an HTTP/2 stream window of 0) hold their replies in the
+// server: two 64 MiB replies fill a 150 MiB budget, a third is refused, and the budget is
+// back once those clients close their connections.
+TEST_F(RequestLimitsTest, RepliesHeldForNeverReadingClientsAreCapped) {
+  Start({"--max_pending_reply_bytes=157286400"});
+  std::string handle;
+  ASSERT_TRUE(CreateSession(
+                  "node { name: 'dims' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: 'value' "
+                  "value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 16777216 } } } }\n"
+                  "node { name: 'one' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: 'value' "
+                  "value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }\n"
+                  "node { name: 'big' op: 'Fill' input: 'dims' input: 'one' attr { key: 'T' value { type: DT_FLOAT } } "
+                  "attr { key: 'index_type' value { type: DT_INT32 } } }",
+                  &handle)
+                  .ok());
+  RunStepRequest req;
+  req.set_session_handle(handle);
+  req.add_fetch("big");
+  const std::string address = *cluster_->spec().address("local", 0);
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  auto fetch = [&] {
+    grpc::ClientContext ctx;
+    RunStepResponse resp;
+    return master_->RunStep(&ctx, req, &resp);
+  };
+  grpc::Status s;
+  {
+    testing::NeverReadingClient first, second;
+    ASSERT_TRUE(first.Call("127.0.0.1", port, "/tensorweave.MasterService/RunStep", req.SerializeAsString()));
+    ASSERT_TRUE(second.Call("127.0.0.1", port, "/tensorweave.MasterService/RunStep", req.SerializeAsString()));
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    do {
+      s = fetch();
+    } while (s.ok() && absl::Now() < deadline);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+    EXPECT_NE(s.error_message().find("(--max_pending_reply_bytes)"), std::string::npos) << s.error_message();
+    const int64_t peak = PeakRss(pid());
+    std::cout << "[figure] two never-reading HTTP/2 clients of a 64 MiB fetch vs --max_pending_reply_bytes=150MiB: "
+              << "server VmHWM " << peak / kMiB << " MiB\n";
+    EXPECT_LT(peak, 1024 * kMiB);
+  }
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  do {
+    s = fetch();
+  } while (!s.ok() && absl::Now() < deadline);
+  EXPECT_TRUE(s.ok()) << s.error_message();
 }
 
 }  // namespace
