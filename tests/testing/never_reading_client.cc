@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -73,11 +74,25 @@ bool NeverReadingClient::Call(const std::string& host, int port, const std::stri
         const uint8_t type = buf[3], flags = buf[4];
         if (type == kSettings && !(flags & kAck)) WriteAll(fd_, Frame(kSettings, kAck, 0, ""));
         if (type == kPing && !(flags & kAck)) WriteAll(fd_, Frame(kPing, kAck, 0, buf.substr(9, len)));
+        if (type == kHeaders) {
+          // The reply's headers (then its bytes wait for a window that never opens), or
+          // trailers that ended the call at once: an error.
+          (flags & kEndStream ? ended_ : replying_).store(true);
+        }
         buf.erase(0, 9 + len);
       }
     }
   });
   return true;
+}
+
+bool NeverReadingClient::WaitReplying(int timeout_ms) const {
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    if (ended_.load()) return false;
+    if (replying_.load()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 NeverReadingClient::~NeverReadingClient() {

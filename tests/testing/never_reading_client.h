@@ -16,12 +16,16 @@ class NeverReadingClient {
   // Connects to `host:port` and sends `request` (a serialized message) to `method`
   // ("/tensorweave.MasterService/RunStep"); false if it cannot connect.
   bool Call(const std::string& host, int port, const std::string& method, const std::string& request);
+  // True once the server started the reply (its headers came; its bytes cannot), within
+  // `timeout_ms`; false if the call ended (an error) or nothing came.
+  bool WaitReplying(int timeout_ms) const;
   // Closes the connection (the server then drops the call).
   ~NeverReadingClient();
 
  private:
   int fd_ = -1;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> replying_{false}, ended_{false};
   std::thread reader_;  // Answers SETTINGS and PING; takes no DATA.
 };
 
