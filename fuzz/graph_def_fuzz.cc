@@ -10,6 +10,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!def.ParseFromArray(data, static_cast<int>(size))) return 0;
   tw::FlowGraph graph;
   const absl::Status imported = tw::ImportGraphDef(def, &graph, tw::fuzz::FuzzLimits());
+  // Internal ops (_Arg, _Retval, _Send, _Recv...) come only from the partitioner.
+  for (const tw::NodeDef& node : def.node()) {
+    if (!node.op().empty() && node.op()[0] == '_') TW_FUZZ_CHECK(!imported.ok());
+  }
   if (imported.ok()) {
     // What imported exports again and imports the same.
     tw::FlowGraph again;

@@ -59,6 +59,32 @@ NamedTensor Named(const std::string& name, const Tensor& t) {
   return n;
 }
 
+// A client graph with internal ops, which only the partitioner may make.
+GraphDef ClientGraphWithInternalOps() {
+  auto def = ParseGraphDef(
+      "node { name: 'c' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } "
+      "attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }\n"
+      "node { name: 'a' op: '_Arg' attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'index' value { i: 3 } } }\n"
+      "node { name: 'r' op: '_Retval' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'index' value { i: 1000000 } } }\n"
+      "node { name: 's' op: '_Send' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'tensor_name' value { s: 'x' } } attr { key: 'send_device' value { s: '/job:local/task:0' } } "
+      "attr { key: 'recv_device' value { s: '/job:local/task:0' } } }\n"
+      "node { name: 'v' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } } "
+      "attr { key: 'tensor_name' value { s: 'x' } } attr { key: 'send_device' value { s: '/job:local/task:0' } } "
+      "attr { key: 'recv_device' value { s: '/job:local/task:0' } } }",
+      /*text=*/true);
+  if (!def.ok()) throw StatusError(def.status());
+  return *def;
+}
+
+// One record of the rpc_sequence target: op, index, 2-byte length, message.
+std::string Call(uint8_t op, uint8_t index, const std::string& message) {
+  return std::string{static_cast<char>(op), static_cast<char>(index), static_cast<char>(message.size() & 0xff),
+                     static_cast<char>(message.size() >> 8)} +
+         message;
+}
+
 void WriteAll() {
   const std::vector<Tensor> tensors = SampleTensors();
   // The tensor_wire target reads streams of 3 tensors: each sample three times (keys 0, 1,
@@ -117,6 +143,31 @@ void WriteAll() {
   run.add_recv_key("ret:0");
   run.add_recv_key("ret:1");
   Write("worker_run_graph", "both_args", run.SerializeAsString());
+
+  // rpc_sequence ops: 0 create, 1 extend, 2 run, 3 cancelled run, 4 close, 5 cancelled
+  // create, 6 register, 7 run graph, 8 deregister.
+  GraphDef extra;
+  {
+    Graph g;
+    auto on = g.device("/job:local/task:0");
+    g.AddOperation("Identity", "z", {constant(g, 5.0f)}, {});
+    extra = g.ToGraphDef();
+  }
+  const std::string session = SessionGraph().SerializeAsString();
+  Write("rpc_sequence", "create_run_extend_close",
+        Call(0, 0, session) + Call(2, 0, init.SerializeAsString()) + Call(2, 0, step.SerializeAsString()) +
+            Call(1, 0, extra.SerializeAsString()) + Call(3, 0, step.SerializeAsString()) + Call(4, 0, ""));
+  Write("rpc_sequence", "two_sessions_one_left_open",
+        Call(0, 0, session) + Call(0, 0, session) + Call(2, 1, ints.SerializeAsString()) + Call(4, 0, "") +
+            Call(2, 0, step.SerializeAsString()));
+  Write("rpc_sequence", "cancelled_create", Call(5, 0, session) + Call(2, 0, step.SerializeAsString()));
+  Write("rpc_sequence", "internal_ops_in_client_graphs",
+        Call(0, 0, ClientGraphWithInternalOps().SerializeAsString()) + Call(0, 0, session) +
+            Call(1, 0, ClientGraphWithInternalOps().SerializeAsString()) + Call(2, 0, step.SerializeAsString()));
+  Write("rpc_sequence", "register_run_deregister",
+        Call(6, 0, PartitionGraph().SerializeAsString()) + Call(7, 0, run.SerializeAsString()) +
+            Call(7, 0, run.SerializeAsString()) + Call(8, 0, "") + Call(7, 0, run.SerializeAsString()));
+  Write("graph_def", "client_internal_ops", ClientGraphWithInternalOps().SerializeAsString());
 
   Write("cluster_spec", "one_job", "local|localhost:2222;localhost:2223");
   Write("cluster_spec", "two_jobs", "ps|h:1,worker|h:2;h:3\n/job:ps/task:0");

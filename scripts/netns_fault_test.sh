@@ -145,7 +145,7 @@ start_server() {  # $1: host; waits until it listens (a log per start: server-<h
   log="$dir/server-$h-${server_starts[$h]}.log"
   ip netns exec "${ns_of[$h]}" "$tw" server --cluster_spec="$spec" --job_name=$job --task_index=$task \
     --rpc_timeout_ms="$rpc_timeout_ms" --tls_cert="$dir/$h.pem" --tls_key="$dir/$h.key" --tls_ca="$dir/ca.pem" \
-    --cluster_token_file="$dir/token" > "$log" 2>&1 &
+    --cluster_token_file="$dir/token" --file_access_root="$dir" > "$log" 2>&1 &
   server_pid[$h]=$!
   disown "${server_pid[$h]}"  # no "Killed" job notices: this script kills servers on purpose
   for _ in $(seq 100); do

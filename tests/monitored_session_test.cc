@@ -44,9 +44,10 @@ class RestartPsHook : public SessionRunHook {
 };
 
 TEST(MonitoredSessionClusterTest, ChiefRestoresTheCheckpointWhenThePsRestarts) {
-  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 1}}, kTw, {"--rpc_timeout_ms=5000"});
+  testing::ScratchDir dir;  // The tasks write the checkpoints: inside their file access root.
+  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 1}}, kTw,
+                                              {"--rpc_timeout_ms=5000", "--file_access_root=" + dir.path()});
   ASSERT_TRUE(cluster.ok()) << cluster.status();
-  testing::ScratchDir dir;
   Graph g;
   auto m = examples::BuildRegression(g, "/job:ps/task:0", "/job:worker/task:0");
   auto created = std::make_shared<StepAtCreationHook>(m.step.value());
@@ -126,9 +127,10 @@ int RunsIn(const std::string& output) {
 }
 
 TEST(MonitoredSessionClusterTest, KilledNonChiefClientRejoins) {
-  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 2}}, kTw, {"--rpc_timeout_ms=5000"});
+  testing::ScratchDir dir;  // The tasks write the checkpoints: inside their file access root.
+  auto cluster = testing::LocalCluster::Start({{"ps", 1}, {"worker", 2}}, kTw,
+                                              {"--rpc_timeout_ms=5000", "--file_access_root=" + dir.path()});
   ASSERT_TRUE(cluster.ok()) << cluster.status();
-  testing::ScratchDir dir;
   const std::string trainer = kTrainer + " --cluster_spec='" + (*cluster)->spec().ToString() +
                               "' --recovery_wait_secs=0.1 --max_wait_secs=60 --checkpoint_dir=" + dir.path();
   // The non-chief starts first: it waits for the chief's initialization, then trains.

@@ -10,8 +10,11 @@
 #include <filesystem>
 #include <iostream>
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -25,6 +28,7 @@
 #include "autodiff/gradient_registry.h"
 #include "distributed/process_cluster.h"
 #include "client/tensor_text.h"
+#include "core/file_access.h"
 #include "core/parent_watch.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
@@ -75,6 +79,12 @@ constexpr char kUsage[] =
     "        --max_registered_graphs N  graph partitions registered at once (default 65536)\n"
     "        --idle_step_timeout_ms MS  drop a step that nothing ran or received for this\n"
     "                                long, with the tensors left in it (default 600000)\n"
+    "        --max_pending_reply_bytes N  step replies held for clients that have not read\n"
+    "                                them yet (default 4 GiB)\n"
+    "        --session_gc_seconds S  close a session that ran nothing for this long\n"
+    "                                (default 86400)\n"
+    "        --file_access_root DIR  graphs may read and write files only under DIR\n"
+    "                                (Save/Restore...; default: the working directory)\n"
     "                                (over a limit: ResourceExhausted naming it)\n"
     "        --parent_pid PID        stop (as on SIGTERM) when process PID exits: what `tw\n"
     "                                cluster` and the tests' clusters pass, so no task\n"
@@ -83,7 +93,7 @@ constexpr char kUsage[] =
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
     "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
     "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N, --tls_cert PEM,\n"
-    "        --tls_key PEM, --tls_ca PEM, --cluster_token_file F\n"
+    "        --tls_key PEM, --tls_ca PEM, --cluster_token_file F, --file_access_root DIR\n"
     "                                passed to every task\n"
     "  ops   list the registered ops\n"
     "        --gradients             with each op's gradient: gradient, none (not\n"
@@ -238,6 +248,9 @@ tw::Status Run(const RunFlags& flags) {
   return absl::OkStatus();
 }
 
+// How long a stopping server may take before it exits regardless.
+constexpr int kStopGraceSeconds = 3;
+
 // The field a numeric server flag ("-rpc_timeout_ms", "-max_tensor_bytes"...) sets.
 int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
   if (arg == "-rpc_timeout_ms") return &options->rpc_timeout_ms;
@@ -247,6 +260,8 @@ int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
   if (arg == "-max_concurrent_steps") return &options->limits.max_concurrent_steps;
   if (arg == "-max_registered_graphs") return &options->limits.max_registered_graphs;
   if (arg == "-idle_step_timeout_ms") return &options->limits.idle_step_timeout_ms;
+  if (arg == "-session_gc_seconds") return &options->session_gc_seconds;
+  if (arg == "-max_pending_reply_bytes") return &options->max_pending_reply_bytes;
   return nullptr;
 }
 
@@ -278,6 +293,8 @@ tw::Status RunServer(int argc, char** argv) {
       job = value;
     } else if (std::string* path = SecurityFlag(arg, &options.security); path != nullptr) {
       *path = value;
+    } else if (arg == "-file_access_root") {
+      options.file_access_root = value;
     } else if (arg == "-task_index") {
       if (!absl::SimpleAtoi(value, &task)) return absl::InvalidArgumentError("--task_index must be an integer");
     } else if (int64_t* number = ServerNumberFlag(arg, &options); number != nullptr) {
@@ -311,6 +328,10 @@ tw::Status RunServer(int argc, char** argv) {
     }
   }
   if (job.empty()) return absl::InvalidArgumentError("--job_name is required");
+  // A client's graph names the files its ops open: without a root it could write anywhere
+  // this process can.
+  if (options.file_access_root.empty()) options.file_access_root = ".";
+  TW_ASSIGN_OR_RETURN(options.file_access_root, tw::CanonicalFileAccessRoot(options.file_access_root));
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
@@ -321,10 +342,18 @@ tw::Status RunServer(int argc, char** argv) {
   TW_ASSIGN_OR_RETURN(auto server, tw::Server::Create(cluster, job, task, options));
   TW_RETURN_IF_ERROR(server->Start());
   std::cout << "tw server: /job:" << job << "/replica:0/task:" << task << " of cluster " << cluster.ToString()
-            << " listening at " << server->target() << std::endl;
+            << " listening at " << server->target() << ", file access root " << options.file_access_root
+            << std::endl;
   int sig = 0;
   sigwait(&signals, &sig);
   std::cout << "tw server: " << (sig == SIGINT ? "SIGINT" : "SIGTERM") << ", stopping" << std::endl;
+  // Stopping cancels every call and so every step; should anything still hold the process
+  // (a kernel that ignores cancellation), it ends anyway, a bounded time after the signal.
+  std::thread([] {
+    std::this_thread::sleep_for(std::chrono::seconds(kStopGraceSeconds));
+    std::cerr << "tw server: still stopping " << kStopGraceSeconds << " s after the signal; exiting now" << std::endl;
+    std::_Exit(1);
+  }).detach();
   server->Stop();
   return absl::OkStatus();
 }
@@ -360,7 +389,8 @@ tw::Status RunCluster(int argc, char** argv) {
     }
     if (arg == "--jobs") {
       jobs_flag = value;
-    } else if (arg == "--rpc_timeout_ms" || arg == "--intra_op_threads" || arg == "--inter_op_threads") {
+    } else if (arg == "--rpc_timeout_ms" || arg == "--intra_op_threads" || arg == "--inter_op_threads" ||
+               arg == "--file_access_root") {
       server_flags.push_back(arg + "=" + value);
     } else if (std::string* path = SecurityFlag(arg, &security); path != nullptr) {
       *path = value;

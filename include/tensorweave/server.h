@@ -35,6 +35,17 @@ struct ServerOptions {
   bool insecure_allow_remote = false;
   // Caps on tensor sizes, graph sizes and concurrent steps (resource_limits.h).
   ResourceLimits limits;
+  // The directory tree the graphs run here may read and write files in (SaveTensors,
+  // RestoreTensors, ...); a file outside it (`..` and symlinks resolved) is PermissionDenied.
+  // Empty: no limit, as an in-process session (`tw server` defaults it to its working
+  // directory). Must be an existing directory (Server::Create: InvalidArgument otherwise).
+  std::string file_access_root;
+  // A session that runs no step and sees no call for this long is closed (as TF1's
+  // session_gc_seconds): a client that left without CloseSession holds nothing for ever.
+  int64_t session_gc_seconds = 24 * 60 * 60;
+  // Bytes of step replies (RunStep, RunGraph) held at once for clients that have not read
+  // them yet (slow or never-reading clients); a reply beyond it is ResourceExhausted.
+  int64_t max_pending_reply_bytes = int64_t{4} << 30;
 };
 
 class Server {

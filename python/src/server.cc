@@ -44,8 +44,10 @@ void BindServer(py::module_& m) {
   py::class_<Server>(m, "Server")
       .def_static("create",
                   [](const ClusterSpec& cluster, const std::string& job, int task, int64_t rpc_timeout_ms,
-                     const TransportSecurity& security, bool insecure_allow_remote, const ResourceLimits& limits) {
+                     const TransportSecurity& security, bool insecure_allow_remote, const ResourceLimits& limits,
+                     const std::string& file_access_root) {
                     ServerOptions options;
+                    options.file_access_root = file_access_root;
                     if (rpc_timeout_ms > 0) options.rpc_timeout_ms = rpc_timeout_ms;
                     options.security = security;
                     options.insecure_allow_remote = insecure_allow_remote;
@@ -54,7 +56,7 @@ void BindServer(py::module_& m) {
                   },
                   py::arg("cluster"), py::arg("job"), py::arg("task"), py::arg("rpc_timeout_ms") = 0,
                   py::arg("security") = TransportSecurity(), py::arg("insecure_allow_remote") = false,
-                  py::arg("limits") = ResourceLimits())
+                  py::arg("limits") = ResourceLimits(), py::arg("file_access_root") = "")
       .def_static("create_local",
                   [](const TransportSecurity& security, const ResourceLimits& limits) {
                     ServerOptions options;

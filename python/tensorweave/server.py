@@ -24,6 +24,7 @@ def _parse_args(argv):
     parser.add_argument("--cluster_token_file", help="require this shared token on every call (and send it)")
     parser.add_argument("--insecure_allow_remote", action="store_true",
                         help="serve a non-loopback address without TLS or a token")
+    parser.add_argument("--file_access_root", help="graphs may read and write files only under this directory")
     for name in train.ResourceLimits._FIELDS:
         parser.add_argument("--" + name, type=int, help="resource limit (tw server --help)")
     return parser.parse_args(argv)
@@ -48,7 +49,8 @@ def main(argv=None):
                                            tls_cert_file=args.tls_cert, tls_key_file=args.tls_key)
         limits = train.ResourceLimits(**{name: getattr(args, name) for name in train.ResourceLimits._FIELDS})
         server = train.Server(cluster, job_name=job, task_index=task, rpc_timeout_ms=args.rpc_timeout_ms,
-                              security=security, insecure_allow_remote=args.insecure_allow_remote, limits=limits)
+                              security=security, insecure_allow_remote=args.insecure_allow_remote, limits=limits,
+                              file_access_root=args.file_access_root)
     except (ValueError, TypeError, errors.OpError) as e:
         print("tensorweave.server: %s" % e, file=sys.stderr)
         return 2

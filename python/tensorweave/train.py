@@ -280,10 +280,13 @@ class Server:
     tensorweave's keywords: security (a TransportSecurity: TLS and the cluster token this
     task demands of its clients and presents to the other tasks; without TLS or a token a
     task only serves a loopback address unless insecure_allow_remote), limits (a
-    ResourceLimits) and rpc_timeout_ms (the deadline of calls between tasks)."""
+    ResourceLimits), rpc_timeout_ms (the deadline of calls between tasks) and
+    file_access_root (the directory the graphs may read and write files in; None: anywhere,
+    as TensorFlow; `tw server` defaults it to its working directory)."""
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None, config=None,
-                 start=True, rpc_timeout_ms=0, security=None, insecure_allow_remote=False, limits=None):
+                 start=True, rpc_timeout_ms=0, security=None, insecure_allow_remote=False, limits=None,
+                 file_access_root=None):
         if protocol not in (None, "grpc"):
             raise ValueError("Unsupported protocol %r (only grpc)" % protocol)
         cluster = ClusterSpec(server_or_cluster_def)
@@ -298,7 +301,7 @@ class Server:
             task_index = indices[0]
         self._core = _core.Server.create(cluster._core, job_name, int(task_index), int(rpc_timeout_ms),
                                          _security_to_core(security), bool(insecure_allow_remote),
-                                         _limits_to_core(limits))
+                                         _limits_to_core(limits), str(file_access_root or ""))
         self._cluster = cluster
         _live_servers.add(self)
         if start:

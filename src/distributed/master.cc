@@ -2,12 +2,14 @@
 
 
 #include <algorithm>
+#include <iostream>
 #include <atomic>
 #include <optional>
 
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "absl/synchronization/notification.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -89,6 +91,12 @@ std::vector<std::string> KeysReturnedToMaster(const GraphDef& def, const DeviceN
 
 class MasterSession : public std::enable_shared_from_this<MasterSession> {
  public:
+  // For the idle sweep (Master::CloseIdleSessions): calls in progress, and when the last
+  // one started or ended.
+  std::atomic<int64_t> active_calls{0};
+  std::atomic<int64_t> last_used_ns{absl::GetCurrentTimeNanos()};
+  void Touch() { last_used_ns.store(absl::GetCurrentTimeNanos()); }
+
   MasterSession(std::string handle, const ClusterSpec& cluster, const std::string& job, int task,
                 WorkerCache* workers, Worker* local_worker, ThreadPool* rpc_pool, DeadlineTimer* step_timer,
                 SessionConfigProto config, const ResourceLimits& limits, const std::vector<DeviceName>& device_filters)
@@ -116,13 +124,14 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // Adds `def` to the graph, all of it or (on error) nothing. `expected_version`: the
   // version the client's graph extends, as TensorFlow's master checks it (none for the
   // graph CreateSession starts with). Returns the new version.
-  absl::StatusOr<int64_t> Extend(const GraphDef& def, std::optional<int64_t> expected_version) {
+  absl::StatusOr<int64_t> Extend(const GraphDef& def, std::optional<int64_t> expected_version,
+                                 const std::function<bool()>& cancelled = {}) {
     absl::MutexLock lock(&mu_);
     if (expected_version.has_value() && *expected_version != graph_version_) {
       return absl::AbortedError(absl::StrCat("current graph version is ", graph_version_, " but the caller expected ",
                                              *expected_version, " (another client extended the session?)"));
     }
-    TW_RETURN_IF_ERROR(ImportGraphDef(def, &graph_, limits_));
+    TW_RETURN_IF_ERROR(ImportGraphDef(def, &graph_, limits_, GraphSource::kClient, cancelled));
     if (expected_version.has_value()) ++graph_version_;
     return graph_version_;
   }
@@ -287,6 +296,21 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     std::atomic<size_t> pending{0};
     std::atomic<bool> aborted{false};
     int64_t timer_id = 0;  // The step_timeout_ms deadline (0: none).
+    int64_t stall_timer_id = 0;  // The stall warning (0: none).
+    absl::Time started = absl::Now();
+
+    // The tasks whose part has not returned yet, each once.
+    std::vector<std::string> WaitingTasks() {
+      std::vector<std::string> waiting;
+      absl::MutexLock lock(&mu);
+      for (size_t i = 0; i < part_returned.size(); ++i) {
+        const std::string& task = prepared->parts[i].task;
+        if (!part_returned[i] && std::find(waiting.begin(), waiting.end(), task) == waiting.end()) {
+          waiting.push_back(task);
+        }
+      }
+      return waiting;
+    }
 
     // Releases every task (once), some of which may wait for tensors a failed one will
     // never send: one CleanupGraph per task, each on its own pool thread, so that an
@@ -329,22 +353,38 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     if (timeout_ms <= 0) return;
     ThreadPool* pool = rpc_pool_;
     step->timer_id = step_timer_->Schedule(absl::Now() + absl::Milliseconds(timeout_ms), [step, pool, timeout_ms] {
-      std::vector<std::string> waiting;
-      {
-        absl::MutexLock lock(&step->mu);
-        for (size_t i = 0; i < step->part_returned.size(); ++i) {
-          const std::string& task = step->prepared->parts[i].task;
-          if (!step->part_returned[i] && std::find(waiting.begin(), waiting.end(), task) == waiting.end()) {
-            waiting.push_back(task);
-          }
-        }
-      }
+      std::vector<std::string> waiting = step->WaitingTasks();
       step->RecordError(absl::DeadlineExceededError(absl::StrCat(
           "step ", step->step_id, " ran longer than the session's step_timeout_ms (", timeout_ms,
           " ms; TF's operation_timeout_in_ms) and was cancelled; still running on ",
           waiting.empty() ? "no task (it was finishing)" : absl::StrJoin(waiting, ", "))));
       Step::Abort(step, pool);
     });
+  }
+
+  // A step that waits long is most often held by a task that stopped or is overloaded
+  // (or by a task waiting on one, as a sync-replicas accumulator on the ps waits for a
+  // stopped worker): after kStallWarning the master says which tasks have not answered,
+  // at most one line per session per kStallWarning, so that a stall is not silent.
+  static constexpr absl::Duration kStallWarning = absl::Seconds(5);
+  void StartStallWarning(const std::shared_ptr<Step>& step) {
+    step->stall_timer_id = step_timer_->Schedule(
+        step->started + kStallWarning, [step, self = weak_from_this(), session = handle_] {
+          auto me = self.lock();
+          if (me == nullptr) return;
+          const int64_t now = absl::GetCurrentTimeNanos();
+          int64_t last = me->last_stall_warning_ns_.load();
+          if (now - last < absl::ToInt64Nanoseconds(kStallWarning) ||
+              !me->last_stall_warning_ns_.compare_exchange_strong(last, now)) {
+            return;
+          }
+          std::vector<std::string> waiting = step->WaitingTasks();
+          if (waiting.empty()) return;
+          std::cerr << "tw master: WARNING: step " << step->step_id << " of session " << session << " has waited "
+                    << absl::FormatDuration(absl::Now() - step->started) << " for " << absl::StrJoin(waiting, ", ")
+                    << " (its part of the step has not returned: is that task stopped or overloaded, or waiting"
+                    << " for another one?)" << std::endl;
+        });
   }
 
   // `fetch_names`: the fetches as the client spelled them (sig.fetches in canonical form).
@@ -395,6 +435,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     }
     step->pending = n;
     StartDeadline(step);
+    StartStallWarning(step);
     for (size_t i = 0; i < n; ++i) {
       step->prepared->parts[i].worker->RunGraphAsync(
           &step->requests[i], &step->responses[i],
@@ -427,6 +468,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     }
     if (step->pending.fetch_sub(1) != 1) return;
     if (step->timer_id != 0) step_timer_->Cancel(step->timer_id);
+    if (step->stall_timer_id != 0) step_timer_->Cancel(step->stall_timer_id);
     if (step->client_cancel != nullptr && step->cancel_token != CancellationManager::kInvalidToken) {
       step->client_cancel->DeregisterCallback(step->cancel_token);
     }
@@ -495,6 +537,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   Worker* local_worker_;
   ThreadPool* rpc_pool_;
   DeadlineTimer* step_timer_;
+  std::atomic<int64_t> last_stall_warning_ns_{0};
   const SessionConfigProto config_;
   const DeviceName default_device_;
   std::vector<DeviceName> devices_;
@@ -510,27 +553,63 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
 };
 
 Master::Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker,
-               const ResourceLimits& limits)
+               const ResourceLimits& limits, int64_t session_gc_seconds)
     : cluster_(std::move(cluster)),
       job_(std::move(job)),
       task_(task),
       workers_(workers),
       local_worker_(local_worker),
-      limits_(limits) {}
+      limits_(limits),
+      session_gc_seconds_(session_gc_seconds) {}
 
 Master::~Master() = default;
 
 absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& handle) {
+  CloseIdleSessions();
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("session '", TruncateForMessage(handle), "' does not exist (closed or never created)"));
+    return absl::NotFoundError(absl::StrCat("session '", TruncateForMessage(handle),
+                                            "' does not exist (closed or never created); a session idle for more than ",
+                                            session_gc_seconds_, " s is closed (--session_gc_seconds)"));
   }
+  it->second->Touch();
   return it->second;
 }
 
-absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp) {
+void Master::CloseIdleSessions() {
+  std::vector<std::shared_ptr<MasterSession>> idle;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    if (now < next_session_sweep_) return;
+    const absl::Duration timeout = absl::Seconds(session_gc_seconds_);
+    next_session_sweep_ = now + timeout / 10;
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      auto next = std::next(it);
+      MasterSession& s = *it->second;
+      if (s.active_calls.load() == 0 && now - absl::FromUnixNanos(s.last_used_ns.load()) > timeout) {
+        idle.push_back(std::move(it->second));
+        sessions_.erase(it);
+      }
+      it = next;
+    }
+  }
+  // Closing deregisters partitions with blocking calls: not on the caller's thread.
+  for (auto& session : idle) rpc_pool_.Schedule([session] { session->Close(); });
+}
+
+int64_t Master::num_sessions() {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int64_t>(sessions_.size());
+}
+
+absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp,
+                                   const std::function<bool()>& cancelled) {
+  CloseIdleSessions();
+  auto gave_up = [&] { return cancelled && cancelled(); };
+  const absl::Status dropped = absl::CancelledError("the client cancelled CreateSession; no session was kept");
+  if (gave_up()) return dropped;
   std::string handle;
   {
     absl::MutexLock lock(&mu_);
@@ -547,18 +626,26 @@ absl::Status Master::CreateSession(const CreateSessionRequest& req, CreateSessio
   }
   auto session = std::make_shared<MasterSession>(handle, cluster_, job_, task_, workers_, local_worker_, &rpc_pool_, &step_timer_,
                                                  req.config(), limits_, filters);
-  TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), std::nullopt));
+  // The import stops when the client gives up; one that left while the graph was imported
+  // never gets the handle: keep nothing.
+  auto version = session->Extend(req.graph_def(), std::nullopt, gave_up);
+  if (gave_up()) return dropped;
+  TW_RETURN_IF_ERROR(version.status());
   absl::MutexLock lock(&mu_);
   sessions_[handle] = std::move(session);
   resp->set_session_handle(handle);
-  resp->set_graph_version(version);
+  resp->set_graph_version(*version);
   return absl::OkStatus();
 }
 
 absl::Status Master::ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp) {
   TW_ASSIGN_OR_RETURN(auto session, Find(req.session_handle()));
-  TW_ASSIGN_OR_RETURN(int64_t version, session->Extend(req.graph_def(), req.current_graph_version()));
-  resp->set_new_graph_version(version);
+  session->active_calls.fetch_add(1);
+  auto version = session->Extend(req.graph_def(), req.current_graph_version());
+  session->Touch();
+  session->active_calls.fetch_sub(1);
+  TW_RETURN_IF_ERROR(version.status());
+  resp->set_new_graph_version(*version);
   return absl::OkStatus();
 }
 
@@ -574,10 +661,14 @@ void Master::RunStepAsync(const RunStepRequest* req, RunStepResponse* resp, Canc
                                                           " steps are running, the max_concurrent_steps limit is ",
                                                           limits_.max_concurrent_steps)));
   }
-  (*session)->RunAsync(req, resp, client_cancel, [this, done = std::move(done)](const absl::Status& s) {
-    running_steps_.fetch_sub(1);
-    done(s);
-  });
+  (*session)->active_calls.fetch_add(1);
+  (*session)->RunAsync(req, resp, client_cancel,
+                       [this, session = *session, done = std::move(done)](const absl::Status& s) {
+                         session->Touch();
+                         session->active_calls.fetch_sub(1);
+                         running_steps_.fetch_sub(1);
+                         done(s);
+                       });
 }
 
 absl::Status Master::RunStep(const RunStepRequest& req, RunStepResponse* resp) {

@@ -33,11 +33,15 @@ class Master {
   // The master of task (job, task) of `cluster`, reaching every task through `workers`;
   // `local_worker` is that task's own worker. Graphs, feeds and concurrent steps are held
   // to `limits`.
+  // Sessions idle for longer than `session_gc_seconds` are closed.
   Master(ClusterSpec cluster, std::string job, int task, WorkerCache* workers, Worker* local_worker,
-         const ResourceLimits& limits = {});
+         const ResourceLimits& limits = {}, int64_t session_gc_seconds = 24 * 60 * 60);
   ~Master();
 
-  absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp);
+  // `cancelled` (may be empty) says whether the client gave up (cancelled, deadline): a
+  // cancelled CreateSession keeps no session.
+  absl::Status CreateSession(const CreateSessionRequest& req, CreateSessionResponse* resp,
+                             const std::function<bool()>& cancelled = {});
   absl::Status ExtendSession(const ExtendSessionRequest& req, ExtendSessionResponse* resp);
   // Runs a step without blocking the caller: `done` runs once, on whichever thread ends
   // the step (possibly this one); req and resp must live until then. When `client_cancel`
@@ -49,9 +53,13 @@ class Master {
   absl::Status CloseSession(const CloseSessionRequest& req, CloseSessionResponse* resp);
   absl::Status ListDevices(const ListDevicesRequest& req, ListDevicesResponse* resp);
   absl::Status Reset(const ResetRequest& req, ResetResponse* resp);
+  int64_t num_sessions();
 
  private:
   absl::StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
+  // Closes the sessions idle for longer than session_gc_seconds_ (at most ten
+  // sweeps per timeout, done when a call looks sessions up).
+  void CloseIdleSessions();
 
   const ClusterSpec cluster_;
   const std::string job_;
@@ -59,6 +67,7 @@ class Master {
   WorkerCache* workers_;
   Worker* local_worker_;
   const ResourceLimits limits_;
+  const int64_t session_gc_seconds_;
   std::atomic<int64_t> running_steps_{0};
   // Runs what may block: preparing a new signature, aborting and cleaning up steps.
   ThreadPool rpc_pool_{"master_rpc", 16};
@@ -68,6 +77,7 @@ class Master {
   absl::Mutex mu_;
   int64_t next_session_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_session_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
 };
 
 }  // namespace tw

@@ -51,12 +51,14 @@ absl::Status ProcessCluster::WaitServing(const std::string& job, int task) const
 absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std::map<std::string, int>& jobs,
                                                                   const std::string& tw_binary,
                                                                   const std::vector<std::string>& extra_flags,
-                                                                  const TransportSecurity& security) {
+                                                                  const TransportSecurity& security,
+                                                                  const std::string& stderr_path) {
   TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
   cluster->tw_binary_ = tw_binary;
   cluster->extra_flags_ = extra_flags;
+  cluster->stderr_path_ = stderr_path;
   if (!security.cluster_token.empty()) {
     return absl::InvalidArgumentError("a process cluster takes its token from a file (cluster_token_file)");
   }
@@ -82,6 +84,9 @@ absl::Status ProcessCluster::Launch(const std::string& job, int task) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!stderr_path_.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  }
   pid_t pid;
   int err = posix_spawn(&pid, tw_binary_.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -94,12 +99,34 @@ std::string ProcessCluster::target(const std::string& job, int task) const {
   return "grpc://" + *spec_.address(job, task);
 }
 
+pid_t ProcessCluster::pid(const std::string& job, int task) const {
+  auto it = pids_.find({job, task});
+  return it == pids_.end() ? 0 : it->second;
+}
+
 void ProcessCluster::Kill(const std::string& job, int task) {
   auto it = pids_.find({job, task});
   if (it == pids_.end()) return;
   kill(it->second, SIGKILL);
   waitpid(it->second, nullptr, 0);
   pids_.erase(it);
+}
+
+absl::Status ProcessCluster::Terminate(const std::string& job, int task, absl::Duration within) {
+  auto it = pids_.find({job, task});
+  if (it == pids_.end()) return absl::NotFoundError(absl::StrCat("no running task /job:", job, "/task:", task));
+  const pid_t pid = it->second;
+  pids_.erase(it);
+  kill(pid, SIGTERM);
+  const absl::Time deadline = absl::Now() + within;
+  while (absl::Now() < deadline) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return absl::OkStatus();
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return absl::DeadlineExceededError(absl::StrCat("/job:", job, "/task:", task, " did not exit within ",
+                                                  absl::FormatDuration(within), " of SIGTERM"));
 }
 
 absl::Status ProcessCluster::Restart(const std::string& job, int task) {

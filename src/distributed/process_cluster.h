@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/security.h"
 
@@ -23,18 +24,24 @@ class ProcessCluster {
  public:
   // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command. Every
   // task demands `security` (given to it as --tls_cert... flags), which the wait for it
-  // to serve presents as a client.
+  // to serve presents as a client. `stderr_path`: a file every task appends its stderr to
+  // (empty: this process's stderr).
   static absl::StatusOr<std::unique_ptr<ProcessCluster>> Start(const std::map<std::string, int>& jobs,
                                                              const std::string& tw_binary,
                                                              const std::vector<std::string>& extra_flags = {},
-                                                             const TransportSecurity& security = {});
+                                                             const TransportSecurity& security = {},
+                                                             const std::string& stderr_path = "");
   ~ProcessCluster();
 
   const ClusterSpec& spec() const { return spec_; }
   std::string target(const std::string& job, int task) const;  // "grpc://localhost:port"
+  pid_t pid(const std::string& job, int task) const;  // 0 if not running
   // Kills one task with SIGKILL (a crash), or restarts it with the same address.
   void Kill(const std::string& job, int task);
   absl::Status Restart(const std::string& job, int task);
+  // Sends SIGTERM to one task and waits for it to exit, at most `within` (then kills it
+  // and returns DeadlineExceeded): how long a task takes to stop, for tests.
+  absl::Status Terminate(const std::string& job, int task, absl::Duration within);
 
  private:
   absl::Status Launch(const std::string& job, int task);
@@ -42,6 +49,7 @@ class ProcessCluster {
   ClusterSpec spec_;
   std::string tw_binary_;
   std::vector<std::string> extra_flags_;
+  std::string stderr_path_;
   TransportSecurity security_;
   std::map<std::pair<std::string, int>, pid_t> pids_;
 };

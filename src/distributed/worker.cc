@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/file_access.h"
 #include "core/message_text.h"
 #include "distributed/message_limits.h"
 #include "graph/device_name.h"
@@ -119,17 +120,22 @@ absl::StatusOr<std::vector<const Node*>> SlotNodes(const FlowGraph& graph, const
 }  // namespace
 
 Worker::Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits,
-               int intra_op_threads, int inter_op_threads)
+               int intra_op_threads, int inter_op_threads, std::string file_access_root)
     : job_(job),
       task_(task),
       task_name_(absl::StrCat("/job:", job, "/replica:0/task:", task)),
       incarnation_(absl::Uniform<uint64_t>(absl::BitGen(), 1, UINT64_MAX)),
       cache_(cache),
       limits_(limits),
+      file_access_root_(std::move(file_access_root)),
       devices_(DeviceMgr::CreateLocal(job, task, intra_op_threads)),
-      inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", inter_op_threads)) {}
+      inter_op_pool_(std::make_unique<ThreadPool>("worker_inter_op", inter_op_threads)) {
+  // The kernels of this task's devices read it when they are built (core/file_access.h).
+  for (const auto& d : devices_->devices()) SetFileAccessRoot(d->resource_mgr(), file_access_root_);
+}
 
 Worker::~Worker() {
+  for (const auto& d : devices_->devices()) SetFileAccessRoot(d->resource_mgr(), "");
   absl::MutexLock lock(&mu_);
   for (auto& [id, step] : steps_) step->StartAbort(absl::CancelledError("worker shutting down"));
 }
@@ -272,6 +278,9 @@ struct Worker::RunningGraph {
   // _Retval index, or -1 for a rendezvous key.
   std::vector<std::pair<std::string, int>> outputs;
   Executor::Args args;
+  // The caller's cancellation and this run's callback in it (kInvalidToken: none).
+  CancellationManager* caller = nullptr;
+  CancellationManager::Token caller_token = CancellationManager::kInvalidToken;
 };
 
 absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const RunGraphRequest& req) {
@@ -369,14 +378,32 @@ void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
 
 void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
                            std::function<void(const absl::Status&)> done) {
+  RunGraphAsync(req, resp, nullptr, std::move(done));
+}
+
+void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, CancellationManager* caller,
+                           std::function<void(const absl::Status&)> done) {
   auto started = StartRunning(*req);
   if (!started.ok()) {
     done(started.status());
     return;
   }
   RunningGraph* run = started->release();
+  if (caller != nullptr) {
+    run->caller = caller;
+    auto abort = [step = run->step, step_id = req->step_id(), task = task_name_] {
+      step->StartAbort(absl::CancelledError(absl::StrCat(
+          "the caller of step ", step_id, " went away or gave up (its RunGraph call to task ", task,
+          " was cancelled or passed its deadline); the step was aborted there")));
+    };
+    run->caller_token = caller->RegisterCallback(abort);
+    if (run->caller_token == CancellationManager::kInvalidToken) abort();  // Already gone.
+  }
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
+    if (finished->caller_token != CancellationManager::kInvalidToken) {
+      finished->caller->DeregisterCallback(finished->caller_token);
+    }
     std::vector<Tensor> values;
     std::vector<std::pair<std::string, int64_t>> sizes;
     int64_t reply_bytes = 0;

@@ -29,8 +29,9 @@ class Worker : public WorkerInterface {
   // `cache` reaches the other tasks (for tensors this task receives from them). Graphs
   // and feeds are held to `limits`; intra/inter_op_threads size the kernels' thread pools
   // (<= 0: one thread per core).
+  // `file_access_root` (canonical, core/file_access.h) confines the kernels' file ops; empty: none.
   Worker(const std::string& job, int task, WorkerCache* cache, const ResourceLimits& limits = {},
-         int intra_op_threads = 0, int inter_op_threads = 0);
+         int intra_op_threads = 0, int inter_op_threads = 0, std::string file_access_root = "");
   ~Worker() override;
 
   absl::Status GetStatus(const GetStatusRequest& req, GetStatusResponse* resp) override;
@@ -38,6 +39,11 @@ class Worker : public WorkerInterface {
   absl::Status DeregisterGraph(const DeregisterGraphRequest& req, DeregisterGraphResponse* resp) override;
   void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp,
                      std::function<void(const absl::Status&)> done) override;
+  // As above; when `caller` is cancelled (the caller went away or its deadline passed: the
+  // RPC was cancelled) the step is aborted on this task, so that an orphaned step neither
+  // stays nor later takes what others enqueue. `caller` must outlive `done`.
+  void RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, CancellationManager* caller,
+                     std::function<void(const absl::Status&)> done);
   void RecvTensorsAsync(const RecvTensorsRequest& req, CancellationManager* cancellation,
                         RecvTensorsArrived arrived, std::function<void(const absl::Status&)> done) override;
   absl::Status CleanupGraph(const CleanupGraphRequest& req, CleanupGraphResponse* resp) override;
@@ -73,6 +79,7 @@ class Worker : public WorkerInterface {
   const uint64_t incarnation_;
   WorkerCache* cache_;
   const ResourceLimits limits_;
+  const std::string file_access_root_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
 

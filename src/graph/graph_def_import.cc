@@ -40,7 +40,7 @@ absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const 
 }
 
 absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits,
-                            GraphSource source) {
+                            GraphSource source, const std::function<bool()>& cancelled) {
   TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
   if (HasRefVariableOps(def)) {  // TF1 reference variables become resource variables first
     TW_ASSIGN_OR_RETURN(GraphDef lowered, LowerRefVariables(def, *graph));
@@ -110,7 +110,14 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
   }
   // All or nothing: a node refused late (a bad attr, a shape) takes the ones added before it back out.
   const int first = graph->num_nodes();
+  int added_count = 0;
   for (int i : order) {
+    constexpr int kCancelCheckEvery = 4096;
+    if (cancelled && ++added_count % kCancelCheckEvery == 0 && cancelled()) {
+      graph->RemoveNodesSince(first);
+      return absl::CancelledError(absl::StrCat("the GraphDef import was cancelled after ", added_count, " of ", n,
+                                               " nodes (the caller gave up)"));
+    }
     const NodeDef& node = def.node(i);
     NodeSpec spec{node.name(), node.op(), {}, node.device(), {}};
     for (const auto& [k, v] : node.attr()) spec.attrs[k] = v;

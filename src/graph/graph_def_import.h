@@ -2,6 +2,7 @@
 #ifndef TENSORWEAVE_SRC_GRAPH_GRAPH_DEF_IMPORT_H_
 #define TENSORWEAVE_SRC_GRAPH_GRAPH_DEF_IMPORT_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -21,8 +22,11 @@ namespace tw {
 // partitioner may create them, since the runtime trusts their attrs (slot indexes,
 // rendezvous keys). A client's graph that uses one is refused, naming the node.
 enum class GraphSource { kClient, kPartitioner };
+// `cancelled` (may be empty) is asked every few thousand nodes: a caller that gave up
+// (a cancelled CreateSession) stops a long import with Cancelled, adding nothing.
 absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits = {},
-                            GraphSource source = GraphSource::kClient);
+                            GraphSource source = GraphSource::kClient,
+                            const std::function<bool()>& cancelled = {});
 // The limits check on its own.
 absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const ResourceLimits& limits);
 

@@ -130,6 +130,29 @@ TEST(GraphDefImportTest, FailedExtensionLeavesTheGraphAsItWas) {
   EXPECT_EQ(graph.nodes()[0]->out_edges().size(), 1u);
 }
 
+// A caller that gives up (a cancelled CreateSession) stops a long import; nothing is added.
+TEST(GraphDefImportTest, ACancelledImportStopsAndAddsNothing) {
+  GraphDef def;
+  for (int i = 0; i < 10000; ++i) {
+    NodeDef* node = def.add_node();
+    node->set_name("c" + std::to_string(i));
+    node->set_op("Const");
+    (*node->mutable_attr())["dtype"].set_type(DT_FLOAT);
+    TensorProto* value = (*node->mutable_attr())["value"].mutable_tensor();
+    value->set_dtype(DT_FLOAT);
+    value->mutable_tensor_shape();
+    value->add_float_val(1);
+  }
+  FlowGraph graph;
+  int asked = 0;
+  absl::Status s = ImportGraphDef(def, &graph, {}, GraphSource::kClient, [&] { return ++asked >= 2; });
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_NE(s.message().find("cancelled after 8192 of 10000 nodes"), std::string::npos) << s;
+  EXPECT_EQ(graph.num_nodes(), 0);
+  EXPECT_TRUE(ImportGraphDef(def, &graph, {}, GraphSource::kClient, [] { return false; }).ok());
+  EXPECT_EQ(graph.num_nodes(), 10000);
+}
+
 TEST(GraphDefImportTest, DanglingInput) {
   ExpectRejected(N(kConst) + Identity("y", "nowhere"), "node 'y' (Identity)",
                  "input 'nowhere' names no node");

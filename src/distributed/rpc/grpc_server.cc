@@ -1,8 +1,11 @@
 // The gRPC server of a task: MasterService and WorkerService bound to Master and Worker.
+#include <algorithm>
+#include <atomic>
 #include <iostream>
 #include <memory>
 
 #include "absl/synchronization/notification.h"
+#include "core/file_access.h"
 #include "core/malloc_tuning.h"
 #include "core/mutex_mode.h"
 #include "core/net_util.h"
@@ -12,6 +15,7 @@
 #include "distributed/rpc/grpc_worker_cache.h"
 #include "distributed/rpc/parse_error_interceptor.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
+#include "distributed/rpc/reply_budget.h"
 #include "distributed/rpc/tf_master_service.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -35,6 +39,21 @@ grpc::Status FinishStatus(const absl::Status& s, google::protobuf::Message* resp
   return ToGrpcStatus(s);
 }
 
+// Ends a step's call: an OK reply is first checked against protobuf's size limit and the
+// task's reply budget (`reserved` gets what it holds, released when the call is done).
+grpc::Status FinishReply(const absl::Status& s, google::protobuf::Message* resp, const char* reply,
+                         ReplyBudget* budget, int64_t* reserved) {
+  grpc::Status status = FinishStatus(s, resp, reply);
+  if (!status.ok() || budget == nullptr) return status;
+  const int64_t bytes = static_cast<int64_t>(resp->ByteSizeLong());
+  if (absl::Status held = budget->Reserve(reply, bytes); !held.ok()) {
+    resp->Clear();
+    return ToGrpcStatus(held);
+  }
+  *reserved = bytes;
+  return status;
+}
+
 // RunGraph and RecvTensors (raw: recv_tensors_rpc.h) are served through the callback API:
 // a step's work finishes the call from whichever thread completes it, with no thread
 // waiting per call. The rest are plain synchronous methods.
@@ -42,8 +61,10 @@ class WorkerServiceImpl final
     : public WorkerService::WithCallbackMethod_RunGraph<
           WorkerService::WithRawCallbackMethod_RecvTensors<WorkerService::Service>> {
  public:
-  explicit WorkerServiceImpl(Worker* worker) : worker_(worker) {}
+  WorkerServiceImpl(Worker* worker, Master* master, ReplyBudget* budget)
+      : worker_(worker), master_(master), budget_(budget) {}
   grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest* req, GetStatusResponse* resp) override {
+    resp->set_master_sessions(master_->num_sessions());
     return ToGrpcStatus(worker_->GetStatus(*req, resp));
   }
   grpc::Status RegisterGraph(grpc::ServerContext*, const RegisterGraphRequest* req,
@@ -54,14 +75,8 @@ class WorkerServiceImpl final
                                DeregisterGraphResponse* resp) override {
     return ToGrpcStatus(worker_->DeregisterGraph(*req, resp));
   }
-  grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext* ctx, const RunGraphRequest* req,
-                                     RunGraphResponse* resp) override {
-    grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
-    worker_->RunGraphAsync(req, resp, [reactor, resp](const absl::Status& s) {
-      reactor->Finish(FinishStatus(s, resp, "the RunGraph reply"));
-    });
-    return reactor;
-  }
+  grpc::ServerUnaryReactor* RunGraph(grpc::CallbackServerContext*, const RunGraphRequest* req,
+                                     RunGraphResponse* resp) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensors(grpc::CallbackServerContext*,
                                                           const grpc::ByteBuffer* request) override {
     return NewRecvTensorsReactor(worker_, *request);
@@ -76,31 +91,67 @@ class WorkerServiceImpl final
 
  private:
   Worker* worker_;
+  Master* master_;
+  ReplyBudget* budget_;
 };
+
+// One RunGraph call: a caller that goes away (its master was killed, its deadline passed,
+// the server stops) gets the step aborted on this task (Worker::RunGraphAsync).
+class RunGraphReactor final : public grpc::ServerUnaryReactor {
+ public:
+  RunGraphReactor(Worker* worker, ReplyBudget* budget, const RunGraphRequest* req, RunGraphResponse* resp)
+      : budget_(budget) {
+    worker->RunGraphAsync(req, resp, &caller_cancel_, [this, resp](const absl::Status& s) {
+      Finish(FinishReply(s, resp, "the RunGraph reply", budget_, &reserved_));
+    });
+  }
+  void OnCancel() override { caller_cancel_.StartCancel(); }
+  void OnDone() override {
+    budget_->Release(reserved_);
+    delete this;
+  }
+
+ private:
+  CancellationManager caller_cancel_;
+  ReplyBudget* budget_;
+  int64_t reserved_ = 0;
+};
+
+grpc::ServerUnaryReactor* WorkerServiceImpl::RunGraph(grpc::CallbackServerContext*, const RunGraphRequest* req,
+                                                      RunGraphResponse* resp) {
+  return new RunGraphReactor(worker_, budget_, req, resp);
+}
 
 // One RunStep call: the step ends the call from whichever thread finishes it; a client
 // that goes away mid-step (its process died, it gave up) gets its step aborted.
 class RunStepReactor final : public grpc::ServerUnaryReactor {
  public:
-  RunStepReactor(Master* master, const RunStepRequest* req, RunStepResponse* resp) {
-    master->RunStepAsync(req, resp, &client_cancel_,
-                         [this, resp](const absl::Status& s) { Finish(FinishStatus(s, resp, "the RunStep reply")); });
+  RunStepReactor(Master* master, ReplyBudget* budget, const RunStepRequest* req, RunStepResponse* resp)
+      : budget_(budget) {
+    master->RunStepAsync(req, resp, &client_cancel_, [this, resp](const absl::Status& s) {
+      Finish(FinishReply(s, resp, "the RunStep reply", budget_, &reserved_));
+    });
   }
   void OnCancel() override { client_cancel_.StartCancel(); }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    budget_->Release(reserved_);
+    delete this;
+  }
 
  private:
   CancellationManager client_cancel_;
+  ReplyBudget* budget_;
+  int64_t reserved_ = 0;
 };
 
 // RunStep is served through the callback API (no thread waits for a step); the rest are
 // plain synchronous methods.
 class MasterServiceImpl final : public MasterService::WithCallbackMethod_RunStep<MasterService::Service> {
  public:
-  explicit MasterServiceImpl(Master* master) : master_(master) {}
-  grpc::Status CreateSession(grpc::ServerContext*, const CreateSessionRequest* req,
+  MasterServiceImpl(Master* master, ReplyBudget* budget) : master_(master), budget_(budget) {}
+  grpc::Status CreateSession(grpc::ServerContext* ctx, const CreateSessionRequest* req,
                              CreateSessionResponse* resp) override {
-    return ToGrpcStatus(master_->CreateSession(*req, resp));
+    return ToGrpcStatus(master_->CreateSession(*req, resp, [ctx] { return ctx->IsCancelled(); }));
   }
   grpc::Status ExtendSession(grpc::ServerContext*, const ExtendSessionRequest* req,
                              ExtendSessionResponse* resp) override {
@@ -108,7 +159,7 @@ class MasterServiceImpl final : public MasterService::WithCallbackMethod_RunStep
   }
   grpc::ServerUnaryReactor* RunStep(grpc::CallbackServerContext*, const RunStepRequest* req,
                                     RunStepResponse* resp) override {
-    return new RunStepReactor(master_, req, resp);
+    return new RunStepReactor(master_, budget_, req, resp);
   }
   grpc::Status CloseSession(grpc::ServerContext*, const CloseSessionRequest* req,
                             CloseSessionResponse* resp) override {
@@ -123,19 +174,23 @@ class MasterServiceImpl final : public MasterService::WithCallbackMethod_RunStep
 
  private:
   Master* master_;
+  ReplyBudget* budget_;
 };
 
 class GrpcServer : public Server {
  public:
   GrpcServer(ClusterSpec cluster, std::string job, int task, std::string address, const ServerOptions& options)
       : address_(std::move(address)),
+        limits_(options.limits),
+        reply_budget_(options.max_pending_reply_bytes),
         cache_(cluster, absl::Milliseconds(options.rpc_timeout_ms), options.limits.max_tensor_bytes),
-        worker_(job, task, &cache_, options.limits, options.intra_op_threads, options.inter_op_threads),
-        master_(cluster, job, task, &cache_, &worker_, options.limits),
-        worker_service_(&worker_),
-        master_service_(&master_),
+        worker_(job, task, &cache_, options.limits, options.intra_op_threads, options.inter_op_threads,
+                options.file_access_root),
+        master_(cluster, job, task, &cache_, &worker_, options.limits, options.session_gc_seconds),
+        worker_service_(&worker_, &master_, &reply_budget_),
+        master_service_(&master_, &reply_budget_),
         tf_master_(&master_, job, task),
-        tf_master_service_(&tf_master_) {
+        tf_master_service_(&tf_master_, &reply_budget_) {
     cache_.SetLocalWorker(job, task, &worker_);
     security_ = options.security;
     insecure_allow_remote_ = options.insecure_allow_remote;
@@ -167,7 +222,10 @@ class GrpcServer : public Server {
     // each first call on a new thread slow). Keep enough threads waiting.
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 2);
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 64);
-    builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    // No request needs more than the largest graph or tensor it may carry (and a little for
+    // the rest): a bigger one is refused before it is decoded, not after.
+    builder.SetMaxReceiveMessageSize(static_cast<int>(std::min<int64_t>(
+        kMaxMessageBytes, std::max(limits_.max_graph_bytes, limits_.max_tensor_bytes) + (int64_t{16} << 20))));
     builder.SetMaxSendMessageSize(kMaxMessageBytes);
     std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
     interceptors.push_back(MakeParseErrorInterceptorFactory());
@@ -198,6 +256,8 @@ class GrpcServer : public Server {
 
  private:
   const std::string address_;
+  const ResourceLimits limits_;
+  ReplyBudget reply_budget_;  // Before the services that use it.
   GrpcWorkerCache cache_;
   Worker worker_;
   Master master_;
@@ -216,7 +276,11 @@ class GrpcServer : public Server {
 StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterSpec& cluster, const std::string& job, int task,
                                                  const ServerOptions& options) {
   TW_ASSIGN_OR_RETURN(std::string address, cluster.address(job, task));
-  return std::unique_ptr<Server>(new GrpcServer(cluster, job, task, address, options));
+  ServerOptions resolved = options;
+  if (!options.file_access_root.empty()) {
+    TW_ASSIGN_OR_RETURN(resolved.file_access_root, CanonicalFileAccessRoot(options.file_access_root));
+  }
+  return std::unique_ptr<Server>(new GrpcServer(cluster, job, task, address, resolved));
 }
 
 StatusOr<InProcessCluster> StartInProcessCluster(const std::map<std::string, int>& jobs,

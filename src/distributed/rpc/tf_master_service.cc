@@ -23,8 +23,8 @@ bool ParseBuffer(const grpc::ByteBuffer& buffer, google::protobuf::Message* mess
 // gRPC's callback threads.
 class TfMasterCall final : public grpc::ServerGenericBidiReactor {
  public:
-  TfMasterCall(TfMasterAdapter* adapter, ThreadPool* pool, std::string method)
-      : adapter_(adapter), pool_(pool), method_(std::move(method)) {
+  TfMasterCall(TfMasterAdapter* adapter, ThreadPool* pool, ReplyBudget* budget, std::string method)
+      : adapter_(adapter), pool_(pool), budget_(budget), method_(std::move(method)) {
     StartRead(&request_);
   }
 
@@ -34,7 +34,10 @@ class TfMasterCall final : public grpc::ServerGenericBidiReactor {
   }
   void OnWriteDone(bool) override {}
   void OnCancel() override { client_cancel_.StartCancel(); }
-  void OnDone() override { delete this; }
+  void OnDone() override {
+    if (budget_ != nullptr) budget_->Release(reserved_);
+    delete this;
+  }
 
  private:
   void Dispatch() {
@@ -102,6 +105,13 @@ class TfMasterCall final : public grpc::ServerGenericBidiReactor {
       return Finish(
           grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, method_ + ": the response is too large to send"));
     }
+    if (budget_ != nullptr) {
+      const int64_t size = static_cast<int64_t>(bytes.size());
+      if (absl::Status held = budget_->Reserve(method_ + "'s reply", size); !held.ok()) {
+        return Finish(ToGrpcStatus(held));
+      }
+      reserved_ = size;
+    }
     grpc::Slice slice(bytes);
     response_ = grpc::ByteBuffer(&slice, 1);
     StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
@@ -109,6 +119,8 @@ class TfMasterCall final : public grpc::ServerGenericBidiReactor {
 
   TfMasterAdapter* adapter_;
   ThreadPool* pool_;
+  ReplyBudget* budget_;
+  int64_t reserved_ = 0;  // What this call's reply holds of budget_.
   const std::string method_;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer response_;
@@ -129,7 +141,7 @@ class RefusedCall final : public grpc::ServerGenericBidiReactor {
 grpc::ServerGenericBidiReactor* TfMasterService::CreateReactor(grpc::GenericCallbackServerContext* ctx) {
   const std::string& method = ctx->method();
   if (absl::StartsWith(method, kTfMasterServicePrefix) || absl::StartsWith(method, kTfMasterServiceProtoPrefix)) {
-    return new TfMasterCall(adapter_, &pool_, method);
+    return new TfMasterCall(adapter_, &pool_, budget_, method);
   }
   if (absl::StartsWith(method, kTfWorkerServicePrefix) || absl::StartsWith(method, kTfWorkerServiceProtoPrefix)) {
     return new RefusedCall(grpc::Status(

@@ -13,6 +13,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 
 #include "core/threadpool.h"
+#include "distributed/rpc/reply_budget.h"
 #include "distributed/rpc/tf_master_adapter.h"
 
 namespace tw {
@@ -26,11 +27,14 @@ inline constexpr char kTfWorkerServiceProtoPrefix[] = "/tensorflow.grpc.WorkerSe
 // whose method no registered service has.
 class TfMasterService final : public grpc::CallbackGenericService {
  public:
-  explicit TfMasterService(TfMasterAdapter* adapter) : adapter_(adapter) {}
+  // `budget` (may be null) counts the replies held for clients (reply_budget.h).
+  explicit TfMasterService(TfMasterAdapter* adapter, ReplyBudget* budget = nullptr)
+      : adapter_(adapter), budget_(budget) {}
   grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext* ctx) override;
 
  private:
   TfMasterAdapter* adapter_;
+  ReplyBudget* budget_;
   ThreadPool pool_{"tf_master", 4};  // Runs the calls that may block.
 };
 

@@ -252,6 +252,40 @@ TEST_F(TfMasterServiceTest, ResetWithNoContainerClearsTheDefaultOne) {
   EXPECT_STATUS(run(v.read().name(), ""), absl::StatusCode::kFailedPrecondition, "variable 'v' is uninitialized");
 }
 
+// TensorFlow's clients' replies count against the server's reply budget too.
+TEST(TfMasterServiceBudgetTest, ARunStepReplyOverTheBudgetIsRefused) {
+  ServerOptions options;
+  options.max_pending_reply_bytes = 16 << 10;
+  auto cluster = StartInProcessCluster("local", 1, options);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto channel = MakeChannel(cluster->servers[0]->target().substr(7));
+  auto call = [&](const std::string& name, const auto& req, auto* resp) {
+    const std::string method = std::string(kTfMasterServicePrefix) + name;
+    const grpc::internal::RpcMethod rpc(method.c_str(), grpc::internal::RpcMethod::NORMAL_RPC);
+    grpc::ClientContext ctx;
+    return grpc::internal::BlockingUnaryCall<std::decay_t<decltype(req)>, std::decay_t<decltype(*resp)>,
+                                             google::protobuf::MessageLite, google::protobuf::MessageLite>(
+        channel.get(), rpc, &ctx, req, resp);
+  };
+  Graph g;
+  auto big = zeros(g, TensorShape({8192}));  // 32 KiB
+  auto small = constant(g, 1.0f);
+  tfwire::CreateSessionRequest create;
+  *create.mutable_graph_def() = g.ToGraphDef();
+  tfwire::CreateSessionResponse created;
+  ASSERT_TRUE(call("CreateSession", create, &created).ok());
+  tfwire::RunStepRequest req;
+  req.set_session_handle(created.session_handle());
+  req.add_fetch(big.name());
+  tfwire::RunStepResponse resp;
+  grpc::Status s = call("RunStep", req, &resp);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << s.error_message();
+  EXPECT_NE(s.error_message().find("(--max_pending_reply_bytes)"), std::string::npos) << s.error_message();
+  req.clear_fetch();
+  req.add_fetch(small.name());
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(call("RunStep", req, &resp).ok()) << i;
+}
+
 TEST(TfWireProtoTest, RegisteredUnderTensorweaveInAPackageOfOurs) {
   // TensorFlow's own protos may be registered in the same process: nothing of ours is
   // named tensorflow.*, and no service descriptor is registered for the served paths.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/file_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_kernel.h"
 #include "train/checkpoint_reader.h"
@@ -18,7 +19,8 @@ namespace {
 // Reads path and names; the shape function already checked them when the node was added.
 class CheckpointIoKernel : public OpKernel {
  public:
-  CheckpointIoKernel(OpKernelConstruction& c, int num_tensors) : OpKernel(c) {
+  CheckpointIoKernel(OpKernelConstruction& c, int num_tensors)
+      : OpKernel(c), file_access_root_(FileAccessRootOf(c.resource_mgr())) {
     c.GetAttr("path", &path_);
     auto names = GetStringListAttr(c.attrs(), "names");
     if (!names.ok()) {
@@ -33,6 +35,17 @@ class CheckpointIoKernel : public OpKernel {
   }
 
  protected:
+  // Every file the step may open for this checkpoint: the prefix (an older single-file
+  // checkpoint), its index and its data shard. Checked at each run, since a directory on
+  // the way may become a symlink between runs.
+  absl::Status CheckPaths() const {
+    for (const std::string& file : {path_, checkpoint::BundleIndexPath(path_), checkpoint::BundleDataPath(path_, 0, 1)}) {
+      TW_RETURN_IF_ERROR(CheckFileAccess(file, file_access_root_));
+    }
+    return absl::OkStatus();
+  }
+
+  std::string file_access_root_;
   std::string path_;
   std::vector<std::string> names_;
 };
@@ -42,6 +55,7 @@ class SaveTensorsOp : public CheckpointIoKernel {
   explicit SaveTensorsOp(OpKernelConstruction& c) : CheckpointIoKernel(c, c.num_inputs()) {}
 
   absl::Status Compute(OpKernelContext& ctx) override {
+    TW_RETURN_IF_ERROR(CheckPaths());
     std::vector<checkpoint::NamedTensor> tensors;
     tensors.reserve(names_.size());
     for (int i = 0; i < ctx.num_inputs(); ++i) tensors.push_back({names_[i], ctx.input(i)});
@@ -62,6 +76,7 @@ class RestoreTensorsOp : public CheckpointIoKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
+    TW_RETURN_IF_ERROR(CheckPaths());
     if (checkpoint::IsTensorBundle(path_)) {
       TW_ASSIGN_OR_RETURN(auto reader, checkpoint::TensorBundleReader::Open(path_));
       return RestoreFrom(*reader, ctx);
