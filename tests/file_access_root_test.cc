@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "graph/attr_value.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
@@ -64,6 +65,38 @@ TEST(FileAccessRootTest, SaveAndRestoreOutsideTheRootArePermissionDenied) {
                 absl::StatusCode::kPermissionDenied, "file access root");
   // The task still serves, and the refused restore changed nothing.
   EXPECT_TENSOR_EQ(sess.run(m.v.value()), F32({3}, {1, 2, 3}));
+}
+
+// TensorFlow's saver ops (what TF1 graphs and clients send) are confined the same way.
+TEST(FileAccessRootTest, TensorFlowsSaveV2RestoreV2AndMergeAreConfinedToo) {
+  ScratchDir scratch;
+  const std::string root = scratch / "root", outside = scratch / "outside";
+  fs::create_directories(root);
+  fs::create_directories(outside);
+  auto cluster = testing::LocalCluster::Start({{"local", 1}}, kTw, {"--file_access_root=" + root});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Graph g;
+  auto scalar = [&](const std::string& v) { return constant(g, testing::Str({}, {v})); };
+  auto vector = [&](const std::string& v) { return constant(g, testing::Str({1}, {v})); };
+  auto save = [&](const std::string& prefix) {
+    return g.AddOperation("SaveV2", "", {scalar(prefix), vector("v"), vector(""), constant(g, F32({2}, {1, 2}))}, {});
+  };
+  auto restore = [&](const std::string& prefix) {
+    return g.AddOperation("RestoreV2", "", {scalar(prefix), vector("v"), vector("")},
+                          {{"dtypes", MakeAttr(absl::Span<const DType>(std::vector<DType>{DType::kFloat}))}});
+  };
+  Session sess(g, (*cluster)->target("local", 0));
+  sess.run(save(root + "/part"));
+  EXPECT_TENSOR_EQ(sess.run(restore(root + "/part").output(0)), F32({2}, {1, 2}));
+  const std::string denied = "is outside this server's file access root";
+  EXPECT_STATUS(ErrorOf([&] { sess.run(save(outside + "/m")); }), absl::StatusCode::kPermissionDenied, denied);
+  EXPECT_FALSE(fs::exists(outside + "/m.index"));
+  EXPECT_STATUS(ErrorOf([&] { sess.run(restore(root + "/../outside/m")); }), absl::StatusCode::kPermissionDenied,
+                denied);
+  Operation merge = g.AddOperation("MergeV2Checkpoints", "", {vector(root + "/part"), scalar(outside + "/merged")}, {});
+  EXPECT_STATUS(ErrorOf([&] { sess.run(merge); }), absl::StatusCode::kPermissionDenied, denied);
+  EXPECT_FALSE(fs::exists(outside + "/merged.index"));
+  EXPECT_TRUE(fs::exists(root + "/part.index"));  // the refused merge moved nothing
 }
 
 TEST(FileAccessRootTest, DefaultRootIsTheServersWorkingDirectory) {

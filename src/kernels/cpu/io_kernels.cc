@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/file_access.h"
+#include "kernels/cpu/checkpoint_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_kernel.h"
 #include "train/checkpoint_reader.h"
@@ -35,15 +36,7 @@ class CheckpointIoKernel : public OpKernel {
   }
 
  protected:
-  // Every file the step may open for this checkpoint: the prefix (an older single-file
-  // checkpoint), its index and its data shard. Checked at each run, since a directory on
-  // the way may become a symlink between runs.
-  absl::Status CheckPaths() const {
-    for (const std::string& file : {path_, checkpoint::BundleIndexPath(path_), checkpoint::BundleDataPath(path_, 0, 1)}) {
-      TW_RETURN_IF_ERROR(CheckFileAccess(file, file_access_root_));
-    }
-    return absl::OkStatus();
-  }
+  absl::Status CheckPaths() const { return CheckCheckpointAccess(path_, file_access_root_); }
 
   std::string file_access_root_;
   std::string path_;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "kernels/cpu/checkpoint_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_kernel.h"
 #include "train/checkpoint_reader.h"
@@ -63,14 +64,25 @@ absl::Status MakeParentDirs(const std::string& prefix) {
   return absl::OkStatus();
 }
 
-class SaveV2Op : public OpKernel {
+// A kernel that opens checkpoint files by paths from its inputs: on a server, only inside
+// its file access root (core/file_access.h).
+class CheckpointPathKernel : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit CheckpointPathKernel(OpKernelConstruction& c) : OpKernel(c), root_(FileAccessRootOf(c.resource_mgr())) {}
+
+ protected:
+  std::string root_;
+};
+
+class SaveV2Op : public CheckpointPathKernel {
+ public:
+  using CheckpointPathKernel::CheckpointPathKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs() - 3;
     TW_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx, 0, "prefix"));
     TW_ASSIGN_OR_RETURN(std::vector<std::string> names, NamesInput(ctx, n));
     if (prefix.empty()) return absl::InvalidArgumentError("SaveV2: the prefix is empty");
+    TW_RETURN_IF_ERROR(CheckCheckpointAccess(prefix, root_));
     std::vector<checkpoint::NamedTensor> tensors;
     for (int i = 0; i < n; ++i) tensors.push_back({names[i], ctx.input(3 + i)});
     TW_RETURN_IF_ERROR(MakeParentDirs(prefix));
@@ -78,15 +90,16 @@ class SaveV2Op : public OpKernel {
   }
 };
 
-class RestoreV2Op : public OpKernel {
+class RestoreV2Op : public CheckpointPathKernel {
  public:
-  explicit RestoreV2Op(OpKernelConstruction& c) : OpKernel(c) {
+  explicit RestoreV2Op(OpKernelConstruction& c) : CheckpointPathKernel(c) {
     for (int i = 0; i < c.num_outputs(); ++i) dtypes_.push_back(c.output_type(i));
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx, 0, "prefix"));
     TW_ASSIGN_OR_RETURN(std::vector<std::string> names, NamesInput(ctx, ctx.num_outputs()));
+    TW_RETURN_IF_ERROR(CheckCheckpointAccess(prefix, root_));
     if (checkpoint::IsTensorBundle(prefix)) {
       TW_ASSIGN_OR_RETURN(auto reader, checkpoint::TensorBundleReader::Open(prefix));
       return RestoreFrom(*reader, prefix, names, ctx);
@@ -118,9 +131,9 @@ class RestoreV2Op : public OpKernel {
   std::vector<DType> dtypes_;
 };
 
-class MergeV2CheckpointsOp : public OpKernel {
+class MergeV2CheckpointsOp : public CheckpointPathKernel {
  public:
-  explicit MergeV2CheckpointsOp(OpKernelConstruction& c) : OpKernel(c) {
+  explicit MergeV2CheckpointsOp(OpKernelConstruction& c) : CheckpointPathKernel(c) {
     c.GetAttr("delete_old_dirs", &delete_old_dirs_);
     c.GetAttr("allow_missing_files", &allow_missing_files_);
   }
@@ -133,6 +146,8 @@ class MergeV2CheckpointsOp : public OpKernel {
     TW_ASSIGN_OR_RETURN(std::string destination, ScalarString(ctx, 1, "destination_prefix"));
     std::vector<std::string> prefixes(sources.data<std::string>(),
                                       sources.data<std::string>() + sources.NumElements());
+    for (const std::string& prefix : prefixes) TW_RETURN_IF_ERROR(CheckCheckpointAccess(prefix, root_));
+    TW_RETURN_IF_ERROR(CheckCheckpointAccess(destination, root_));
     TW_RETURN_IF_ERROR(MakeParentDirs(destination));
     return checkpoint::MergeTensorBundles(prefixes, destination, delete_old_dirs_, allow_missing_files_);
   }
