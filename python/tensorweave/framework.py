@@ -19,6 +19,8 @@ class GraphKeys:
     TRAIN_OP = "train_op"
     LOSSES = "losses"
     SUMMARIES = "summaries"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    UPDATE_OPS = "update_ops"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.
