@@ -355,3 +355,7 @@ from tensorweave.supervisor import Supervisor  # noqa: E402,F401
 from tensorweave.proto.example_pb2 import Example, SequenceExample  # noqa: E402,F401
 from tensorweave.proto.feature_pb2 import (BytesList, Feature, FeatureList, FeatureLists, Features,  # noqa: E402,F401
                                            FloatList, Int64List)
+
+
+# ---- learning-rate schedules
+from tensorweave.learning_rate_decay import exponential_decay, piecewise_constant, polynomial_decay  # noqa: E402,F401
