@@ -18,10 +18,11 @@ class Variable(TensorOperators):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         graph = get_default_graph()
-        if callable(initial_value):
-            initial_value = initial_value()
-        value = convert_to_tensor(initial_value, dtype=dtype)
-        self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
+        with graph._init_scope():  # As TF: a variable initializes without open control dependencies.
+            if callable(initial_value):
+                initial_value = initial_value()
+            value = convert_to_tensor(initial_value, dtype=dtype)
+            self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
 
     @classmethod
     def _from_core(cls, graph, core):
@@ -341,8 +342,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
     graph = get_default_graph()
     try:
-        core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
-                                  _as_core_initializer(initializer, dtype), trainable)
+        with graph._init_scope():
+            core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
+                                      _as_core_initializer(initializer, dtype), trainable)
     except errors.InvalidArgumentError as e:  # TensorFlow raises ValueError for misuse.
         raise ValueError(str(e)) from None
     return Variable._from_core(graph, core)
