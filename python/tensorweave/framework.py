@@ -259,8 +259,10 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        if control_inputs is None:
-            control_inputs = []
+        if control_inputs is None:  # TF: None clears the enclosing dependencies.
+            with self._init_scope():
+                yield
+            return
         ops = [_as_operation(c)._core for c in control_inputs]
         # [ops, open core scope]: _init_scope closes and reopens the core scopes.
         entry = [ops, self._core.control_dependencies(ops)]

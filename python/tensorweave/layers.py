@@ -5,9 +5,9 @@ with tf.get_variable inside a variable scope named as TensorFlow names it ("dens
 import numpy as np
 
 from tensorweave import array_ops, dtypes, math_ops, nn
-from tensorweave.framework import GraphKeys, Tensor, add_to_collection, convert_to_tensor, get_default_graph
-from tensorweave.variables import (get_variable, get_variable_scope, global_variables, ones_initializer,
-                                   variable_scope, zeros_initializer)
+from tensorweave.framework import (GraphKeys, Tensor, add_to_collection, convert_to_tensor, get_collection,
+                                   get_default_graph)
+from tensorweave.variables import get_variable, get_variable_scope, ones_initializer, variable_scope, zeros_initializer
 
 
 def _pair(value, name):
@@ -96,16 +96,11 @@ class Layer:
     trainable_variables = trainable_weights
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None, trainable=True):
-        existing = {v.name for v in global_variables()}
+        # get_variable adds a new variable's regularizer loss (not a reused one's, as TF).
+        before = len(get_collection(GraphKeys.REGULARIZATION_LOSSES))
         var = get_variable(name, shape=shape, dtype=dtype or self.dtype or dtypes.float32, initializer=initializer,
-                           trainable=trainable and self.trainable)
-        # As TensorFlow: a reused variable's regularizer loss was added when it was made.
-        if regularizer is not None and var.name not in existing:
-            with get_default_graph().name_scope(name + "/Regularizer"):
-                loss = regularizer(var)
-            if loss is not None:
-                add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
-                self.losses.append(loss)
+                           regularizer=regularizer, trainable=trainable and self.trainable)
+        self.losses.extend(get_collection(GraphKeys.REGULARIZATION_LOSSES)[before:])
         (self._trainable_weights if trainable else self._non_trainable_weights).append(var)
         return var
 

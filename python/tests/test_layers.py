@@ -185,3 +185,25 @@ def test_variables_made_under_control_dependencies_initialize_alone():
                 sess.run(train)  # the update still waits for the dependency
             sess.run(train, {needs_feed: 1.0})
             np.testing.assert_allclose(sess.run(w), [0.9, 0.9], rtol=1e-5)
+
+
+def test_get_variable_regularizer_and_control_dependencies_none():
+    with tf.Graph().as_default():
+        reg = tf.contrib.layers.l2_regularizer(0.5)
+        with tf.variable_scope("s"):
+            w = tf.get_variable("w", initializer=tf.constant([1.0, 2.0]), regularizer=reg)
+        with tf.variable_scope("s", reuse=True):
+            tf.get_variable("w", [2], regularizer=reg)  # reused: no second loss
+        layer = tf.layers.Dense(1, kernel_regularizer=reg, kernel_initializer=tf.ones_initializer())
+        layer(tf.ones([1, 3]))
+        losses = tf.losses.get_regularization_losses()
+        assert len(losses) == 2 and layer.losses == losses[1:]
+        assert losses[0].name.startswith("s/w/Regularizer/")
+        needs_feed = tf.placeholder(tf.float32, [])
+        with tf.control_dependencies([tf.identity(needs_feed)]):
+            with tf.control_dependencies(None):  # clears, as TF
+                free = tf.identity(w)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(tf.losses.get_regularization_loss()) == pytest.approx(0.5 * 5 / 2 + 0.5 * 3 / 2)
+            assert sess.run(free).tolist() == [1.0, 2.0]

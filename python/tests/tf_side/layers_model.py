@@ -5,19 +5,23 @@ builds one graph with training=True (train) and reuses its variables for trainin
 
 
 def _net(tf, x, l2, training, reuse):
-    h = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu, kernel_regularizer=l2, name="conv2d",
+    # No bias before a batch norm with only linear ops between: its gradient is zero but for
+    # rounding, which Adam would turn into full steps of either sign.
+    h = tf.layers.conv2d(x, 4, 3, padding="same", use_bias=False, kernel_regularizer=l2, name="conv2d",
                          reuse=reuse)
     h = tf.layers.batch_normalization(h, training=training, momentum=0.9, name="batch_normalization", reuse=reuse)
+    h = tf.nn.relu(h)
     h = tf.layers.max_pooling2d(h, 2, 2)
     h = tf.layers.conv2d(h, 6, (3, 2), strides=(1, 1), padding="valid", name="conv2d_1", reuse=reuse,
-                         bias_initializer=tf.constant_initializer(0.1))
+                         activation=tf.nn.tanh, bias_initializer=tf.constant_initializer(0.1))
     h = tf.layers.average_pooling2d(h, 2, 1, padding="same")
     up = tf.layers.conv2d_transpose(h, 2, 3, strides=2, padding="same", name="conv2d_transpose", reuse=reuse)
     h = tf.layers.flatten(h)
     h = tf.layers.dropout(h, rate=0.5, training=False)
-    h = tf.layers.dense(h, 16, activation=tf.nn.relu, kernel_regularizer=l2, name="dense", reuse=reuse)
+    h = tf.layers.dense(h, 16, use_bias=False, kernel_regularizer=l2, name="dense", reuse=reuse)
     h = tf.layers.batch_normalization(h, training=training, epsilon=1e-2, center=False,
                                       name="batch_normalization_1", reuse=reuse)
+    h = tf.nn.tanh(h)
     logits = tf.layers.dense(h, 10, name="dense_1", reuse=reuse)
     return logits, up
 
