@@ -81,6 +81,11 @@ def test_model_matches_tensorflow(tf_results, index):
                    "inference logits after training", rtol=1e-3, atol=1e-4)
 
 
+def test_replica_device_setter_places_layer_variables_as_tensorflow(tf_results):
+    with tf.Graph().as_default():
+        assert layers_model.placed_variables(tf) == json.loads(str(tf_results[1]["placed"]))
+
+
 def test_schedules_and_clipping_match_tensorflow(tf_results):
     arrays, theirs = tf_results
     with tf.Graph().as_default():

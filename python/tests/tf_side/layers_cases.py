@@ -56,6 +56,9 @@ for i, case in enumerate(cases):
             out[f"{i}/eval_end"] = sess.run(m["logits_eval"], {**feed, **m["feed_eval"]})
             out[f"{i}/updates"] = np.array(m["updates"])
 
+with tf1.Graph().as_default():
+    out["placed"] = np.array(json.dumps(layers_model.placed_variables(tf1)))
+
 g = tf1.Graph()
 with g.as_default():
     step = tf1.placeholder(tf.int64, [])

@@ -50,6 +50,13 @@ def build(tf, l2, mode, optimizer):
     return out
 
 
+def placed_variables(tf):
+    """[name, device] of the model's variables built under replica_device_setter(ps_tasks=3)."""
+    with tf.device(tf.train.replica_device_setter(ps_tasks=3)):
+        _net(tf, tf.placeholder(tf.float32, [None, 8, 8, 1]), None, True, None)
+    return [[v.name, v.device] for v in tf.global_variables()]
+
+
 def model_variables(tf):
     """The model's global variables (optimizer slots and counters left out), sorted by name."""
     return sorted((v for v in tf.global_variables() if "Adam" not in v.name and "beta1_power" not in v.name
