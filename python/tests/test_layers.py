@@ -45,6 +45,8 @@ def tf_results(tmp_path_factory):
     arrays = {"x": rng.normal(size=(6, 8, 8, 1)).astype(np.float32), "y": rng.integers(0, 10, 6).astype(np.int32),
               "steps": np.array(STEPS), "clip0": rng.normal(size=(3,)).astype(np.float32),
               "clip1": rng.normal(size=(2, 2)).astype(np.float32), "clip2": np.float32(3.0)}
+    for i, (shape, _) in enumerate(layers_model.BN_CONFIGS):
+        arrays[f"bn{i}"] = (rng.normal(size=shape) * 2 + 1).astype(np.float32)
     out = run_tf_cases(python, "layers_cases.py", tmp_path_factory.mktemp("layers"), arrays, CASES)
     return arrays, {k: out[k] for k in out.files}
 
@@ -84,6 +86,18 @@ def test_model_matches_tensorflow(tf_results, index):
 def test_replica_device_setter_places_layer_variables_as_tensorflow(tf_results):
     with tf.Graph().as_default():
         assert layers_model.placed_variables(tf) == json.loads(str(tf_results[1]["placed"]))
+
+
+@pytest.mark.parametrize("index", range(len(layers_model.BN_CONFIGS)))
+def test_batch_normalization_paths_match_tensorflow(tf_results, index):
+    arrays, theirs = tf_results
+    shape, kwargs = layers_model.BN_CONFIGS[index]
+    with tf.Graph().as_default():
+        ours = layers_model.batch_norm_results(tf, arrays[f"bn{index}"], shape, kwargs)
+    count = len([k for k in theirs if k.startswith(f"bn{index}/")])
+    assert len(ours) == count
+    for k, value in enumerate(ours):
+        _close(value, theirs[f"bn{index}/{k}"], f"batch norm {kwargs} result {k}", rtol=2e-4, atol=2e-5)
 
 
 def test_schedules_and_clipping_match_tensorflow(tf_results):

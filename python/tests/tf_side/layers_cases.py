@@ -56,6 +56,11 @@ for i, case in enumerate(cases):
             out[f"{i}/eval_end"] = sess.run(m["logits_eval"], {**feed, **m["feed_eval"]})
             out[f"{i}/updates"] = np.array(m["updates"])
 
+for i, (shape, kwargs) in enumerate(layers_model.BN_CONFIGS):
+    with tf1.Graph().as_default():
+        for k, value in enumerate(layers_model.batch_norm_results(tf1, data[f"bn{i}"], shape, kwargs)):
+            out[f"bn{i}/{k}"] = value
+
 with tf1.Graph().as_default():
     out["placed"] = np.array(json.dumps(layers_model.placed_variables(tf1)))
 

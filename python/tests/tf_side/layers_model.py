@@ -57,6 +57,32 @@ def placed_variables(tf):
     return [[v.name, v.device] for v in tf.global_variables()]
 
 
+# (input shape, batch_normalization kwargs): the paths besides the model's.
+BN_CONFIGS = [
+    ((4, 3, 5, 5), {"axis": 1}),  # channels first, fused in TF
+    ((4, 5, 5, 3), {"fused": False, "momentum": 0.5}),  # 4-D not fused: biased variance
+    ((6, 5), {"scale": False, "epsilon": 0.1}),
+]
+
+
+def batch_norm_results(tf, x_value, shape, kwargs):
+    """One training run (its output, input/gamma gradients, moving statistics after the
+    update) and then the inference output."""
+    x = tf.constant(x_value)
+    out = tf.layers.batch_normalization(x, training=True, name="bn", **kwargs)
+    out_eval = tf.layers.batch_normalization(x, training=False, name="bn", reuse=True, **kwargs)
+    loss = tf.reduce_sum(out * tf.constant(x_value[::-1].copy()))
+    variables = sorted(tf.trainable_variables(), key=lambda v: v.name)
+    grads = tf.gradients(loss, [x] + variables)
+    moving = sorted((v for v in tf.global_variables() if "moving" in v.name), key=lambda v: v.name)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        results = sess.run([out] + grads)
+        sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS))
+        results += sess.run(moving) + [sess.run(out_eval)]
+    return results
+
+
 def model_variables(tf):
     """The model's global variables (optimizer slots and counters left out), sorted by name."""
     return sorted((v for v in tf.global_variables() if "Adam" not in v.name and "beta1_power" not in v.name
