@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TF_VERSION=2.20.0
+TF_KERAS_VERSION=2.20.1
 venv=build/tf-venv
 python="$PWD/$venv/bin/python"
 if ! "$python" -c "import tensorflow as tf, sys; sys.exit(tf.__version__ != '$TF_VERSION')" 2>/dev/null; then
@@ -17,5 +18,11 @@ if ! "$python" -c "import tensorflow as tf, sys; sys.exit(tf.__version__ != '$TF
   /usr/bin/python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q --disable-pip-version-check "tensorflow-cpu==$TF_VERSION" >&2
   "$python" -c "import tensorflow as tf; assert tf.__version__ == '$TF_VERSION', tf.__version__" 2>/dev/null
+fi
+# tf_keras: TF 2.20's tf.compat.v1.layers (the oracle of test_layers.py) needs the legacy
+# Keras 2 beside Keras 3; added to an existing environment too.
+if ! "$python" -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('tf_keras') is None)" 2>/dev/null; then
+  echo "== installing tf_keras==$TF_KERAS_VERSION into $venv (PyPI; once)" >&2
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps "tf_keras==$TF_KERAS_VERSION" >&2
 fi
 echo "$python"

@@ -40,17 +40,45 @@ def l1_regularizer(scale, scope=None):  # noqa: ARG001
     return _regularizer(scale, lambda w: _math_ops.reduce_sum(_math_ops.abs(w)))
 
 
+def variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=False, seed=None, dtype=None):  # noqa: ARG001
+    """tf.contrib.layers' He/Xavier family: uniform in +-sqrt(3 * factor / n), or a
+    truncated normal with stddev sqrt(1.3 * factor / n); n is fan_in, fan_out or their mean."""
+    if mode not in ("FAN_IN", "FAN_OUT", "FAN_AVG"):
+        raise TypeError(f"Unknown mode {mode} [FAN_IN, FAN_OUT, FAN_AVG]")
+    from tensorweave import random_ops
+
+    def init(shape, dtype=None, partition_info=None):  # noqa: ARG001
+        shape = [int(d) for d in shape]
+        if len(shape) == 0:
+            fan_in = fan_out = 1.0
+        elif len(shape) == 1:
+            fan_in = fan_out = float(shape[0])
+        else:  # a conv kernel [..., in, out]: the receptive field multiplies both fans.
+            receptive = 1.0
+            for d in shape[:-2]:
+                receptive *= d
+            fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
+        n = {"FAN_IN": fan_in, "FAN_OUT": fan_out, "FAN_AVG": (fan_in + fan_out) / 2.0}[mode]
+        kwargs = {"dtype": dtype} if dtype is not None else {}
+        if uniform:
+            limit = (3.0 * factor / n) ** 0.5
+            return random_ops.random_uniform(shape, -limit, limit, seed=seed, **kwargs)
+        return random_ops.truncated_normal(shape, 0.0, (1.3 * factor / n) ** 0.5, seed=seed, **kwargs)
+    return init
+
+
 def xavier_initializer(uniform=True, seed=None, dtype=None):  # noqa: ARG001
-    if not uniform:
-        raise NotImplementedError("xavier_initializer(uniform=False) is not in tensorweave yet")
-    return _variables.glorot_uniform_initializer(seed=seed)
+    if uniform:
+        return _variables.glorot_uniform_initializer(seed=seed)
+    return variance_scaling_initializer(factor=1.0, mode="FAN_AVG", uniform=False, seed=seed)
 
 
 framework = _Namespace("contrib.framework", get_or_create_global_step=_train.get_or_create_global_step,
                        get_global_step=_train.get_global_step,
                        get_variables=_variables.global_variables)
 layers = _Namespace("contrib.layers", xavier_initializer=xavier_initializer, l2_regularizer=l2_regularizer,
-                    l1_regularizer=l1_regularizer)
+                    l1_regularizer=l1_regularizer, variance_scaling_initializer=variance_scaling_initializer,
+                    xavier_initializer_conv2d=xavier_initializer)
 
 
 def __getattr__(name):

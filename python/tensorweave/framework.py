@@ -19,6 +19,8 @@ class GraphKeys:
     TRAIN_OP = "train_op"
     LOSSES = "losses"
     SUMMARIES = "summaries"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    UPDATE_OPS = "update_ops"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.
@@ -257,13 +259,36 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
-        if control_inputs is None:
-            control_inputs = []
-        scope = self._core.control_dependencies([_as_operation(c)._core for c in control_inputs])
+        if control_inputs is None:  # TF: None clears the enclosing dependencies.
+            with self._init_scope():
+                yield
+            return
+        ops = [_as_operation(c)._core for c in control_inputs]
+        # [ops, open core scope]: _init_scope closes and reopens the core scopes.
+        entry = [ops, self._core.control_dependencies(ops)]
+        stack = self.__dict__.setdefault("_control_stack", [])
+        stack.append(entry)
         try:
             yield
         finally:
-            scope.close()
+            stack.remove(entry)
+            entry[1].close()
+
+    @contextlib.contextmanager
+    def _init_scope(self):
+        """No control dependencies inside, as TF's init_scope: variables (and optimizer
+        slots) made under tf.control_dependencies(update_ops) initialize on their own."""
+        stack = self.__dict__.get("_control_stack", [])
+        for entry in reversed(stack):
+            entry[1].close()
+        try:
+            yield
+        finally:
+            for entry in stack:
+                entry[1] = self._core.control_dependencies(entry[0])
+
+    def _has_control_dependencies(self):
+        return bool(self.__dict__.get("_control_stack"))
 
     # ---- ops
     def create_op(self, op_type, inputs, attrs=None, name=None):

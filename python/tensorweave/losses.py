@@ -36,3 +36,27 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
 def get_losses(scope=None, loss_collection=GraphKeys.LOSSES):
     from tensorweave.framework import get_collection
     return get_collection(loss_collection, scope)
+
+
+def get_regularization_losses(scope=None):
+    from tensorweave.framework import get_collection
+    return get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
+
+
+def get_regularization_loss(scope=None, name="total_regularization_loss"):
+    """The sum of the REGULARIZATION_LOSSES (0.0 when there are none)."""
+    losses = get_regularization_losses(scope)
+    if not losses:
+        from tensorweave.array_ops import constant
+        return constant(0.0, name=name)
+    return math_ops.add_n(losses, name=name)
+
+
+def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
+    """The sum of the LOSSES (and the REGULARIZATION_LOSSES unless told not)."""
+    losses = get_losses(scope)
+    if add_regularization_losses:
+        losses = losses + get_regularization_losses(scope)
+    if not losses:
+        raise ValueError("No losses found in the LOSSES collection.")
+    return math_ops.add_n(losses, name=name)

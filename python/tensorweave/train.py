@@ -5,6 +5,7 @@ import os
 import weakref
 
 from tensorweave import _core
+from tensorweave.array_ops import identity
 from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.security import ResourceLimits, TransportSecurity, _limits_to_core, _security_to_core  # noqa: F401
 from tensorweave.variables import Variable
@@ -57,6 +58,19 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One op applying every (gradient, variable) pair; increments global_step after."""
+        grads_and_vars = list(grads_and_vars)
+        graph = next((v.graph for _, v in grads_and_vars if isinstance(v, Variable)), None) or get_default_graph()
+        if graph._has_control_dependencies():
+            # Under tf.control_dependencies(update_ops): the slots must initialize without
+            # them (TF's init_scope), so the update is built outside, on gradients passed
+            # through identities made inside: it still runs after the dependencies.
+            with graph.name_scope("control_dependency"):
+                grads_and_vars = [(None if g is None else identity(g), v) for g, v in grads_and_vars]
+            with graph._init_scope():
+                return self._apply_gradients(grads_and_vars, global_step, name)
+        return self._apply_gradients(grads_and_vars, global_step, name)
+
+    def _apply_gradients(self, grads_and_vars, global_step, name):
         pairs = []
         graph = None
         for g, v in grads_and_vars:
@@ -69,6 +83,8 @@ class Optimizer:
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         loss = convert_to_tensor(loss)
+        if loss.graph._has_control_dependencies():
+            return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         op = self._opt.minimize(loss._core, None if global_step is None else global_step._core,
                                 _core_var_list(var_list), name or "")
         return Operation(loss.graph, op)
@@ -358,3 +374,7 @@ from tensorweave.supervisor import Supervisor  # noqa: E402,F401
 from tensorweave.proto.example_pb2 import Example, SequenceExample  # noqa: E402,F401
 from tensorweave.proto.feature_pb2 import (BytesList, Feature, FeatureList, FeatureLists, Features,  # noqa: E402,F401
                                            FloatList, Int64List)
+
+
+# ---- learning-rate schedules
+from tensorweave.learning_rate_decay import exponential_decay, piecewise_constant, polynomial_decay  # noqa: E402,F401

@@ -3,8 +3,8 @@ is the C++ engine's (tw::Variable, tw::variable_scope, tw::get_variable)."""
 import contextlib
 
 from tensorweave import _core, dtypes, errors
-from tensorweave.framework import (Operation, Tensor, TensorShape, as_shape, convert_to_tensor, control_dependencies,
-                                   get_default_graph)
+from tensorweave.framework import (GraphKeys, Operation, Tensor, TensorShape, as_shape, convert_to_tensor,
+                                   control_dependencies, get_default_graph)
 from tensorweave.math_ops import TensorOperators
 
 AUTO_REUSE = "auto"
@@ -18,10 +18,11 @@ class Variable(TensorOperators):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         graph = get_default_graph()
-        if callable(initial_value):
-            initial_value = initial_value()
-        value = convert_to_tensor(initial_value, dtype=dtype)
-        self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
+        with graph._init_scope():  # As TF: a variable initializes without open control dependencies.
+            if callable(initial_value):
+                initial_value = initial_value()
+            value = convert_to_tensor(initial_value, dtype=dtype)
+            self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
 
     @classmethod
     def _from_core(cls, graph, core):
@@ -325,8 +326,6 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  collections=None, **kwargs):
     """The variable "<scope>/<name>": made (with `initializer`, a tensor or value, or the
     default glorot_uniform/zeros) unless the scope reuses it."""
-    if regularizer is not None:
-        raise ValueError("get_variable(regularizer=...) is not supported")
     if initializer is None:
         initializer = _scope_initializer(get_default_graph())
     value_initializer = initializer is not None and not callable(initializer)
@@ -340,9 +339,18 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         raise ValueError("Shape of a new variable (%s) must be fully defined, but instead was None." % name)
     dtype = dtypes.as_dtype(dtype or dtypes.float32)
     graph = get_default_graph()
+    existing = {v.name for v in global_variables()} if regularizer is not None else set()
     try:
-        core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
-                                  _as_core_initializer(initializer, dtype), trainable)
+        with graph._init_scope():
+            core = _core.get_variable(graph._core, name, as_shape(shape).as_list(), dtype._core,
+                                      _as_core_initializer(initializer, dtype), trainable)
     except errors.InvalidArgumentError as e:  # TensorFlow raises ValueError for misuse.
         raise ValueError(str(e)) from None
-    return Variable._from_core(graph, core)
+    var = Variable._from_core(graph, core)
+    if regularizer is not None and var.name not in existing:
+        # As TF: the loss of a new variable only (a reused one added it when made).
+        with graph.name_scope(var.op.name + "/Regularizer/"):
+            loss = regularizer(var)
+        if loss is not None:
+            graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+    return var

@@ -107,3 +107,12 @@ def test_ps_worker_as_separate_processes():
     finally:
         ps_proc.send_signal(signal.SIGINT)
         ps_proc.communicate(timeout=30)
+
+
+def test_mnist_deep_learns_the_synthetic_digits():
+    # The tutorial's layers at a quarter of its widths (the example's --shrink), to stay fast.
+    out = run_example("mnist_deep.py", "--shrink", "4", "--steps", "150", "--target", "0.95")
+    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", out, re.M)]
+    assert len(losses) == 3 and losses[-1] < losses[0] / 2, out
+    accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
+    assert accuracy >= 0.95, out
