@@ -1,3 +1,4 @@
+#include "train/leveldb_string_file.h"
 #include "train/tensor_bundle.h"
 
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/table.h"
@@ -33,37 +33,6 @@ namespace {
 
 // TensorFlow's VersionDef producer for tensor bundles (kTensorBundleVersion).
 constexpr int kBundleVersion = 1;
-
-// The index is built in memory (one small record per tensor), then written atomically.
-class StringSink : public leveldb::WritableFile {
- public:
-  explicit StringSink(std::string* out) : out_(out) {}
-  leveldb::Status Append(const leveldb::Slice& data) override {
-    out_->append(data.data(), data.size());
-    return leveldb::Status::OK();
-  }
-  leveldb::Status Close() override { return leveldb::Status::OK(); }
-  leveldb::Status Flush() override { return leveldb::Status::OK(); }
-  leveldb::Status Sync() override { return leveldb::Status::OK(); }
-
- private:
-  std::string* out_;
-};
-
-// The index file, read whole, as the table reader's file.
-class StringSource : public leveldb::RandomAccessFile {
- public:
-  explicit StringSource(std::string data) : data_(std::move(data)) {}
-  leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result, char*) const override {
-    if (offset > data_.size()) return leveldb::Status::IOError("read past the end of the index");
-    *result = leveldb::Slice(data_.data() + offset, std::min<uint64_t>(n, data_.size() - offset));
-    return leveldb::Status::OK();
-  }
-  size_t size() const { return data_.size(); }
-
- private:
-  std::string data_;
-};
 
 // Bundles hold what the TWCKPT01 format holds, plus strings (in TensorFlow's layout).
 bool IsBundleDType(DType dtype) { return IsSavableDType(dtype) || dtype == DType::kString; }

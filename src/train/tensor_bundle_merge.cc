@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/table.h"
@@ -21,39 +20,11 @@
 #include "tensorweave/status.h"
 #include "train/atomic_file.h"
 #include "train/checkpoint_writer.h"
+#include "train/leveldb_string_file.h"
 #include "train/tensor_bundle.h"
 
 namespace tw::checkpoint {
 namespace {
-
-class StringSink : public leveldb::WritableFile {
- public:
-  explicit StringSink(std::string* out) : out_(out) {}
-  leveldb::Status Append(const leveldb::Slice& data) override {
-    out_->append(data.data(), data.size());
-    return leveldb::Status::OK();
-  }
-  leveldb::Status Close() override { return leveldb::Status::OK(); }
-  leveldb::Status Flush() override { return leveldb::Status::OK(); }
-  leveldb::Status Sync() override { return leveldb::Status::OK(); }
-
- private:
-  std::string* out_;
-};
-
-class StringSource : public leveldb::RandomAccessFile {
- public:
-  explicit StringSource(std::string data) : data_(std::move(data)) {}
-  leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result, char*) const override {
-    if (offset > data_.size()) return leveldb::Status::IOError("read past the end of the index");
-    *result = leveldb::Slice(data_.data() + offset, std::min<uint64_t>(n, data_.size() - offset));
-    return leveldb::Status::OK();
-  }
-  size_t size() const { return data_.size(); }
-
- private:
-  std::string data_;
-};
 
 bool Exists(const std::string& path) {
   struct stat st;
