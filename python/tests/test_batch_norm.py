@@ -29,6 +29,7 @@ CASES = [
     _fused((2, 3, 4, 3), "NHWC", False),
     _fused((2, 3, 5, 2), "NCHW", False),
     _fused((1, 1, 1, 4), "NHWC", True, stats=False),  # one element per channel: variance 0
+    _fused((0, 2, 2, 3), "NHWC", True, factor=0.5),  # an empty batch: NaN statistics
     # Each op by name, every output compared (V3's forward is fused_batch_norm's op above).
     {"kind": "raw", "op": "FusedBatchNorm", "shape": (2, 3, 2, 3), "data_format": "NHWC",
      "attrs": {"epsilon": 1e-3, "is_training": True, "exponential_avg_factor": 0.5, "data_format": "NHWC"}},
