@@ -29,8 +29,12 @@ def build(tf1, raw, data, i, case):
         inputs = [(n, get(n)) for n in names]
         outputs = raw(case["op"], inputs, case["attrs"])
         # reserve_space_3 of V3 is TF's internal scratch (empty on CPU): compared by shape only.
-        return {f"out{k}_{i}": o if not (case["op"] == "FusedBatchNormV3" and k == 5) else tf1.shape(o)
-                for k, o in enumerate(outputs)}
+        out = {f"out{k}_{i}": o if not (case["op"] == "FusedBatchNormV3" and k == 5) else tf1.shape(o)
+               for k, o in enumerate(outputs)}
+        if names is FORWARD_INPUTS:  # each version's gradient function too
+            grads = tf1.gradients(outputs[0], [t for _, t in inputs[:3]], grad_ys=get("y_backprop"))
+            out.update({f"grad{k}_{i}": g for k, g in enumerate(grads)})
+        return out
     if kind == "plain":
         x, mean, variance, offset, scale = (get(n) for n in ("x", "mean", "variance", "offset", "scale"))
         y = tf1.nn.batch_normalization(x, mean, variance, offset, scale, case["epsilon"])
