@@ -20,9 +20,15 @@ def build(tf1, raw, data, i, case):
         y, m, v = tf1.nn.fused_batch_norm(x, scale, offset, mean=mean, variance=variance, epsilon=case["epsilon"],
                                           data_format=case["data_format"], is_training=case["is_training"],
                                           exponential_avg_factor=case["factor"])
-        dx, dscale, doffset = tf1.gradients(y, [x, scale, offset], grad_ys=tf1.constant(dy))
-        return {f"y{i}": y, f"mean{i}": m, f"variance{i}": v, f"dx{i}": dx, f"dscale{i}": dscale,
-                f"doffset{i}": doffset}
+        dy = tf1.constant(dy)
+        dx, dscale, doffset = tf1.gradients(y, [x, scale, offset], grad_ys=dy)
+        out = {f"y{i}": y, f"mean{i}": m, f"variance{i}": v, f"dx{i}": dx, f"dscale{i}": dscale,
+               f"doffset{i}": doffset}
+        if case.get("second_order"):  # FusedBatchNormGrad's gradient in dy, x and scale
+            seeds = [tf1.constant(data[f"{n}_{i}"]) for n in ("ddx", "ddscale", "ddoffset")]
+            second = tf1.gradients([dx, dscale, doffset], [dy, x, scale], grad_ys=seeds)
+            out.update({f"dd{n}{i}": t for n, t in zip(("dy", "x", "scale"), second)})
+        return out
     if kind == "raw":
         names = FORWARD_INPUTS if case["op"].startswith("FusedBatchNormV") or case["op"] == "FusedBatchNorm" \
             else GRAD_INPUTS[: 6 if case["op"].endswith("V3") else 5]

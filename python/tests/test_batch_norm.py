@@ -1,7 +1,8 @@
 """tf.nn.fused_batch_norm (FusedBatchNormV3 and its gradient), batch_normalization, moments
 and l2_normalize against real TensorFlow (a subprocess with the pinned TF): values and the
 gradients of x, scale and offset, NHWC and NCHW, training and inference, an
-exponential_avg_factor; both sides build the same graphs (batch_norm_graphs.py)."""
+exponential_avg_factor, and the second order (FusedBatchNormGrad's gradient); both sides
+build the same graphs (batch_norm_graphs.py)."""
 
 import numpy as np
 import pytest
@@ -16,18 +17,18 @@ def _raw(op, inputs, attrs):
     return list(_op(op, [t for _, t in inputs], attrs).outputs)
 
 
-def _fused(shape, data_format, is_training, factor=1.0, stats=True, epsilon=0.001):
+def _fused(shape, data_format, is_training, factor=1.0, stats=True, epsilon=0.001, second_order=False):
     return {"kind": "fused", "shape": shape, "data_format": data_format, "is_training": is_training,
-            "factor": factor, "stats": stats, "epsilon": epsilon}
+            "factor": factor, "stats": stats, "epsilon": epsilon, "second_order": second_order}
 
 
 CASES = [
-    _fused((2, 5, 4, 3), "NHWC", True, stats=False),
-    _fused((3, 4, 3, 5), "NCHW", True, stats=False),
+    _fused((2, 5, 4, 3), "NHWC", True, stats=False, second_order=True),
+    _fused((3, 4, 3, 5), "NCHW", True, stats=False, second_order=True),
     _fused((2, 3, 3, 4), "NHWC", True, factor=0.25),
     _fused((2, 4, 3, 3), "NCHW", True, factor=0.6, epsilon=1e-6),  # epsilon below TF's bound
-    _fused((2, 3, 4, 3), "NHWC", False),
-    _fused((2, 3, 5, 2), "NCHW", False),
+    _fused((2, 3, 4, 3), "NHWC", False, second_order=True),
+    _fused((2, 3, 5, 2), "NCHW", False, second_order=True),
     _fused((1, 1, 1, 4), "NHWC", True, stats=False),  # one element per channel: variance 0
     _fused((0, 2, 2, 3), "NHWC", True, factor=0.5),  # an empty batch: NaN statistics
     # Each op by name, every output compared (V3's forward is fused_batch_norm's op above).
@@ -63,7 +64,8 @@ def _arrays(rng, i, case):
     if case["kind"] == "fused":
         c = _channels(case)
         a.update({f"scale_{i}": f(c), f"offset_{i}": f(c), f"mean_{i}": f(c),
-                  f"variance_{i}": rng.uniform(0.5, 2, c).astype(np.float32), f"dy_{i}": f(*shape)})
+                  f"variance_{i}": rng.uniform(0.5, 2, c).astype(np.float32), f"dy_{i}": f(*shape),
+                  f"ddx_{i}": f(*shape), f"ddscale_{i}": f(c), f"ddoffset_{i}": f(c)})
     elif case["kind"] == "raw":
         c = _channels(case)
         x = a[f"x_{i}"]

@@ -25,6 +25,9 @@ GRAD_EXCLUDED = {
     **{op: "compared with TensorFlow in test_batch_norm.py (tf.gradients of x, scale and offset, training and "
            "inference, NHWC and NCHW)"
        for op in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")},
+    **{op: "compared with TensorFlow in test_batch_norm.py (second order: tf.gradients of fused_batch_norm's "
+           "gradients, training and inference, NHWC and NCHW)"
+       for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")},
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
                       "programs of test_tf_oracle_stateful.py (minimize)",
 }
