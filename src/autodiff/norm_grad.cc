@@ -65,7 +65,11 @@ std::vector<Output> BatchNormBackprop(const GradContext& ctx, const Output& dy, 
 }
 
 std::vector<Output> FusedBatchNormGradGrad(const GradContext& ctx) {
-  const Output dy = ctx.input(0), x = ctx.input(1), scale = ctx.input(2);
+  // Identities cut the backprop off from the graph above: dy usually depends on x, and the
+  // inner pass must differentiate in each input alone (TF's tape.watch), leaving the paths
+  // between them to the outer pass.
+  const Output dy = grad::Op("Identity", {ctx.input(0)}), x = grad::Op("Identity", {ctx.input(1)}),
+               scale = grad::Op("Identity", {ctx.input(2)});
   const std::vector<Output> backprop = BatchNormBackprop(ctx, dy, x, scale);
   const std::vector<Output> g = ComputeGradients(GradientRegistry::Global(), backprop, {dy, x, scale},
                                                  {ctx.grad_outputs[0], ctx.grad_outputs[1], ctx.grad_outputs[2]});
