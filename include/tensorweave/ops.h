@@ -150,6 +150,19 @@ Output log_softmax(const Output& logits, const std::string& name = "LogSoftmax")
 // Per-example loss, shape [batch].
 Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits,
                                          const std::string& name = "SoftmaxCrossEntropyWithLogits");
+// Batch normalization of a 4-D float32 x per channel (FusedBatchNormV3), as
+// tf.nn.fused_batch_norm: {y, mean, variance}, the batch's statistics (variance with Bessel's
+// correction, blended with the given ones when exponential_avg_factor != 1) when training,
+// the given ones at inference. mean / variance may be left empty when training without
+// averaging.
+struct BatchNormOutputs {
+  Output y, mean, variance;
+};
+BatchNormOutputs fused_batch_norm(const Output& x, const Output& scale, const Output& offset,
+                                  const Output& mean = Output(), const Output& variance = Output(),
+                                  float epsilon = 0.001f, bool is_training = true,
+                                  const std::string& data_format = "NHWC", float exponential_avg_factor = 1.0f,
+                                  const std::string& name = "FusedBatchNormV3");
 
 // ---- random (seed 0: derived from the graph seed, or non-deterministic when none is set)
 Output random_uniform(Graph& g, const TensorShape& shape, double minval = 0, double maxval = 1,

@@ -208,3 +208,73 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             # one unknown dimension does that here, so that later layers can read it.
             out = array_ops.reshape(out, [-1 if d is None else d for d in static])
         return out
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001, data_format="NHWC",
+                     is_training=True, name=None, exponential_avg_factor=1.0):
+    """Batch normalization of a 4-D x over all dims but the channels (FusedBatchNormV3), TF1's
+    signature. Returns (y, mean, variance): in training the batch statistics (variance with
+    Bessel's correction), blended with the given mean / variance when exponential_avg_factor != 1;
+    at inference the given mean and variance."""
+    if (not is_training or exponential_avg_factor != 1.0) and (mean is None or variance is None):
+        raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is False or "
+                         "`exponential_avg_factor` != 1.0. Received: `mean` %r and `variance` %r" % (mean, variance))
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError("fused_batch_norm takes data_format 'NHWC' or 'NCHW', got %r" % (data_format,))
+    x = convert_to_tensor(x)
+    if x.shape.ndims is not None and x.shape.ndims != 4:
+        raise ValueError("fused_batch_norm needs a 4-D x, got shape %s" % (x.shape,))
+    scale, offset = convert_to_tensor(scale), convert_to_tensor(offset)
+    mean = array_ops.constant([], dtype=scale.dtype) if mean is None else convert_to_tensor(mean)
+    variance = array_ops.constant([], dtype=scale.dtype) if variance is None else convert_to_tensor(variance)
+    # As TF: cuDNN's lower bound on epsilon applies on every device.
+    epsilon = max(float(epsilon), 1.001e-5)
+    op = _op("FusedBatchNormV3", [x, scale, offset, mean, variance],
+             {"epsilon": epsilon, "exponential_avg_factor": float(exponential_avg_factor),
+              "data_format": data_format, "is_training": bool(is_training)}, name or "FusedBatchNormV3")
+    return op.outputs[0], op.outputs[1], op.outputs[2]
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + variance_epsilon) + offset with broadcasting;
+    offset and scale may be None."""
+    from tensorweave.framework import name_scope
+    with name_scope(name, "batchnorm"):
+        x, mean, variance = convert_to_tensor(x), convert_to_tensor(mean), convert_to_tensor(variance)
+        inv = math_ops.rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * convert_to_tensor(scale)
+        offset = None if offset is None else convert_to_tensor(offset)
+        shift = (offset - mean * inv) if offset is not None else -mean * inv
+        return x * array_ops.cast(inv, x.dtype) + array_ops.cast(shift, x.dtype)
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):  # noqa: ARG001
+    """Mean and (biased) variance of x over `axes`; float16 is computed in float32 and cast back.
+    `shift` is unused, as in TF."""
+    from tensorweave import dtypes
+    from tensorweave.framework import name_scope
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with name_scope(name, "moments"):
+        x = convert_to_tensor(x)
+        y = array_ops.cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
+        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        # TF stops the gradient through this mean; it is zero anyway (deviations sum to 0).
+        variance = math_ops.reduce_mean(math_ops.squared_difference(y, mean), axes, keepdims=True, name="variance")
+        if not keep:
+            mean = array_ops.squeeze(mean, list(axes) if isinstance(axes, (list, tuple)) else [axes])
+            variance = array_ops.squeeze(variance, list(axes) if isinstance(axes, (list, tuple)) else [axes])
+        if x.dtype == dtypes.float16:
+            return array_ops.cast(mean, dtypes.float16), array_ops.cast(variance, dtypes.float16)
+        return mean, variance
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x**2, axis), epsilon)) along `axis` (`dim` is its TF1 alias)."""
+    from tensorweave.framework import name_scope
+    axis = dim if axis is None else axis
+    with name_scope(name, "l2_normalize"):
+        x = convert_to_tensor(x)
+        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, array_ops.constant(epsilon, dtype=x.dtype)))
+        return math_ops.multiply(x, x_inv_norm)

@@ -22,6 +22,12 @@ GRAD_EXCLUDED = {
        for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
     **{op: "compared with TensorFlow in test_pooling.py (values, gradients and the gradients' gradients)"
        for op in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad")},
+    **{op: "compared with TensorFlow in test_batch_norm.py (tf.gradients of x, scale and offset, training and "
+           "inference, NHWC and NCHW)"
+       for op in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")},
+    **{op: "compared with TensorFlow in test_batch_norm.py (second order: tf.gradients of fused_batch_norm's "
+           "gradients, training and inference, NHWC and NCHW)"
+       for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")},
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
                       "programs of test_tf_oracle_stateful.py (minimize)",
 }

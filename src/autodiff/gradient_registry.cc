@@ -23,6 +23,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterGatherGradients(*r);
     RegisterConvGradients(*r);
     RegisterPoolGradients(*r);
+    RegisterNormGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
     return r;

@@ -64,6 +64,7 @@ void RegisterArrayGradients(GradientRegistry& r);
 void RegisterGatherGradients(GradientRegistry& r);  // gather_grad.cc
 void RegisterConvGradients(GradientRegistry& r);    // conv_grad.cc
 void RegisterPoolGradients(GradientRegistry& r);    // pool_grad.cc
+void RegisterNormGradients(GradientRegistry& r);    // norm_grad.cc
 void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
 

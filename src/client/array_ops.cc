@@ -171,6 +171,20 @@ Output log_softmax(const Output& logits, const std::string& name) { return Op("L
 Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, const std::string& name) {
   return Op("SoftmaxCrossEntropyWithLogits", name, {logits, labels});
 }
+BatchNormOutputs fused_batch_norm(const Output& x, const Output& scale, const Output& offset, const Output& mean,
+                                  const Output& variance, float epsilon, bool is_training, const std::string& data_format,
+                                  float exponential_avg_factor, const std::string& name) {
+  Graph& g = *x.graph();
+  const Tensor empty(DType::kFloat, TensorShape({0}));
+  const Output m = mean.op().valid() ? mean : constant(g, empty);
+  const Output v = variance.op().valid() ? variance : constant(g, empty);
+  const Operation op = client::AddOp(g, "FusedBatchNormV3", name, {x, scale, offset, m, v},
+                                     {{"epsilon", MakeAttr(epsilon)},
+                                      {"exponential_avg_factor", MakeAttr(exponential_avg_factor)},
+                                      {"data_format", MakeAttr(data_format)},
+                                      {"is_training", MakeAttr(is_training)}});
+  return {op.output(0), op.output(1), op.output(2)};
+}
 
 namespace {
 

@@ -11,6 +11,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnOps(r);
   RegisterNnConvOps(r);
   RegisterNnPoolOps(r);
+  RegisterNnNormOps(r);
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);

@@ -14,6 +14,7 @@ void RegisterArrayKernels(KernelRegistry& r);
 void RegisterNnKernels(KernelRegistry& r);
 void RegisterConvKernels(KernelRegistry& r);  // conv_kernels.cc
 void RegisterPoolKernels(KernelRegistry& r);  // pool_kernels.cc
+void RegisterBatchNormKernels(KernelRegistry& r);  // batch_norm_kernels.cc
 void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);

@@ -11,6 +11,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNnKernels(r);
   RegisterConvKernels(r);
   RegisterPoolKernels(r);
+  RegisterBatchNormKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);
