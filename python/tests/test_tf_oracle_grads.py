@@ -22,6 +22,8 @@ GRAD_EXCLUDED = {
        for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
     **{op: "compared with TensorFlow in test_pooling.py (values, gradients and the gradients' gradients)"
        for op in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad")},
+    "SoftsignGrad": "TensorFlow registers no gradient for SoftsignGrad; ours is checked against finite "
+                    "differences in test_activations.py",
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
                       "programs of test_tf_oracle_stateful.py (minimize)",
 }
@@ -223,6 +225,17 @@ GRAD_SPECS = {
                              [([smooth(rng, F32, (2, 5)), np.array([4, 0, 4], I32), np.array(1, I32)], {}, [0])], 0),
     "UnsortedSegmentSum": (lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(4, I32)],
                                          {}, [0]) for d in FLOATS], 0),
+    # Activations: values spread over both sides of the kinks (0, and 6 for Relu6).
+    **{op: (lambda rng: [([smooth(rng, d, s) * 5], {}, [0]) for d in FLOATS for s in ((3, 4), ())], 8)
+       for op in ("Relu6", "Elu", "Selu", "Softplus", "Softsign")},
+    "LeakyRelu": (lambda rng: [([smooth(rng, d, (3, 4)) * 5], a, [0]) for d in FLOATS
+                               for a in ({}, {"alpha": 0.05})], 0),
+    **{op: (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4)) * 5], {}, [0, 1]) for d in FLOATS], 8)
+       for op in ("Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad")},
+    "LeakyReluGrad": (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4))], {"alpha": 0.3}, [0, 1])
+                                   for d in FLOATS], 0),
+    "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
+                            for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
 }
 
 

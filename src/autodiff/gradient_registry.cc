@@ -25,6 +25,8 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterPoolGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
+    RegisterActivationGradients(*r);
+    RegisterTopKGradients(*r);
     return r;
   }();
   return *registry;

@@ -66,6 +66,8 @@ void RegisterConvGradients(GradientRegistry& r);    // conv_grad.cc
 void RegisterPoolGradients(GradientRegistry& r);    // pool_grad.cc
 void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
+void RegisterActivationGradients(GradientRegistry& r);  // activation_grad.cc
+void RegisterTopKGradients(GradientRegistry& r);        // topk_grad.cc
 
 }  // namespace tw
 

@@ -23,6 +23,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterIoV2Ops(r);
   RegisterParsingOps(r);
   RegisterSparseOps(r);
+  RegisterNnActivationOps(r);
+  RegisterNnTopKOps(r);
 }
 
 }  // namespace tw

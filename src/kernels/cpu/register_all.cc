@@ -24,6 +24,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSaveRestoreV2Kernels(r);
   RegisterParseExampleKernels(r);
   RegisterSparseToDenseKernels(r);
+  RegisterActivationKernels(r);
+  RegisterTopKKernels(r);
 }
 
 }  // namespace tw
