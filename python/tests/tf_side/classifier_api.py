@@ -1,0 +1,42 @@
+"""One program over the classifier ops' Python API (tf.nn activations, top_k, in_top_k),
+written once against the TF 1.x API and run by both systems: test_activations.py imports
+`program` and runs it with tensorweave; run as a script it runs it with TensorFlow and writes
+every result to OUT.npz.
+    classifier_api.py IN.npz OUT.npz"""
+import sys
+
+import numpy as np
+
+
+def program(tf, arrays):
+    """{name: tensor}: the wrappers under TF's names and keywords, and their gradients."""
+    x = tf.constant(arrays["x"])
+    logits = tf.constant(arrays["logits"])
+    labels = tf.constant(arrays["labels"])
+    out = {
+        "relu6": tf.nn.relu6(x), "elu": tf.nn.elu(x), "selu": tf.nn.selu(x),
+        "leaky_relu": tf.nn.leaky_relu(x), "leaky_relu_01": tf.nn.leaky_relu(x, alpha=0.1),
+        "softplus": tf.nn.softplus(x), "softsign": tf.nn.softsign(x),
+    }
+    for name in list(out):
+        out["d_" + name] = tf.gradients(out[name] * out[name], x)[0]
+    values, indices = tf.nn.top_k(logits, k=3)
+    out["top_k_values"], out["top_k_indices"] = values, indices
+    top1 = tf.nn.top_k(logits)
+    out["top_1_values"], out["top_1_indices"] = top1.values, top1.indices
+    out["d_top_k"] = tf.gradients(tf.reduce_sum(values * values), logits)[0]
+    out["in_top_1"] = tf.nn.in_top_k(logits, labels, 1)
+    out["in_top_3"] = tf.nn.in_top_k(predictions=logits, targets=labels, k=3)
+    return out
+
+
+if __name__ == "__main__":
+    import tensorflow as tf_module
+    tf1 = tf_module.compat.v1
+    tf1.disable_eager_execution()
+    arrays = dict(np.load(sys.argv[1]))
+    with tf1.Graph().as_default():
+        tensors = program(tf1, arrays)
+        with tf1.Session() as sess:
+            results = sess.run(tensors)
+    np.savez(sys.argv[2], **results)
