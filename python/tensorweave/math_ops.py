@@ -213,3 +213,18 @@ class TensorOperators:
 for _name, _fn in vars(TensorOperators).items():
     if _name.startswith("__") and callable(_fn) and _name not in ("__module__", "__doc__", "__qualname__"):
         setattr(Tensor, _name, _fn)
+
+
+def _scan(op_type, x, axis, exclusive, reverse, name):
+    return _op_output(op_type, [convert_to_tensor(x), array_ops._int_tensor(axis, "axis")],
+                      {"exclusive": bool(exclusive), "reverse": bool(reverse)}, name=name or op_type)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sums along `axis` (exclusive: starting from 0; reverse: from the end)."""
+    return _scan("Cumsum", x, axis, exclusive, reverse, name)
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running products along `axis` (exclusive: starting from 1; reverse: from the end)."""
+    return _scan("Cumprod", x, axis, exclusive, reverse, name)

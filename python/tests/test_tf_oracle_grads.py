@@ -234,6 +234,10 @@ GRAD_SPECS = {
        for op in ("Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad")},
     "LeakyReluGrad": (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4))], {"alpha": 0.3}, [0, 1])
                                    for d in FLOATS], 0),
+    **{op: (lambda rng: [([smooth(rng, d, (3, 4), "positive" if op == "Cumprod" else "small"), np.array(a, I32)],
+                          {"exclusive": e, "reverse": rv}, [0]) for d in FLOATS for a in (1, -2)
+                         for e in (False, True) for rv in (False, True)], 8)
+       for op in ("Cumsum", "Cumprod")},
     "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
                             for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
 }

@@ -263,6 +263,27 @@ def top_k_cases(rng):
     return cases
 
 
+def scan_cases(_, kind):
+    """Every axis (negative too), each exclusive/reverse combination, int64 axes, empty and bad axes.
+    Own generator: the shared one's later draws stay as they were for the ops after these."""
+    rng = np.random.default_rng(24 if kind == "any" else 25)
+    cases = []
+    for d in NUMERIC:
+        x = values(rng, d, (3, 4, 2), "small" if d in INTS else kind)
+        if d in FLOATS:  # TensorFlow flushes denormals on the way, and a running sum carries them on
+            x[np.abs(x) < np.finfo(d).tiny] = 0
+        for axis in (0, 1, 2, -1):
+            for exclusive in (False, True):
+                for reverse in (False, True):
+                    cases.append(([x, np.array(axis, I32)], {"exclusive": exclusive, "reverse": reverse}))
+        cases.append(([values(rng, d, (5,), "nonzero"), np.array(0, I64)], {}))
+        cases.append(([values(rng, d, (0, 3)), np.array(1, I32)], {}))
+        for axis in (3, -4):
+            cases.append(([x, np.array(axis, I32)], {REFUSED: True}))
+        cases.append(([x, np.array([0], I32)], {REFUSED: True}))
+    return cases
+
+
 def in_top_k_cases(rng, v2):
     """Ties count as in; an out-of-range target, or any non-finite prediction in the row, is out."""
     pred = np.array([[0.1, 0.5, 0.5, 0.2], [1, 2, 3, 4], [np.nan, 1, 2, 3], [0, np.inf, 1, 1],
@@ -387,6 +408,9 @@ SPECS = {
     "TopKV2": (lambda rng: top_k_cases(rng), 0),
     "InTopK": (lambda rng: in_top_k_cases(rng, False), 0),
     "InTopKV2": (lambda rng: in_top_k_cases(rng, True), 0),
+    # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.
+    "Cumsum": (lambda rng: scan_cases(rng, "any"), 1),
+    "Cumprod": (lambda rng: scan_cases(rng, "small"), 1),
 }
 
 

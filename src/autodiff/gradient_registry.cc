@@ -27,6 +27,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterStateGradients(*r);
     RegisterActivationGradients(*r);
     RegisterTopKGradients(*r);
+    RegisterScanGradients(*r);
     return r;
   }();
   return *registry;

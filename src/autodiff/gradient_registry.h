@@ -68,6 +68,7 @@ void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
 void RegisterActivationGradients(GradientRegistry& r);  // activation_grad.cc
 void RegisterTopKGradients(GradientRegistry& r);        // topk_grad.cc
+void RegisterScanGradients(GradientRegistry& r);        // scan_grad.cc
 
 }  // namespace tw
 

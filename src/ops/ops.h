@@ -28,6 +28,7 @@ void RegisterParsingOps(OpRegistry& r);    // ParseExample, ParseExampleV2, Pars
 void RegisterSparseOps(OpRegistry& r);     // SparseToDense
 void RegisterNnActivationOps(OpRegistry& r);  // Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign (+Grad)
 void RegisterNnTopKOps(OpRegistry& r);        // TopKV2, InTopK, InTopKV2
+void RegisterMathScanOps(OpRegistry& r);      // Cumsum, Cumprod
 
 }  // namespace tw
 

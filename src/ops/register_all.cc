@@ -25,6 +25,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterSparseOps(r);
   RegisterNnActivationOps(r);
   RegisterNnTopKOps(r);
+  RegisterMathScanOps(r);
 }
 
 }  // namespace tw

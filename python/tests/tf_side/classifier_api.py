@@ -1,4 +1,5 @@
-"""One program over the classifier ops' Python API (tf.nn activations, top_k, in_top_k),
+"""One program over the classifier ops' Python API (tf.nn activations, top_k, in_top_k,
+tf.cumsum, tf.cumprod),
 written once against the TF 1.x API and run by both systems: test_activations.py imports
 `program` and runs it with tensorweave; run as a script it runs it with TensorFlow and writes
 every result to OUT.npz.
@@ -27,6 +28,10 @@ def program(tf, arrays):
     out["d_top_k"] = tf.gradients(tf.reduce_sum(values * values), logits)[0]
     out["in_top_1"] = tf.nn.in_top_k(logits, labels, 1)
     out["in_top_3"] = tf.nn.in_top_k(predictions=logits, targets=labels, k=3)
+    out["cumsum"] = tf.cumsum(logits, axis=1, exclusive=True)
+    out["cumsum_0"] = tf.cumsum(logits)
+    out["cumprod"] = tf.cumprod(logits, -1, reverse=True)
+    out["d_cumprod"] = tf.gradients(tf.reduce_sum(out["cumprod"] * out["cumsum"]), logits)[0]
     return out
 
 

@@ -29,6 +29,7 @@ void RegisterParseExampleKernels(KernelRegistry& r);  // parse_example_kernels.c
 void RegisterSparseToDenseKernels(KernelRegistry& r);  // sparse_to_dense_kernels.cc
 void RegisterActivationKernels(KernelRegistry& r);  // activation_kernels.cc: Relu6, Elu, ... (+Grad)
 void RegisterTopKKernels(KernelRegistry& r);  // topk_kernels.cc: TopKV2, InTopK, InTopKV2
+void RegisterScanKernels(KernelRegistry& r);  // scan_kernels.cc: Cumsum, Cumprod
 
 }  // namespace tw
 

@@ -26,6 +26,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSparseToDenseKernels(r);
   RegisterActivationKernels(r);
   RegisterTopKKernels(r);
+  RegisterScanKernels(r);
 }
 
 }  // namespace tw
