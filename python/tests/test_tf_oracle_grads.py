@@ -238,6 +238,10 @@ GRAD_SPECS = {
                           {"exclusive": e, "reverse": rv}, [0]) for d in FLOATS for a in (1, -2)
                          for e in (False, True) for rv in (False, True)], 8)
        for op in ("Cumsum", "Cumprod")},
+    "ClipByValue": (lambda rng: [([smooth(rng, d, (3, 4)) * 3, (smooth(rng, d, lo_s) - 1.5).astype(d),
+                                   (smooth(rng, d, hi_s) + 1.5).astype(d)],
+                                  {}, [0, 1, 2]) for d in FLOATS for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)))],
+                    0),
     "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
                             for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
 }

@@ -411,6 +411,10 @@ SPECS = {
     # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.
     "Cumsum": (lambda rng: scan_cases(rng, "any"), 1),
     "Cumprod": (lambda rng: scan_cases(rng, "small"), 1),
+    "ClipByValue": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, lo_s, "small"), (values(rng, d, hi_s, "small")
+                                   + (0 if d in INTS else 0.25)).astype(d)], {REFUSED: lo_s == (4,)}) for d in NUMERIC
+                                 for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((4,), ()))],
+                    0),
 }
 
 

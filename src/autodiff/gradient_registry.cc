@@ -28,6 +28,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterActivationGradients(*r);
     RegisterTopKGradients(*r);
     RegisterScanGradients(*r);
+    RegisterClipGradients(*r);
     return r;
   }();
   return *registry;

@@ -69,6 +69,7 @@ void RegisterStateGradients(GradientRegistry& r);
 void RegisterActivationGradients(GradientRegistry& r);  // activation_grad.cc
 void RegisterTopKGradients(GradientRegistry& r);        // topk_grad.cc
 void RegisterScanGradients(GradientRegistry& r);        // scan_grad.cc
+void RegisterClipGradients(GradientRegistry& r);        // clip_grad.cc
 
 }  // namespace tw
 

@@ -29,6 +29,7 @@ void RegisterSparseOps(OpRegistry& r);     // SparseToDense
 void RegisterNnActivationOps(OpRegistry& r);  // Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign (+Grad)
 void RegisterNnTopKOps(OpRegistry& r);        // TopKV2, InTopK, InTopKV2
 void RegisterMathScanOps(OpRegistry& r);      // Cumsum, Cumprod
+void RegisterMathClipOps(OpRegistry& r);      // ClipByValue
 
 }  // namespace tw
 

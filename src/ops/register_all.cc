@@ -26,6 +26,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnActivationOps(r);
   RegisterNnTopKOps(r);
   RegisterMathScanOps(r);
+  RegisterMathClipOps(r);
 }
 
 }  // namespace tw

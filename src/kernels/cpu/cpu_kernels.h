@@ -30,6 +30,7 @@ void RegisterSparseToDenseKernels(KernelRegistry& r);  // sparse_to_dense_kernel
 void RegisterActivationKernels(KernelRegistry& r);  // activation_kernels.cc: Relu6, Elu, ... (+Grad)
 void RegisterTopKKernels(KernelRegistry& r);  // topk_kernels.cc: TopKV2, InTopK, InTopKV2
 void RegisterScanKernels(KernelRegistry& r);  // scan_kernels.cc: Cumsum, Cumprod
+void RegisterClipKernels(KernelRegistry& r);  // clip_kernels.cc: ClipByValue
 
 }  // namespace tw
 

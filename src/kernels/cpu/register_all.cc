@@ -27,6 +27,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterActivationKernels(r);
   RegisterTopKKernels(r);
   RegisterScanKernels(r);
+  RegisterClipKernels(r);
 }
 
 }  // namespace tw
