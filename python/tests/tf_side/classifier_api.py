@@ -1,5 +1,5 @@
 """One program over the classifier ops' Python API (tf.nn activations, top_k, in_top_k,
-tf.cumsum, tf.cumprod),
+tf.cumsum, tf.cumprod, the clip_by_* functions and global_norm),
 written once against the TF 1.x API and run by both systems: test_activations.py imports
 `program` and runs it with tensorweave; run as a script it runs it with TensorFlow and writes
 every result to OUT.npz.
@@ -32,6 +32,15 @@ def program(tf, arrays):
     out["cumsum_0"] = tf.cumsum(logits)
     out["cumprod"] = tf.cumprod(logits, -1, reverse=True)
     out["d_cumprod"] = tf.gradients(tf.reduce_sum(out["cumprod"] * out["cumsum"]), logits)[0]
+    out["clip_by_norm"] = tf.clip_by_norm(logits, 1.5)
+    out["clip_by_norm_rows"] = tf.clip_by_norm(logits, 1.0, axes=[1])
+    out["clip_by_norm_zero"] = tf.clip_by_norm(tf.zeros_like(logits), 1.0)
+    out["global_norm"] = tf.global_norm([logits, x])
+    (c1, c2), norm = tf.clip_by_global_norm([logits, x], 2.0)
+    out["clipped_1"], out["clipped_2"], out["clipped_norm"] = c1, c2, norm
+    (n1, _), _ = tf.clip_by_global_norm([logits, x], 1e6)
+    out["not_clipped"] = n1
+    out["clip_by_value"] = tf.clip_by_value(logits, -0.5, 0.5)
     return out
 
 
