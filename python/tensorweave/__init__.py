@@ -64,3 +64,5 @@ from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, V
 from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)
+from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
+from tensorweave.math_ops import clip_by_global_norm, clip_by_norm, global_norm  # noqa: E402,F401

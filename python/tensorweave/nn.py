@@ -278,3 +278,47 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, array_ops.constant(epsilon, dtype=x.dtype)))
         return math_ops.multiply(x, x_inv_norm)
+# ---- activations beyond relu (kernels in src/kernels/cpu/activation_kernels.cc)
+
+def _activation(op_type, default_name):
+    def fn(features, name=None):
+        return _op_output(op_type, [convert_to_tensor(features)], name=name or default_name)
+    fn.__name__ = default_name
+    return fn
+
+
+relu6 = _activation("Relu6", "Relu6")
+elu = _activation("Elu", "Elu")
+selu = _activation("Selu", "Selu")
+softplus = _activation("Softplus", "Softplus")
+softsign = _activation("Softsign", "Softsign")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """max(features, alpha * features) for alpha <= 1: TensorFlow's LeakyRelu op."""
+    return _op_output("LeakyRelu", [convert_to_tensor(features)], {"alpha": float(alpha)},
+                      name=name or "LeakyRelu")
+
+
+# ---- top-k (kernels in src/kernels/cpu/topk_kernels.cc)
+
+import collections as _collections  # noqa: E402
+
+TopKV2 = _collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, name=None, index_type=None):  # noqa: A002 - TF's names
+    """The k largest entries of the last dim and their indices; ties: the lower index first."""
+    from tensorweave import dtypes
+    attrs = {"sorted": bool(sorted)}
+    if index_type is not None:
+        attrs["index_type"] = dtypes.as_dtype(index_type)
+    op = _op("TopKV2", [convert_to_tensor(input), array_ops._int_tensor(k, "k")], attrs, name=name or "TopKV2")
+    return TopKV2(op.outputs[0], op.outputs[1])
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether targets[i] is among the k highest predictions of row i (ties count as in)."""
+    targets = convert_to_tensor(targets)
+    k = convert_to_tensor(k, dtype=targets.dtype)
+    return _op_output("InTopKV2", [convert_to_tensor(predictions), targets, k], name=name or "in_top_k")

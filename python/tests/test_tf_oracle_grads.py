@@ -28,6 +28,8 @@ GRAD_EXCLUDED = {
     **{op: "compared with TensorFlow in test_batch_norm.py (second order: tf.gradients of fused_batch_norm's "
            "gradients, training and inference, NHWC and NCHW)"
        for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")},
+    "SoftsignGrad": "TensorFlow registers no gradient for SoftsignGrad; ours is checked against finite "
+                    "differences in test_activations.py",
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
                       "programs of test_tf_oracle_stateful.py (minimize)",
 }
@@ -229,6 +231,25 @@ GRAD_SPECS = {
                              [([smooth(rng, F32, (2, 5)), np.array([4, 0, 4], I32), np.array(1, I32)], {}, [0])], 0),
     "UnsortedSegmentSum": (lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(4, I32)],
                                          {}, [0]) for d in FLOATS], 0),
+    # Activations: values spread over both sides of the kinks (0, and 6 for Relu6).
+    **{op: (lambda rng: [([smooth(rng, d, s) * 5], {}, [0]) for d in FLOATS for s in ((3, 4), ())], 8)
+       for op in ("Relu6", "Elu", "Selu", "Softplus", "Softsign")},
+    "LeakyRelu": (lambda rng: [([smooth(rng, d, (3, 4)) * 5], a, [0]) for d in FLOATS
+                               for a in ({}, {"alpha": 0.05})], 0),
+    **{op: (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4)) * 5], {}, [0, 1]) for d in FLOATS], 8)
+       for op in ("Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad")},
+    "LeakyReluGrad": (lambda rng: [([smooth(rng, d, (3, 4)), smooth(rng, d, (3, 4))], {"alpha": 0.3}, [0, 1])
+                                   for d in FLOATS], 0),
+    **{op: (lambda rng: [([smooth(rng, d, (3, 4), "positive" if op == "Cumprod" else "small"), np.array(a, I32)],
+                          {"exclusive": e, "reverse": rv}, [0]) for d in FLOATS for a in (1, -2)
+                         for e in (False, True) for rv in (False, True)], 8)
+       for op in ("Cumsum", "Cumprod")},
+    "ClipByValue": (lambda rng: [([smooth(rng, d, (3, 4)) * 3, (smooth(rng, d, lo_s) - 1.5).astype(d),
+                                   (smooth(rng, d, hi_s) + 1.5).astype(d)],
+                                  {}, [0, 1, 2]) for d in FLOATS for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)))],
+                    0),
+    "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
+                            for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
 }
 
 

@@ -249,6 +249,65 @@ def one_hot(rng):
     return cases
 
 
+def top_k_cases(rng):
+    """No NaN (its rank is unspecified); ties (small ints, repeated floats) rank the lower index first."""
+    cases = []
+    for d in NUMERIC:
+        x = values(rng, d, (3, 5), "nonzero")
+        ties = np.array([[2, 1, 2, 3, 1], [0, 0, 0, 0, 0], [5, -1, 5, -1, 5]], d)
+        for inp in (x, ties):
+            for k in (0, 1, 2, 5):
+                cases.append(([inp, np.array(k, I32)], {}))
+        cases.append(([x[0], np.array(3, I64)], {"index_type": "int64"}))
+        cases.append(([values(rng, d, (2, 2, 4), "nonzero"), np.array(4, I32)], {}))
+        cases.append(([values(rng, d, (0, 3)), np.array(2, I32)], {}))
+        for k in (6, -1):
+            cases.append(([x, np.array(k, I32)], {REFUSED: True}))
+        cases.append(([values(rng, d, ()), np.array(0, I32)], {REFUSED: True}))
+    return cases
+
+
+def scan_cases(_, kind):
+    """Every axis (negative too), each exclusive/reverse combination, int64 axes, empty and bad axes.
+    Own generator: the shared one's later draws stay as they were for the ops after these."""
+    rng = np.random.default_rng(24 if kind == "any" else 25)
+    cases = []
+    for d in NUMERIC:
+        x = values(rng, d, (3, 4, 2), "small" if d in INTS else kind)
+        if d in FLOATS:  # TensorFlow flushes denormals on the way, and a running sum carries them on
+            x[np.abs(x) < np.finfo(d).tiny] = 0
+        for axis in (0, 1, 2, -1):
+            for exclusive in (False, True):
+                for reverse in (False, True):
+                    cases.append(([x, np.array(axis, I32)], {"exclusive": exclusive, "reverse": reverse}))
+        cases.append(([values(rng, d, (5,), "nonzero"), np.array(0, I64)], {}))
+        cases.append(([values(rng, d, (0, 3)), np.array(1, I32)], {}))
+        for axis in (3, -4):
+            cases.append(([x, np.array(axis, I32)], {REFUSED: True}))
+        cases.append(([x, np.array([0], I32)], {REFUSED: True}))
+    return cases
+
+
+def in_top_k_cases(rng, v2):
+    """Ties count as in; an out-of-range target, or any non-finite prediction in the row, is out."""
+    pred = np.array([[0.1, 0.5, 0.5, 0.2], [1, 2, 3, 4], [np.nan, 1, 2, 3], [0, np.inf, 1, 1],
+                     [3, 3, 3, 3]], F32)
+    cases = []
+    for t in INTS:
+        targets = np.array([2, 0, 0, 1, -1], t)
+        for k in (0, 1, 2, 4, 5):
+            if v2:
+                cases.append(([pred, targets, np.array(k, t)], {}))
+            else:
+                cases.append(([pred, targets], {"k": k}))
+        targets = np.array([3, 4, 1, 2, 0], t)
+        cases.append(([pred, targets, np.array(2, t)] if v2 else [pred, targets], {} if v2 else {"k": 2}))
+        bad = np.array([0, 1], t)
+        cases.append(([pred, bad, np.array(1, t)] if v2 else [pred, bad], {REFUSED: True} if v2 else
+                      {"k": 1, REFUSED: True}))
+    return cases
+
+
 SPECS = {
     # (input maker, float tolerance in units of the dtype's epsilon, relative)
     **{op: (unary(NUMERIC), 0) for op in ("Abs", "Neg", "Sign", "Square", "Identity", "ZerosLike", "OnesLike",
@@ -341,6 +400,25 @@ SPECS = {
     "BroadcastGradientArgs": (lambda rng: [([np.array(a, d), np.array(b, d)], {}) for d in INTS for a, b in (
         ([2, 3, 1], [3, 4]), ([], [5]), ([2, 1], [2, 1]), ([1], [1]), ([1, 1], []), ([0, 3], [1, 1, 3]))], 0),
     "OneHot": (one_hot, 0),
+    # Activations (activation_kernels.cc): values around the kinks 0 and 6 and the edges.
+    "Relu6": (lambda rng: unary(NUMERIC)(rng) + [([np.array([-1, 0, 3, 6, 7, 5.5, 6.5], d)], {}) for d in NUMERIC], 0),
+    **{op: (unary(FLOATS), 4) for op in ("Elu", "Selu", "Softplus", "Softsign")},
+    "LeakyRelu": (with_attrs(unary(FLOATS), [{}, {"alpha": 0.01}, {"alpha": 1.5}]), 0),
+    "Relu6Grad": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, (3, 4)) * 2], {}) for d in NUMERIC], 0),
+    **{op: (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, (3, 4))], {}) for d in FLOATS], 2)
+       for op in ("EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad")},
+    "LeakyReluGrad": (with_attrs(lambda rng: [([values(rng, d, (3, 4)), values(rng, d, (3, 4))], {}) for d in FLOATS],
+                                 [{}, {"alpha": 0.3}]), 0),
+    "TopKV2": (lambda rng: top_k_cases(rng), 0),
+    "InTopK": (lambda rng: in_top_k_cases(rng, False), 0),
+    "InTopKV2": (lambda rng: in_top_k_cases(rng, True), 0),
+    # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.
+    "Cumsum": (lambda rng: scan_cases(rng, "any"), 1),
+    "Cumprod": (lambda rng: scan_cases(rng, "small"), 1),
+    "ClipByValue": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, lo_s, "small"), (values(rng, d, hi_s, "small")
+                                   + (0 if d in INTS else 0.25)).astype(d)], {REFUSED: lo_s == (4,)}) for d in NUMERIC
+                                 for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((4,), ()))],
+                    0),
 }
 
 
@@ -383,7 +461,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 

@@ -26,6 +26,10 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterNormGradients(*r);
     RegisterNnGradients(*r);
     RegisterStateGradients(*r);
+    RegisterActivationGradients(*r);
+    RegisterTopKGradients(*r);
+    RegisterScanGradients(*r);
+    RegisterClipGradients(*r);
     return r;
   }();
   return *registry;

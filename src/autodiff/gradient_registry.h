@@ -67,6 +67,10 @@ void RegisterPoolGradients(GradientRegistry& r);    // pool_grad.cc
 void RegisterNormGradients(GradientRegistry& r);    // norm_grad.cc
 void RegisterNnGradients(GradientRegistry& r);
 void RegisterStateGradients(GradientRegistry& r);
+void RegisterActivationGradients(GradientRegistry& r);  // activation_grad.cc
+void RegisterTopKGradients(GradientRegistry& r);        // topk_grad.cc
+void RegisterScanGradients(GradientRegistry& r);        // scan_grad.cc
+void RegisterClipGradients(GradientRegistry& r);        // clip_grad.cc
 
 }  // namespace tw
 

@@ -27,6 +27,10 @@ void RegisterRefVariableOps(OpRegistry& r);  // TF1 VariableV2, Assign, Apply*, 
 void RegisterIoV2Ops(OpRegistry& r);       // SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename, ...
 void RegisterParsingOps(OpRegistry& r);    // ParseExample, ParseExampleV2, ParseSingleExample
 void RegisterSparseOps(OpRegistry& r);     // SparseToDense
+void RegisterNnActivationOps(OpRegistry& r);  // Relu6, Elu, Selu, LeakyRelu, Softplus, Softsign (+Grad)
+void RegisterNnTopKOps(OpRegistry& r);        // TopKV2, InTopK, InTopKV2
+void RegisterMathScanOps(OpRegistry& r);      // Cumsum, Cumprod
+void RegisterMathClipOps(OpRegistry& r);      // ClipByValue
 
 }  // namespace tw
 

@@ -24,6 +24,10 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterIoV2Ops(r);
   RegisterParsingOps(r);
   RegisterSparseOps(r);
+  RegisterNnActivationOps(r);
+  RegisterNnTopKOps(r);
+  RegisterMathScanOps(r);
+  RegisterMathClipOps(r);
 }
 
 }  // namespace tw

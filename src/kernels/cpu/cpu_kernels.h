@@ -28,6 +28,10 @@ void RegisterResourceScatterKernels(KernelRegistry& r);  // resource_scatter_ker
 void RegisterSaveRestoreV2Kernels(KernelRegistry& r);  // save_restore_v2_kernels.cc: SaveV2, RestoreV2, ...
 void RegisterParseExampleKernels(KernelRegistry& r);  // parse_example_kernels.cc: tf.train.Example
 void RegisterSparseToDenseKernels(KernelRegistry& r);  // sparse_to_dense_kernels.cc
+void RegisterActivationKernels(KernelRegistry& r);  // activation_kernels.cc: Relu6, Elu, ... (+Grad)
+void RegisterTopKKernels(KernelRegistry& r);  // topk_kernels.cc: TopKV2, InTopK, InTopKV2
+void RegisterScanKernels(KernelRegistry& r);  // scan_kernels.cc: Cumsum, Cumprod
+void RegisterClipKernels(KernelRegistry& r);  // clip_kernels.cc: ClipByValue
 
 }  // namespace tw
 

@@ -25,6 +25,10 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSaveRestoreV2Kernels(r);
   RegisterParseExampleKernels(r);
   RegisterSparseToDenseKernels(r);
+  RegisterActivationKernels(r);
+  RegisterTopKKernels(r);
+  RegisterScanKernels(r);
+  RegisterClipKernels(r);
 }
 
 }  // namespace tw
