@@ -1,4 +1,4 @@
-"""tf.global_norm and tf.clip_by_global_norm, from plain ops (as TF 1.x builds them)."""
+"""tf.clip_by_norm, tf.global_norm and tf.clip_by_global_norm, from plain ops (as TF 1.x builds them)."""
 from tensorweave import array_ops, math_ops, nn
 from tensorweave.framework import convert_to_tensor, name_scope
 
@@ -28,3 +28,14 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         scale = clip_norm * math_ops.minimum(1.0 / norm, 1.0 / clip_norm)
         clipped = [None if t is None else math_ops.multiply(convert_to_tensor(t), scale) for t in t_list]
         return clipped, norm
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """t * clip_norm / max(||t||_2 over axes, clip_norm); an all-zero t stays 0 (no 0/0)."""
+    t = convert_to_tensor(t)
+    l2sum = math_ops.reduce_sum(t * t, axes, keepdims=True)
+    positive = math_ops.greater(l2sum, 0)
+    safe = math_ops.where(positive, l2sum, array_ops.ones_like(l2sum))
+    l2norm = math_ops.where(positive, math_ops.sqrt(safe), l2sum)
+    clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+    return array_ops.identity((t * clip_norm) / math_ops.maximum(l2norm, clip_norm), name=name or "clip_by_norm")

@@ -228,36 +228,3 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running products along `axis` (exclusive: starting from 1; reverse: from the end)."""
     return _scan("Cumprod", x, axis, exclusive, reverse, name)
-
-
-# ---- norm clipping, as TF 1.x's clip_ops builds it from elementwise ops
-
-def clip_by_norm(t, clip_norm, axes=None, name=None):
-    """t * clip_norm / max(||t||_2 over axes, clip_norm); an all-zero t stays 0 (no 0/0)."""
-    from tensorweave import array_ops as _array_ops
-    t = convert_to_tensor(t)
-    l2sum = reduce_sum(t * t, axes, keepdims=True)
-    positive = greater(l2sum, 0)
-    l2norm = where(positive, sqrt(where(positive, l2sum, _array_ops.ones_like(l2sum))), l2sum)
-    clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
-    return _array_ops.identity((t * clip_norm) / maximum(l2norm, clip_norm), name=name or "clip_by_norm")
-
-
-def global_norm(t_list, name=None):
-    """sqrt(sum of squares of every element of every tensor in t_list); None entries skipped."""
-    from tensorweave import array_ops as _array_ops, nn
-    tensors = [convert_to_tensor(t) for t in t_list if t is not None]
-    half_squared = [nn.l2_loss(t) for t in tensors]
-    return sqrt(reduce_sum(_array_ops.stack(half_squared)) * 2.0, name=name or "global_norm")
-
-
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """(t_list scaled by clip_norm / max(global_norm, clip_norm), the global norm)."""
-    from tensorweave import array_ops as _array_ops
-    if use_norm is None:
-        use_norm = global_norm(t_list)
-    clip_norm = convert_to_tensor(clip_norm, dtype=use_norm.dtype)
-    scale = clip_norm * minimum(1.0 / use_norm, 1.0 / clip_norm)
-    clipped = [None if t is None else _array_ops.identity(convert_to_tensor(t) * scale, name=name)
-               for t in t_list]
-    return clipped, use_norm
