@@ -14,13 +14,9 @@ using testing::F32;
 using testing::I32;
 using testing::I64;
 
+// The status of running `op` (OK when it succeeds).
 absl::Status RunStatus(Session& sess, const Operation& op) {
-  try {
-    sess.run(op);
-    return absl::OkStatus();
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  return testing::ErrorOf([&] { sess.run(op); });
 }
 
 Operation Scatter(Graph& g, const std::string& op, const Variable& v, const Tensor& indices, const Tensor& updates,

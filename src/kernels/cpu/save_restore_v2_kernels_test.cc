@@ -19,13 +19,9 @@ using testing::I64;
 using testing::ScratchDir;
 using testing::Str;
 
+// The status of running `op` (OK when it succeeds).
 absl::Status RunStatus(Session& sess, const Operation& op) {
-  try {
-    sess.run(op);
-    return absl::OkStatus();
-  } catch (const StatusError& e) {
-    return e.status();
-  }
+  return testing::ErrorOf([&] { sess.run(op); });
 }
 
 Operation SaveV2(Graph& g, const std::string& prefix, std::vector<std::string> names, std::vector<Output> values,
