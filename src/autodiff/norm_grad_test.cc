@@ -60,7 +60,15 @@ TEST(NormGradTest, SecondDerivativesThroughFusedBatchNormGrad) {
           const auto grads = gradients({reduce_sum(square(bn.y) * x)}, {x, scale});
           return cast(reduce_sum(grads[0] * grads[0]) + reduce_sum(grads[1] * grads[1]), DType::kDouble);
         },
-        inputs, Float32Options()));
+        inputs, [] {
+          // f is a sum of squares of gradients (about 1e2) computed in float32: its rounding,
+          // over a 1e-3 step, alone moves the difference quotient by some percent (with -O1
+          // builds' summation order, past the tolerance). A 1e-2 step divides that by ten;
+          // the quotient's own error stays ~1e-4 (f is smooth, in inference a polynomial).
+          GradCheckOptions o = Float32Options();
+          o.delta = 1e-2;
+          return o;
+        }()));
   }
 }
 
