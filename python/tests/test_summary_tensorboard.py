@@ -134,13 +134,13 @@ def test_http_api_serves_our_images_and_histograms(tensorboard):
 
 
 def _chromium(flags, timeout, attempts=2):
-    """Runs headless Chromium, again on a fresh profile when it hangs: its virtual time can
-    stall on a loaded machine (seen once, in a sanitizer run). The whole process group is killed on
-    a timeout, so no renderer outlives the test."""
+    """Runs headless Chromium without our sanitizer runtime (the ASan suite preloads it into
+    our python; Chromium hung under it), again on a fresh profile if it hangs all the same.
+    The whole process group is killed on a timeout, so no renderer outlives the test."""
     for attempt in range(attempts):
         profile = tempfile.mkdtemp(prefix="chromium-profile-")
         proc = subprocess.Popen(flags + [f"--user-data-dir={profile}"], stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.DEVNULL, start_new_session=True, env=tf_env())
         try:
             return proc.communicate(timeout=timeout)[0].decode("utf-8", "replace")
         except subprocess.TimeoutExpired:

@@ -42,9 +42,12 @@ def test_managed_session_trains_saves_and_resumes(tmp_path):
             if sess.run(step) >= 5:
                 sv.request_stop()
     assert losses == sorted(losses, reverse=True) and len(losses) == 5
-    # Saved when the checkpoint thread started (step 0) and at the stop (step 5).
+    # Saved when the checkpoint thread started and at the stop (step 5). The first save lands
+    # at whatever step the training thread has reached by then: 0 on an idle machine, later
+    # under a sanitizer's slowdown.
     assert tf.train.latest_checkpoint(logdir) == str(tmp_path / "model.ckpt-5")
-    assert (tmp_path / "model.ckpt-0.index").exists()
+    steps = sorted(int(p.name[len("model.ckpt-"):-len(".index")]) for p in tmp_path.glob("model.ckpt-*.index"))
+    assert steps[-1] == 5 and 0 <= steps[0] <= 5, steps
 
     # A new program on the same logdir resumes at step 5 with w as it was.
     tf.reset_default_graph()
