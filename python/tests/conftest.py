@@ -1,5 +1,7 @@
 """Shared fixtures: every test starts on a fresh default graph."""
+import errno
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -37,10 +39,46 @@ def python_env():
 PYTHON = sys.executable
 
 
+_PORTS_GIVEN = set()
+
+
+def _ephemeral_range():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(v) for v in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
+def _bindable(port):
+    """Free on 127.0.0.1 and ::1 (a server on "localhost" may take either)."""
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as s:
+                s.bind((host, port))
+        except OSError as e:
+            if family == socket.AF_INET6 and e.errno == errno.EADDRNOTAVAIL:
+                continue  # no IPv6 loopback here
+            return False
+    return True
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("localhost", 0))
-        return s.getsockname()[1]
+    """A loopback port free now, never given twice in this process. Picked at random below
+    the kernel's ephemeral range: a port bind(0) hands out comes from that range, where the
+    many client connections of concurrently running tests take their local ports too (a
+    port picked there and released was seen taken by another process before the server
+    that was to bind it started)."""
+    low, _ = _ephemeral_range()
+    low = min(low, 32768)
+    rng = random.SystemRandom()
+    for _ in range(1000):
+        port = rng.randrange(max(1024, low - 12000), low)
+        if port not in _PORTS_GIVEN and _bindable(port):
+            _PORTS_GIVEN.add(port)
+            return port
+    raise RuntimeError("no free loopback port found below %d" % low)
 
 
 class ServerProcesses:

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -19,16 +18,11 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from conftest import free_port
 from tf_peer import require_tensorflow, tf_env
 
 RUN, TAG = "tw_run_alpha", "tw_loss_curve"
 STEPS = [0, 2, 4, 6, 8]
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _get(url, timeout=5):
@@ -67,7 +61,7 @@ def tensorboard(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tensorboard")
     logdir = str(tmp / "logs")
     values = _write_logdir(logdir)
-    port = _free_port()
+    port = free_port()
     log = open(tmp / "tensorboard.log", "wb")
     server = subprocess.Popen([binary, "--logdir", logdir, "--port", str(port), "--host", "127.0.0.1"],
                               env=tf_env(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
