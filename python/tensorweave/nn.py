@@ -322,3 +322,8 @@ def in_top_k(predictions, targets, k, name=None):
     targets = convert_to_tensor(targets)
     k = convert_to_tensor(k, dtype=targets.dtype)
     return _op_output("InTopKV2", [convert_to_tensor(predictions), targets, k], name=name or "in_top_k")
+
+
+from tensorweave.nn_depthwise import (depthwise_conv2d, depthwise_conv2d_native,  # noqa: E402,F401 - tf.nn's names
+                                      depthwise_conv2d_native_backprop_filter,
+                                      depthwise_conv2d_native_backprop_input, separable_conv2d)

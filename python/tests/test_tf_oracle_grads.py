@@ -174,6 +174,16 @@ def plus(*makers):
     return lambda rng: [case for make in makers for case in make(rng)]
 
 
+def g_depthwise(op):
+    """The depthwise convolution and its backprops: the same cases as the op test, each
+    differentiated in its two tensor inputs (the sizes input is an int)."""
+    from test_tf_oracle_ops import depthwise_cases
+    positions = {"DepthwiseConv2dNative": [0, 1], "DepthwiseConv2dNativeBackpropInput": [1, 2],
+                 "DepthwiseConv2dNativeBackpropFilter": [0, 2]}[op]
+    return [(inputs, attrs, positions) for inputs, attrs in depthwise_cases(None, op)
+            if "_refused" not in attrs and "_only_ours" not in attrs]
+
+
 # op: (case maker -> [(inputs, attrs, positions differentiated[, outputs given a dy])], bound in epsilons)
 GRAD_SPECS = {
     **{op: (g_unary(), 4) for op in ("Neg", "Square", "Exp", "Tanh", "Sigmoid", "Identity")},
@@ -250,6 +260,8 @@ GRAD_SPECS = {
                     0),
     "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
                             for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
+    **{op: (lambda rng, op=op: g_depthwise(op), 8)
+       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
 }
 
 

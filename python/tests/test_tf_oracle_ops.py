@@ -78,7 +78,8 @@ def _denormal_positions(inputs, shape):
 
 # Ops whose float results are sums of many products: compared within `ulps` of the largest
 # result's magnitude (a result near 0 from cancelling terms has no relative precision).
-CONTRACTIONS = {"MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
+CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                "DepthwiseConv2dNativeBackpropFilter", "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
@@ -288,6 +289,50 @@ def scan_cases(_, kind):
     return cases
 
 
+def depthwise_cases(_, op):
+    """Strides, SAME / VALID, channel multipliers 1, 2 and 3; a channel count or a rank the filter
+    does not fit is refused by both. Unequal row and column strides: TensorFlow's float32 kernels
+    run them, its float64 kernels refuse them; ours run both (a documented deviation). Own generator (the
+    shared one's later draws stay as they were). Not here: dilations, which TensorFlow's CPU
+    kernels refuse (test_depthwise_conv.py compares them through tf.nn.depthwise_conv2d's rate),
+    and an empty batch, where TensorFlow's kernels return a wrong shape or uninitialized memory."""
+    rng = np.random.default_rng(31)
+    cases = []
+    for d in FLOATS:
+        for xs, ws, strides, padding in (((2, 5, 6, 3), (3, 3, 3, 1), [1, 1, 1, 1], "SAME"),
+                                         ((1, 7, 5, 2), (2, 3, 2, 3), [1, 2, 2, 1], "VALID"),
+                                         ((1, 6, 7, 4), (3, 2, 4, 2), [1, 2, 2, 1], "SAME")):
+            x, w = values(rng, d, xs, "small"), values(rng, d, ws, "small")
+            attrs = {"strides": strides, "padding": padding}
+            ys = (xs[0], -(-xs[1] // strides[1]) if padding == "SAME" else (xs[1] - ws[0]) // strides[1] + 1,
+                  -(-xs[2] // strides[2]) if padding == "SAME" else (xs[2] - ws[1]) // strides[2] + 1, xs[3] * ws[3])
+            dy = values(rng, d, ys, "small")
+            if op == "DepthwiseConv2dNative":
+                cases.append(([x, w], attrs))
+            elif op == "DepthwiseConv2dNativeBackpropInput":
+                cases.append(([np.array(xs, I32), w, dy], attrs))
+            else:
+                cases.append(([x, np.array(ws, I32), dy], attrs))
+        bad_w = values(rng, d, (2, 2, 2, 1), "small")  # 2 channels for a 3-channel input
+        x = values(rng, d, (1, 4, 4, 3), "small")
+        unequal = {"strides": [1, 2, 1, 1], "padding": "VALID", **({ONLY_OURS: True} if d == F64 else {})}
+        w, dy = values(rng, d, (2, 2, 3, 1), "small"), values(rng, d, (1, 2, 3, 3), "small")
+        cases.append({"DepthwiseConv2dNative": ([x, w], unequal),
+                      "DepthwiseConv2dNativeBackpropInput": ([np.array([1, 4, 4, 3], I32), w, dy], unequal),
+                      "DepthwiseConv2dNativeBackpropFilter": ([x, np.array([2, 2, 3, 1], I32), dy], unequal)}[op])
+        if op == "DepthwiseConv2dNative":
+            cases.append(([x, bad_w], {"strides": [1, 1, 1, 1], "padding": "VALID", REFUSED: True}))
+            cases.append(([x[0], values(rng, d, (2, 2, 3, 1))], {"strides": [1, 1, 1, 1], "padding": "VALID",
+                                                                 REFUSED: True}))
+        elif op == "DepthwiseConv2dNativeBackpropInput":
+            cases.append(([np.array([1, 4, 4, 3], I32), bad_w, values(rng, d, (1, 3, 3, 2))],
+                          {"strides": [1, 1, 1, 1], "padding": "VALID", REFUSED: True}))
+        else:
+            cases.append(([x, np.array([2, 2, 2, 1], I32), values(rng, d, (1, 3, 3, 2))],
+                          {"strides": [1, 1, 1, 1], "padding": "VALID", REFUSED: True}))
+    return cases
+
+
 def in_top_k_cases(rng, v2):
     """Ties count as in; an out-of-range target, or any non-finite prediction in the row, is out."""
     pred = np.array([[0.1, 0.5, 0.5, 0.2], [1, 2, 3, 4], [np.nan, 1, 2, 3], [0, np.inf, 1, 1],
@@ -410,6 +455,8 @@ SPECS = {
     "LeakyReluGrad": (with_attrs(lambda rng: [([values(rng, d, (3, 4)), values(rng, d, (3, 4))], {}) for d in FLOATS],
                                  [{}, {"alpha": 0.3}]), 0),
     "TopKV2": (lambda rng: top_k_cases(rng), 0),
+    **{op: (lambda rng, op=op: depthwise_cases(rng, op), 8)
+       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
     "InTopK": (lambda rng: in_top_k_cases(rng, False), 0),
     "InTopKV2": (lambda rng: in_top_k_cases(rng, True), 0),
     # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.

@@ -82,7 +82,10 @@ OpDefBuilder Conv2DAttrsOn(OpDefBuilder b) {
 
 }  // namespace
 
+void RegisterNnDepthwiseOps(OpRegistry& r);  // nn_depthwise_ops.cc
+
 void RegisterNnConvOps(OpRegistry& r) {
+  RegisterNnDepthwiseOps(r);
   r.Register(Conv2DAttrsOn(OpDefBuilder("Conv2D").Input("input: T").Input("filter: T").Output("output: T"))
                  .SetShapeFn(Conv2DShapeFn));
   r.Register(Conv2DAttrsOn(OpDefBuilder("Conv2DBackpropInput")

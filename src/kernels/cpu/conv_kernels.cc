@@ -191,7 +191,10 @@ class Conv2DBackpropFilterOp : public ConvKernelBase {
 
 }  // namespace
 
+void RegisterDepthwiseConvKernels(KernelRegistry& r);  // depthwise_conv_kernels.cc
+
 void RegisterConvKernels(KernelRegistry& r) {
+  RegisterDepthwiseConvKernels(r);
   r.Register({"Conv2D", kDeviceCpu, TypedFactory<Conv2DOp, KernelTypes::kFloating>(), "", {}});
   r.Register({"Conv2DBackpropInput", kDeviceCpu, TypedFactory<Conv2DBackpropInputOp, KernelTypes::kFloating>(), "", {}});
   r.Register({"Conv2DBackpropFilter", kDeviceCpu, TypedFactory<Conv2DBackpropFilterOp, KernelTypes::kFloating>(), "", {}});
