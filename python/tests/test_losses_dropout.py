@@ -45,7 +45,8 @@ def test_softmax_cross_entropy_and_mean_squared_error(sess):
     np.testing.assert_allclose(sess.run(tf.losses.softmax_cross_entropy(onehot, logits)),
                                _xent(logits, np.array([1, 0])).mean(), rtol=1e-6)
     assert sess.run(tf.losses.mean_squared_error([1.0, 2.0], [2.0, 4.0])) == pytest.approx(2.5)
-    assert sess.run(tf.losses.mean_squared_error([1.0, 2.0], [2.0, 4.0], weights=[2.0, 0.0])) == pytest.approx(1.0)
+    # TensorFlow's default reduction: the weighted sum over the number of non-zero weights (1).
+    assert sess.run(tf.losses.mean_squared_error([1.0, 2.0], [2.0, 4.0], weights=[2.0, 0.0])) == pytest.approx(2.0)
 
 
 def test_dropout(sess):
