@@ -58,6 +58,9 @@ void BindVariables(py::module_& m) {
   py::class_<Variable>(m, "Variable")
       .def(py::init<Graph&, const Output&, const std::string&, bool>(), py::arg("graph"),
            py::arg("initial_value"), py::arg("name") = "Variable", py::arg("trainable") = true)
+      // TF's `collections=` (e.g. local_variables for a metric's accumulators).
+      .def(py::init<Graph&, const Output&, const std::string&, bool, const std::vector<std::string>&>(),
+           py::arg("graph"), py::arg("initial_value"), py::arg("name"), py::arg("trainable"), py::arg("collections"))
       .def_property_readonly("name", &Variable::name)
       .def_property_readonly("dtype", &Variable::dtype)
       .def_property_readonly("shape", [](const Variable& v) { return DimsFromShape(v.shape()); })
@@ -73,6 +76,7 @@ void BindVariables(py::module_& m) {
       .def_static("from_handle", &Variable::FromHandle);
   m.def("global_variables", &global_variables);
   m.def("trainable_variables", &trainable_variables);
+  m.def("local_variables", &local_variables);
   m.def("variables_initializer", &variables_initializer, py::arg("graph"), py::arg("vars"),
         py::arg("name") = "init");
   m.def("global_variables_initializer", &global_variables_initializer, py::arg("graph"),

@@ -35,7 +35,8 @@ from tensorweave.session import InteractiveSession, Session, get_default_session
 from tensorweave.variables import (AUTO_REUSE, Variable, VariableScope, all_variables, assert_variables_initialized,  # noqa: F401
                                    constant_initializer, get_variable, get_variable_scope, global_variables,
                                    global_variables_initializer, glorot_uniform_initializer, is_variable_initialized,
-                                   initialize_all_variables, local_variables_initializer, ones_initializer,
+                                   initialize_all_variables, local_variables, local_variables_initializer,
+                                   ones_initializer,
                                    random_normal_initializer, random_uniform_initializer, report_uninitialized_variables,
                                    trainable_variables,
                                    truncated_normal_initializer, variable_scope, variables_initializer,
@@ -65,3 +66,4 @@ from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)
 from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
+from tensorweave import metrics  # noqa: E402,F401 - tf.metrics

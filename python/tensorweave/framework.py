@@ -21,11 +21,13 @@ class GraphKeys:
     SUMMARIES = "summaries"
     REGULARIZATION_LOSSES = "regularization_losses"
     UPDATE_OPS = "update_ops"
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.
 _CORE_VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
-                              GraphKeys.GLOBAL_STEP)
+                              GraphKeys.GLOBAL_STEP, GraphKeys.LOCAL_VARIABLES)
 
 
 class TensorShape:

@@ -16,7 +16,7 @@ from tensorweave.proto import graph_pb2, meta_graph_pb2, saver_pb2, tensor_pb2
 
 # Collections of VariableDef bytes (TF's to_proto/from_proto registry for variables).
 _VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "global_step", "local_variables",
-                         "model_variables", "moving_average_variables")
+                         "model_variables", "moving_average_variables", "metric_variables")
 # Collections the C++ graph keeps itself (as variable handles).
 _CORE_VARIABLE_COLLECTIONS = (GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.GLOBAL_STEP)
 # Ops of TensorFlow's checkpoint subgraphs: a scope holding one is a saver's.

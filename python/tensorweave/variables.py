@@ -22,7 +22,16 @@ class Variable(TensorOperators):
             if callable(initial_value):
                 initial_value = initial_value()
             value = convert_to_tensor(initial_value, dtype=dtype)
-            self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
+            if collections is None:
+                self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable))
+            else:
+                # The C++ graph keeps the variable collections initializers walk; others are Python's.
+                collections = [collections] if isinstance(collections, str) else list(collections)
+                kept = [c for c in collections if c in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES)]
+                self._init(graph, _core.Variable(graph._core, value._core, name or "Variable", trainable, kept))
+                for c in collections:
+                    if c not in kept and c != GraphKeys.TRAINABLE_VARIABLES:
+                        graph.add_to_collection(c, self)
 
     @classmethod
     def _from_core(cls, graph, core):
@@ -134,6 +143,13 @@ all_variables = global_variables
 def trainable_variables(scope=None):
     graph = get_default_graph()
     return [v for v in _wrap_all(graph, _core.trainable_variables(graph._core))
+            if scope is None or v.name.startswith(scope)]
+
+
+def local_variables(scope=None):
+    """The variables of the LOCAL_VARIABLES collection (per client, not saved)."""
+    graph = get_default_graph()
+    return [v for v in _wrap_all(graph, _core.local_variables(graph._core))
             if scope is None or v.name.startswith(scope)]
 
 

@@ -99,6 +99,11 @@ absl::StatusOr<PrunedGraph> BuildPrunedGraph(const FlowGraph& graph, const RunSi
     pruned.feed_shapes.push_back(t.node->output_shape(t.index));
   }
   std::vector<NodeInput> fetch_tensors;
+  // As TensorFlow: a control dependency on a fed Placeholder becomes one on its feed (the
+  // placeholder itself would fail for want of a value), e.g. tf.metrics.mean's on its values.
+  auto fed_placeholder = [&](const Node* src) {
+    return (src->op() == "Placeholder" || src->op() == "PlaceholderV2") && fed.contains({src, 0});
+  };
   std::vector<const Node*> stack;
   for (const std::string& f : fetches) {
     TW_ASSIGN_OR_RETURN(NodeInput t, FindTensor(graph, f, "fetch"));
@@ -121,7 +126,9 @@ absl::StatusOr<PrunedGraph> BuildPrunedGraph(const FlowGraph& graph, const RunSi
       const Edge* e = node->input_edge(i);
       if (!fed.contains({e->src, e->src_output})) stack.push_back(e->src);
     }
-    for (const Edge* e : node->control_inputs()) stack.push_back(e->src);
+    for (const Edge* e : node->control_inputs()) {
+      if (!fed_placeholder(e->src)) stack.push_back(e->src);
+    }
   }
 
   // The pruned graph: fed tensors become _Arg nodes, fetches _Retval nodes.
@@ -146,7 +153,8 @@ absl::StatusOr<PrunedGraph> BuildPrunedGraph(const FlowGraph& graph, const RunSi
       spec.inputs.push_back(map_input(e->src, e->src_output));
     }
     for (const Edge* e : node->control_inputs()) {
-      spec.inputs.push_back(NodeInput{sub.FindNode(e->src->name()), kControlSlot});
+      Node* src = fed_placeholder(e->src) ? args[fed.at({e->src, 0})] : sub.FindNode(e->src->name());
+      spec.inputs.push_back(NodeInput{src, kControlSlot});
     }
     TW_RETURN_IF_ERROR(sub.AddNode(std::move(spec)).status());
   }
