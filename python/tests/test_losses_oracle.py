@@ -103,7 +103,8 @@ def test_losses_match_tensorflow(tmp_path):
         error, value, grad, collected = _ours(case, arrays)
         if f"e{i}" in theirs.files or error:
             if not (f"e{i}" in theirs.files and error == str(theirs[f"e{i}"])):
-                failures.append(f"{what}: ours {error}, TensorFlow's {theirs[f'e{i}'] if f'e{i}' in theirs.files else None}")
+                tf_error = theirs[f"e{i}"] if f"e{i}" in theirs.files else None
+                failures.append(f"{what}: ours {error}, TensorFlow's {tf_error}")
             continue
         expected, expected_grad = theirs[f"v{i}"], theirs[f"g{i}"]
         if value.shape != expected.shape or value.dtype != expected.dtype or collected != int(theirs[f"n{i}"]):

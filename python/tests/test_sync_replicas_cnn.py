@@ -48,7 +48,8 @@ def test_sync_replicas_cnn_with_batch_norm(tmp_path):
             assert sess.run(model["step"]) >= LAST_STEP
             moving = sess.run(model["moving"])
             assert sorted(moving) == ["batch_normalization/moving_mean:0", "batch_normalization/moving_variance:0"]
-            mean, variance = moving["batch_normalization/moving_mean:0"], moving["batch_normalization/moving_variance:0"]
+            mean = moving["batch_normalization/moving_mean:0"]
+            variance = moving["batch_normalization/moving_variance:0"]
             assert mean.shape == variance.shape == (4,)
             assert np.all(np.isfinite(mean)) and np.all(np.isfinite(variance))
             assert np.all(np.abs(mean) > 1e-3), mean

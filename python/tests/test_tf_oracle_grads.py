@@ -261,7 +261,8 @@ GRAD_SPECS = {
     "TopKV2": (lambda rng: [([smooth(rng, d, s), np.array(k, I32)], {}, [0], [True, False]) for d in FLOATS
                             for s, k in (((3, 5), 2), ((2, 2, 4), 4), ((6,), 1))], 0),
     **{op: (lambda rng, op=op: g_depthwise(op), 8)
-       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
+       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                  "DepthwiseConv2dNativeBackpropFilter")},
 }
 
 

@@ -79,7 +79,8 @@ def _denormal_positions(inputs, shape):
 # Ops whose float results are sums of many products: compared within `ulps` of the largest
 # result's magnitude (a result near 0 from cancelling terms has no relative precision).
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
-                "DepthwiseConv2dNativeBackpropFilter", "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
+                "DepthwiseConv2dNativeBackpropFilter",
+                "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
@@ -456,7 +457,8 @@ SPECS = {
                                  [{}, {"alpha": 0.3}]), 0),
     "TopKV2": (lambda rng: top_k_cases(rng), 0),
     **{op: (lambda rng, op=op: depthwise_cases(rng, op), 8)
-       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput", "DepthwiseConv2dNativeBackpropFilter")},
+       for op in ("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+                  "DepthwiseConv2dNativeBackpropFilter")},
     "InTopK": (lambda rng: in_top_k_cases(rng, False), 0),
     "InTopKV2": (lambda rng: in_top_k_cases(rng, True), 0),
     # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.
