@@ -65,3 +65,10 @@ from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)
 from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
+# Trigonometric, rounding and special functions, tf.math and tf.bitwise (math_fn_ops.py).
+from tensorweave.math_fn_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cos, cosh,  # noqa: E402,F401
+                                     digamma, div_no_nan, erf, erfc, expm1, floor, igamma, igammac, is_finite,
+                                     is_inf, is_nan, lgamma, log1p, logical_xor, polygamma, rint, round, sin, sinh,
+                                     tan, truncatediv, truncatemod, zeta)
+from tensorweave import bitwise  # noqa: E402,F401
+from tensorweave import math_namespace as math  # noqa: E402,F401

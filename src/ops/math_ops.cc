@@ -137,6 +137,16 @@ void Binary(OpRegistry& r, const char* op, const char* types) {
       BroadcastShapeFn));
 }
 
+// A broadcasting binary op whose inputs TensorFlow names otherwise (Atan2's y and x, ...).
+void NamedBinary(OpRegistry& r, const char* op, const char* in0, const char* in1, const char* types) {
+  r.Register(OpDefBuilder(op)
+                 .Input(absl::StrCat(in0, ": T"))
+                 .Input(absl::StrCat(in1, ": T"))
+                 .Output("z: T")
+                 .Attr(types)
+                 .SetShapeFn(BroadcastShapeFn));
+}
+
 void Compare(OpRegistry& r, const char* op) {
   r.Register(
       OpDefBuilder(op).Input("x: T").Input("y: T").Output("z: bool").Attr(kNumeric).SetShapeFn(
@@ -156,6 +166,18 @@ void RegisterMathOps(OpRegistry& r) {
   }
   Binary(r, "RealDiv", kFloat);
   Binary(r, "SquaredDifference", kFloat);
+
+  for (const char* op : {"TruncateDiv", "TruncateMod", "Mod"}) Binary(r, op, kNumeric);
+  for (const char* op : {"DivNoNan", "Xdivy", "Xlogy", "Xlog1py"}) Binary(r, op, kFloat);
+  constexpr char kInteger[] = "T: {int8, int16, int32, int64, uint8, uint16}";
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"}) {
+    Binary(r, op, kInteger);
+  }
+  Unary(r, "Invert", kInteger);
+  constexpr char kFloat32Or64[] = "T: {float32, float64}";
+  NamedBinary(r, "Atan2", "y", "x", kFloat);
+  for (const char* op : {"Igamma", "Igammac", "IgammaGradA", "Polygamma"}) NamedBinary(r, op, "a", "x", kFloat32Or64);
+  NamedBinary(r, "Zeta", "x", "q", kFloat32Or64);
 
   for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual"}) Compare(r, op);
   // TensorFlow's Equal, NotEqual, Select and SelectV2 also take strings.
@@ -180,6 +202,14 @@ void RegisterMathOps(OpRegistry& r) {
   for (const char* op : {"Neg", "Abs", "Square", "Sign"}) Unary(r, op, kNumeric);
   for (const char* op : {"Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid", "Reciprocal"}) {
     Unary(r, op, kFloat);
+  }
+  for (const char* op : {"Inv", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                         "Atanh", "Floor", "Ceil", "Rint", "Expm1", "Log1p", "Erf", "Erfc", "Lgamma", "Digamma"}) {
+    Unary(r, op, kFloat);
+  }
+  Unary(r, "Round", kNumeric);  // Halves to even; integers unchanged.
+  for (const char* op : {"IsFinite", "IsInf", "IsNan"}) {
+    r.Register(OpDefBuilder(op).Input("x: T").Output("y: bool").Attr(kFloat).SetShapeFn(UnchangedShape));
   }
   // TensorFlow names Relu's arguments after what they are.
   r.Register(OpDefBuilder("Relu")

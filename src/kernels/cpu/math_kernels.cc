@@ -192,6 +192,8 @@ void RegisterMathKernels(KernelRegistry& r) {
   RegisterMathCompareKernels(r);
   RegisterMathUnaryKernels(r);
   RegisterMathMiscKernels(r);
+  RegisterMathUnaryFnKernels(r);
+  RegisterMathBinaryFnKernels(r);
 }
 
 }  // namespace tw
