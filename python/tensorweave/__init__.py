@@ -72,3 +72,5 @@ from tensorweave.math_fn_ops import (acos, acosh, asin, asinh, atan, atan2, atan
                                      tan, truncatediv, truncatemod, zeta)
 from tensorweave import bitwise  # noqa: E402,F401
 from tensorweave import math_namespace as math  # noqa: E402,F401
+from tensorweave.math_reduce_ops import (count_nonzero, reduce_all, reduce_any, reduce_logsumexp,  # noqa: E402,F401
+                                         stop_gradient)

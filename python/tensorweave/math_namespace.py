@@ -11,3 +11,4 @@ from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cums
                                   sigmoid, sign, sqrt, square, squared_difference, subtract, tanh, truediv,
                                   unsorted_segment_sum)
 from tensorweave.math_ops import floormod as mod  # noqa: F401 - tf.math.mod is FloorMod
+from tensorweave.math_reduce_ops import count_nonzero, reduce_all, reduce_any, reduce_logsumexp  # noqa: F401

@@ -23,6 +23,8 @@ ARRAYS = {
     "b1": np.array([True, True, False, False]),
     "b2": np.array([True, False, True, False]),
     "n": np.array([[0.0], [1.0], [2.0]]),
+    "m": np.array([[1.0, 2.0, -3.0], [0.5, -np.inf, 700.0], [-np.inf, -np.inf, -np.inf], [0.0, 0.0, 0.0]], np.float32),
+    "bm": np.array([[True, False, True], [True, True, True]]),
 }
 
 EXPRESSIONS = [
@@ -37,6 +39,14 @@ EXPRESSIONS = [
     "tf.bitwise.right_shift(i, s)", "tf.bitwise.invert(i)", "tf.igamma(a=p, x=q)", "tf.igammac(p, q)",
     "tf.zeta(x=p + 1, q=q)", "tf.polygamma(a=n, x=p)", "tf.math.floormod(i, j)", "tf.math.reciprocal(p)",
     "tf.math.lgamma(p)", "tf.math.round(x)",
+    # Reductions with TF1's spellings.
+    "tf.reduce_all(bm)", "tf.reduce_all(bm, axis=1)", "tf.reduce_any(bm, reduction_indices=[0], keep_dims=True)",
+    "tf.math.reduce_any(bm, -1, keepdims=True)", "tf.reduce_logsumexp(m)", "tf.reduce_logsumexp(m, 1)",
+    "tf.reduce_logsumexp(m, axis=[0, 1], keep_dims=True)", "tf.math.reduce_logsumexp(m, reduction_indices=0)",
+    "tf.count_nonzero(i)", "tf.count_nonzero(m, axis=1, keepdims=True, dtype=tf.int32)",
+    "tf.count_nonzero(bm, reduction_indices=[1])", "tf.math.count_nonzero(input=z)",
+    "tf.gradients(tf.reduce_logsumexp(m[:2, :1] * m[:1], 1), m)[0]",
+    "tf.gradients(tf.stop_gradient(p) * p + tf.sin(p), p)[0]",
     # Errors: a dtype the op does not take, at graph construction.
     "tf.sin(i)", "tf.bitwise.bitwise_and(x, x)",
 ]

@@ -481,6 +481,9 @@ SPECS = {
     **{op: (own_rng(binary(FLOATS, "positive", "positive")), 16) for op in ("Igamma", "Zeta")},
     # Series summed in another order by TensorFlow's newer Eigen: up to ~25 ulps apart in float64.
     **{op: (own_rng(binary(FLOATS, "positive", "positive")), 64) for op in ("Igammac", "IgammaGradA")},
+    **{op: (own_rng(lambda rng: reduction((BOOL,))(rng) + [([np.zeros((0, 3), bool), np.array([0], I64)],
+                                                            {"keep_dims": False})]), 0) for op in ("All", "Any")},
+    "StopGradient": (own_rng(unary(NUMERIC + (BOOL,))), 0),
     "Polygamma": (own_rng(lambda rng: [([np.array(n, d), values(rng, d, (3, 4), "positive")], {}) for d in FLOATS
                                        for n in (0, 1, 2, 3)] +
                           [([np.array([[-1], [0.5], [1]], d), values(rng, d, (4,))], {}) for d in FLOATS]), 16),

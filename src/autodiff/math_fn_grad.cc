@@ -127,7 +127,7 @@ void RegisterFnGradients(GradientRegistry& r) {
   // Steps, predicates and bit operations: TensorFlow gives none (or None) either.
   // TensorFlow registers none at all for Mod, TruncateMod and IgammaGradA (LookupError).
   for (const char* op : {"Floor", "Ceil", "Round", "Rint", "IsFinite", "IsInf", "IsNan", "TruncateDiv",
-                         "TruncateMod", "Mod", "IgammaGradA",
+                         "TruncateMod", "Mod", "IgammaGradA", "All", "Any",
                          "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert"}) {
     r.RegisterNoGradient(op);
   }
