@@ -74,3 +74,8 @@ from tensorweave import bitwise  # noqa: E402,F401
 from tensorweave import math_namespace as math  # noqa: E402,F401
 from tensorweave.math_reduce_ops import (count_nonzero, reduce_all, reduce_any, reduce_logsumexp,  # noqa: E402,F401
                                          stop_gradient)
+from tensorweave.check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402,F401
+                                   assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                                   assert_non_positive, assert_none_equal, assert_positive, check_numerics,
+                                   verify_tensor_all_finite)
+from tensorweave import debugging  # noqa: E402,F401

@@ -54,6 +54,8 @@ EXCLUDED = {
                   "StaticRegexFullMatch")},
     **{op: "compared with TensorFlow on random tf.train.Examples and bad inputs in test_parse_example_oracle.py"
        for op in ("ParseExample", "ParseExampleV2", "ParseSingleExample")},
+    "Assert": "no output: its failures (message text, summarized data) are compared with TensorFlow's in "
+              "test_check_ops.py",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
            "random edge values would only compare NaN statistics)"
@@ -483,6 +485,11 @@ SPECS = {
     **{op: (own_rng(binary(FLOATS, "positive", "positive")), 64) for op in ("Igammac", "IgammaGradA")},
     **{op: (own_rng(lambda rng: reduction((BOOL,))(rng) + [([np.zeros((0, 3), bool), np.array([0], I64)],
                                                             {"keep_dims": False})]), 0) for op in ("All", "Any")},
+    # Finite inputs pass through; NaN or Inf fail (the messages: test_check_ops.py).
+    "CheckNumerics": (own_rng(lambda rng: [([values(rng, d, s, "small")], {"message": "m"}) for d in FLOATS
+                                           for s in ((3, 4), (0,), ())] +
+                              [([np.array(v, d)], {"message": "m", REFUSED: True}) for d in FLOATS
+                               for v in ([1.0, np.nan], [np.inf], [-np.inf, np.nan])]), 0),
     "StopGradient": (own_rng(unary(NUMERIC + (BOOL,))), 0),
     "Polygamma": (own_rng(lambda rng: [([np.array(n, d), values(rng, d, (3, 4), "positive")], {}) for d in FLOATS
                                        for n in (0, 1, 2, 3)] +

@@ -1,6 +1,7 @@
 // Gradients of the unary functions of math_unary_fn_kernels.cc and the binary ones of
 // math_binary_fn_kernels.cc, written as TensorFlow's math_grad.py writes them (so that
 // values and second derivatives agree), and the ops TensorFlow gives no gradient.
+#include "absl/strings/str_cat.h"
 #include "autodiff/math_grad.h"
 
 namespace tw::math_grad {
@@ -123,6 +124,15 @@ void RegisterFnGradients(GradientRegistry& r) {
              }));
   r.Register("Polygamma",
              SecondOnly([](const Output& n, const Output& x) { return Op("Polygamma", {n + 1.0, x}); }));
+
+  // The gradient is checked too, its message saying so. TensorFlow's formats the attr as
+  // Python bytes (b'msg'); so does ours, for the same message text.
+  r.Register("CheckNumerics", [](const GradContext& ctx) {
+    auto message = GetStringAttr(ctx.attrs(), "message");
+    const std::string text = absl::StrCat("Not a number (NaN) or infinity (Inf) values detected in gradient. b'",
+                                          message.ok() ? *message : "", "'");
+    return std::vector<Output>{Op("CheckNumerics", {ctx.grad_outputs[0]}, {{"message", MakeAttr(text)}})};
+  });
 
   // Steps, predicates and bit operations: TensorFlow gives none (or None) either.
   // TensorFlow registers none at all for Mod, TruncateMod and IgammaGradA (LookupError).

@@ -159,7 +159,10 @@ void Unary(OpRegistry& r, const char* op, const char* types) {
 
 }  // namespace
 
+void RegisterCheckOps(OpRegistry& r);  // check_ops.cc
+
 void RegisterMathOps(OpRegistry& r) {
+  RegisterCheckOps(r);
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
                          "Pow"}) {
     Binary(r, op, kNumeric);

@@ -194,6 +194,7 @@ void RegisterMathKernels(KernelRegistry& r) {
   RegisterMathMiscKernels(r);
   RegisterMathUnaryFnKernels(r);
   RegisterMathBinaryFnKernels(r);
+  RegisterCheckKernels(r);
 }
 
 }  // namespace tw
