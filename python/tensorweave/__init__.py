@@ -79,3 +79,5 @@ from tensorweave.check_ops import (Assert, assert_equal, assert_greater, assert_
                                    assert_non_positive, assert_none_equal, assert_positive, check_numerics,
                                    verify_tensor_all_finite)
 from tensorweave import debugging  # noqa: E402,F401
+from tensorweave.math_composites import (is_non_decreasing, is_strictly_increasing, lbeta, log_sigmoid,  # noqa: E402,F401
+                                         realdiv, scalar_mul)

@@ -12,3 +12,7 @@ from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, cumprod, cums
                                   unsorted_segment_sum)
 from tensorweave.math_ops import floormod as mod  # noqa: F401 - tf.math.mod is FloorMod
 from tensorweave.math_reduce_ops import count_nonzero, reduce_all, reduce_any, reduce_logsumexp  # noqa: F401
+from tensorweave.math_composites import (divide_no_nan, is_non_decreasing, is_strictly_increasing, lbeta,  # noqa: F401
+                                         log_sigmoid, polyval, reciprocal_no_nan, reduce_std, reduce_variance,
+                                         scalar_mul)
+from tensorweave.nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign, top_k  # noqa: F401
