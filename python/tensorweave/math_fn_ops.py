@@ -31,6 +31,7 @@ is_nan = _unary("IsNan")
 truncatediv = truncate_div = _binary("TruncateDiv")  # rounds toward zero
 truncatemod = truncate_mod = _binary("TruncateMod")  # the sign of x, as C's % and fmod
 div_no_nan = _binary("DivNoNan")
+multiply_no_nan = _binary("MulNoNan")  # x * y, and 0 where y is 0
 xdivy = _binary("Xdivy")
 xlogy = _binary("Xlogy")
 xlog1py = _binary("Xlog1py")
@@ -66,6 +67,14 @@ igamma = _named_binary("Igamma", "a", "x")  # regularized lower incomplete gamma
 igammac = _named_binary("Igammac", "a", "x")  # its complement Q(a, x)
 zeta = _named_binary("Zeta", "x", "q")  # Hurwitz zeta
 polygamma = _named_binary("Polygamma", "a", "x")  # the a-th derivative of digamma
+
+
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function I_x(a, b); a, b and x share one shape, or are
+    scalars."""
+    a = convert_to_tensor(a)
+    b, x = convert_to_tensor(b, dtype=a.dtype), convert_to_tensor(x, dtype=a.dtype)
+    return _op_output("Betainc", [a, b, x], name=name or "Betainc")
 
 
 def logical_xor(x, y, name="LogicalXor"):

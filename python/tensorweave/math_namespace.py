@@ -16,3 +16,4 @@ from tensorweave.math_composites import (divide_no_nan, is_non_decreasing, is_st
                                          log_sigmoid, polyval, reciprocal_no_nan, reduce_std, reduce_variance,
                                          scalar_mul)
 from tensorweave.nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign, top_k  # noqa: F401
+from tensorweave.math_fn_ops import betainc, multiply_no_nan  # noqa: F401,E402

@@ -53,7 +53,8 @@ EXPRESSIONS = [
     "tf.math.reduce_std(p, keepdims=True)", "tf.is_non_decreasing(i)", "tf.is_strictly_increasing(j)",
     "tf.math.is_non_decreasing(m[:1, :1])", "tf.debugging.is_strictly_increasing(tf.constant([1, 2, 2]))",
     "tf.math.polyval([p, q, 2.0], p)", "tf.math.polyval([p, q, np.float64(2)], p)", "tf.math.polyval([], x)", "tf.realdiv(p, q)", "tf.math.softplus(x)", "tf.math.top_k(p, 2)[1]",
-    "tf.debugging.assert_all_finite(p, 'ok')",
+    "tf.debugging.assert_all_finite(p, 'ok')", "tf.math.multiply_no_nan(x, z)",
+    "tf.betainc(p, q, tf.constant(0.25, tf.float64))", "tf.math.betainc(a=p, b=2.0 * q, x=q / 5)",
     # Errors: a dtype the op does not take, at graph construction.
     "tf.sin(i)", "tf.bitwise.bitwise_and(x, x)",
 ]

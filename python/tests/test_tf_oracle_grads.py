@@ -277,6 +277,10 @@ GRAD_SPECS = {
     **{op: (own_rng(g_unary("positive")), 16) for op in ("Inv", "Log1p", "Lgamma", "Digamma")},
     "Acosh": (own_rng(g_scaled(0.3, 2.0)), 8),
     "Atan2": (own_rng(g_binary()), 8),
+    "MulNoNan": (own_rng(g_binary()), 8),
+    "Betainc": (own_rng(lambda rng: [([smooth(rng, d, s, "positive"), smooth(rng, d, s, "positive"),
+                                       rng.uniform(0.1, 0.9, s).astype(d)], {}, [2]) for d in FLOATS
+                                     for s in ((3, 4), ())]), 64),
     "CheckNumerics": (own_rng(lambda rng: [([smooth(rng, d, (3, 4))], {"message": "m"}, [0]) for d in FLOATS]), 0),
     **{op: (own_rng(g_binary(y_kind="positive")), 8) for op in ("DivNoNan", "Xdivy", "Xlogy", "Xlog1py")},
     **{op: (own_rng(g_binary("positive", "positive")), 64) for op in ("Igamma", "Igammac")},

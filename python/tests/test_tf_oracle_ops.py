@@ -490,6 +490,14 @@ SPECS = {
                                            for s in ((3, 4), (0,), ())] +
                               [([np.array(v, d)], {"message": "m", REFUSED: True}) for d in FLOATS
                                for v in ([1.0, np.nan], [np.inf], [-np.inf, np.nan])]), 0),
+    "MulNoNan": (own_rng(plus_cases(binary(FLOATS), zero_divisor)), 1),
+    # Scalars stand for any shape; other shapes must be equal (refused otherwise).
+    "Betainc": (own_rng(lambda rng: [([values(rng, d, sa, "positive"), values(rng, d, sb, "positive"),
+                                       rng.uniform(0, 1, sx).astype(d)], {REFUSED: bad})
+                                     for d in FLOATS for sa, sb, sx, bad in (((3, 4), (3, 4), (3, 4), False),
+                                                                             ((), (3,), (), False),
+                                                                             ((2, 2), (), (2, 2), False),
+                                                                             ((3, 4), (3, 4), (4,), True))]), 64),
     "StopGradient": (own_rng(unary(NUMERIC + (BOOL,))), 0),
     "Polygamma": (own_rng(lambda rng: [([np.array(n, d), values(rng, d, (3, 4), "positive")], {}) for d in FLOATS
                                        for n in (0, 1, 2, 3)] +

@@ -116,6 +116,18 @@ void RegisterFnGradients(GradientRegistry& r) {
     return grad::UnbroadcastBoth(ctx, Op("DivNoNan", {g, y}), gy);
   });
   for (const char* op : {"Xdivy", "Xlogy", "Xlog1py"}) r.Register(op, XopGrad(op));
+  r.Register("MulNoNan", [](const GradContext& ctx) {
+    const Output& g = ctx.grad_outputs[0];
+    return grad::UnbroadcastBoth(ctx, Op("MulNoNan", {g, ctx.input(1)}), Op("MulNoNan", {ctx.input(0), g}));
+  });
+  // Betainc: d/dx only (TensorFlow has none for a and b), in log space:
+  // x^(a-1) (1-x)^(b-1) / B(a, b).
+  r.Register("Betainc", [](const GradContext& ctx) {
+    const Output a = ctx.input(0), b = ctx.input(1), x = ctx.input(2);
+    const Output log_beta = Op("Lgamma", {a}) + Op("Lgamma", {b}) - Op("Lgamma", {a + b});
+    const Output partial_x = exp(Op("Xlog1py", {b - 1.0, negative(x)}) + Op("Xlogy", {a - 1.0, x}) - log_beta);
+    return std::vector<Output>{Output(), Output(), grad::Unbroadcast(partial_x * ctx.grad_outputs[0], x)};
+  });
   r.Register("Igamma", [](const GradContext& ctx) { return IgammaPartials(ctx, 1.0); });
   r.Register("Igammac", [](const GradContext& ctx) { return IgammaPartials(ctx, -1.0); });
   // TensorFlow has no derivative with respect to Zeta's x or Polygamma's n.

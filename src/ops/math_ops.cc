@@ -181,6 +181,32 @@ void RegisterMathOps(OpRegistry& r) {
   NamedBinary(r, "Atan2", "y", "x", kFloat);
   for (const char* op : {"Igamma", "Igammac", "IgammaGradA", "Polygamma"}) NamedBinary(r, op, "a", "x", kFloat32Or64);
   NamedBinary(r, "Zeta", "x", "q", kFloat32Or64);
+  Binary(r, "MulNoNan", kFloat);
+  // Betainc(a, b, x): one shape, scalars standing for any (as its kernel checks).
+  r.Register(OpDefBuilder("Betainc")
+                 .Input("a: T")
+                 .Input("b: T")
+                 .Input("x: T")
+                 .Output("z: T")
+                 .Attr(kFloat32Or64)
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   PartialShape merged = PartialShape::UnknownRank();
+                   for (int i = 0; i < 3; ++i) {
+                     const PartialShape& s = c.input_shape(i);
+                     if (s.known_rank() && s.rank() == 0) continue;
+                     auto m = merged.Merge(s);
+                     if (!m.ok()) {
+                       return absl::InvalidArgumentError(absl::StrCat("Betainc inputs are inconsistent: ",
+                                                                      merged.DebugString(), " vs. ", s.DebugString()));
+                     }
+                     merged = *m;
+                   }
+                   const bool all_scalars = c.input_shape(0).known_rank() && c.input_shape(0).rank() == 0 &&
+                                            c.input_shape(1).known_rank() && c.input_shape(1).rank() == 0 &&
+                                            c.input_shape(2).known_rank() && c.input_shape(2).rank() == 0;
+                   c.set_output(0, all_scalars ? PartialShape({}) : merged);
+                   return absl::OkStatus();
+                 }));
 
   for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual"}) Compare(r, op);
   // TensorFlow's Equal, NotEqual, Select and SelectV2 also take strings.

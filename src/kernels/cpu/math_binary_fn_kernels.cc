@@ -7,6 +7,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
+
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports false (maybe-)uninitialized values inside its AVX-512 intrinsics (GCC PR
 // 105593) when Eigen's packet math is inlined, as in math_unary_kernels.cc.
@@ -196,6 +198,51 @@ struct PolygammaF : FloatTypes {
   }
 };
 
+// x * y, or 0 where y is 0 (even for x NaN or inf).
+struct MulNoNanF : FloatTypes {
+  static constexpr int64_t kCost = 1;
+  template <typename T>
+  T operator()(T x, T y) const {
+    return y == T{0} ? T{0} : x * y;
+  }
+};
+
+// The regularized incomplete beta function I_x(a, b). As TensorFlow: a, b and x have one
+// shape, except that scalars stand for any shape (no other broadcasting).
+template <typename T, typename F>
+class BetaincOp : public OpKernel {
+ public:
+  explicit BetaincOp(OpKernelConstruction& c) : OpKernel(c) {}
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    const Tensor& x = ctx.input(2);
+    const char* names[3] = {"a", "b", "x"};
+    const Tensor* in[3] = {&a, &b, &x};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = i + 1; j < 3; ++j) {
+        if (in[i]->rank() > 0 && in[j]->rank() > 0 && in[i]->shape() != in[j]->shape()) {
+          return absl::InvalidArgumentError(absl::StrCat("Shapes of ", names[i], " and ", names[j],
+                                                         " are inconsistent: ", in[i]->shape().DebugString(),
+                                                         " vs. ", in[j]->shape().DebugString()));
+        }
+      }
+    }
+    const Tensor* shaped = x.rank() > 0 ? &x : (b.rank() > 0 ? &b : &a);
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, TensorShape(shaped->shape()), DTypeOf<T>::value));
+    const T* ap = a.data<T>();
+    const T* bp = b.data<T>();
+    const T* xp = x.data<T>();
+    const int64_t sa = a.rank() > 0, sb = b.rank() > 0, sx = x.rank() > 0;  // 0: a scalar, repeated
+    T* zp = out->data<T>();
+    cwise::ParallelRange(ctx, out->NumElements(), 500, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) zp[i] = Eigen::numext::betainc(ap[i * sa], bp[i * sb], xp[i * sx]);
+    });
+    return absl::OkStatus();
+  }
+};
+struct BetaincF : FloatTypes {};
+
 // Bitwise not, the unary member of the family.
 template <typename T, typename F>
 class InvertOp : public OpKernel {
@@ -238,6 +285,8 @@ void RegisterMathBinaryFnKernels(KernelRegistry& r) {
   cwise::RegisterBinary<ZetaF>(r, "Zeta");
   cwise::RegisterBinary<PolygammaF>(r, "Polygamma");
   cwise::RegisterCwise<InvertOp, InvertF>(r, "Invert");
+  cwise::RegisterBinary<MulNoNanF>(r, "MulNoNan");
+  cwise::RegisterCwise<BetaincOp, BetaincF>(r, "Betainc");
 }
 
 }  // namespace tw
