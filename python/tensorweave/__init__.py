@@ -82,3 +82,4 @@ from tensorweave import debugging  # noqa: E402,F401
 from tensorweave.math_composites import (is_non_decreasing, is_strictly_increasing, lbeta, log_sigmoid,  # noqa: E402,F401
                                          realdiv, scalar_mul)
 from tensorweave.math_fn_ops import betainc  # noqa: E402,F401
+from tensorweave.check_ops import Print  # noqa: E402,F401

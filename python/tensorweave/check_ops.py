@@ -99,6 +99,17 @@ assert_non_negative = _sign_assert("assert_non_negative", "x >= 0", "<=", less_e
 assert_non_positive = _sign_assert("assert_non_positive", "x <= 0", "<=", less_equal, np.less_equal, False)
 
 
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802 - TF's name
+    """input_ passed through; running it writes message and the data, summarized, to stderr."""
+    attrs = {"message": message or ""}
+    if first_n is not None:
+        attrs["first_n"] = int(first_n)
+    if summarize is not None:
+        attrs["summarize"] = int(summarize)
+    return _op_output("Print", [convert_to_tensor(input_)] + [convert_to_tensor(d) for d in data], attrs,
+                      name or "Print")
+
+
 def check_numerics(tensor, message, name=None):
     """tensor as it is, or InvalidArgumentError "<message> : Tensor had NaN values" (or Inf)."""
     return _op_output("CheckNumerics", [convert_to_tensor(tensor)], {"message": message}, name or "CheckNumerics")

@@ -5,13 +5,16 @@ graph) and by us. A failing check must raise InvalidArgumentError with TensorFlo
 text, character for character: the user's message and the values as TensorFlow summarizes
 them. Checks on values known while building fail at once, as TensorFlow's do."""
 import json
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tf_peer import require_tensorflow, run_tf_script
+from tf_peer import TF_SIDE_DIR, require_tensorflow, run_tf_script, tf_env
 
 ARRAYS = {
     "x": np.array([1.5, -2.0, 3.25, 1e10, 0.1, 7.0], np.float32),
@@ -110,3 +113,18 @@ def test_assert_condition_must_be_a_scalar():
         with tf.Session() as sess:
             with pytest.raises(tf.errors.InvalidArgumentError, match=r"In\[0\] should be a scalar: \[2\]"):
                 sess.run(op, {c: [True, True]})
+
+
+def test_print_writes_what_tensorflow_writes():
+    """tf.Print: the same lines on stderr (message, data summarized, first_n honoured, also on
+    the gradient's path) and the same values."""
+    python = require_tensorflow("test_print_writes_what_tensorflow_writes")
+    script = os.path.join(TF_SIDE_DIR, "print_program.py")
+    runs = {}
+    for side, exe, env in (("tf", python, tf_env()), ("tw", sys.executable, dict(os.environ))):
+        done = subprocess.run([exe, script, side], capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        lines = [ln for ln in done.stderr.splitlines() if ln.startswith(("x is: ", "first twice ", "no data", "in grad "))]
+        runs[side] = (lines, done.stdout)
+    assert runs["tw"] == runs["tf"]
+    assert len(runs["tf"][0]) == 3 + 2 + 3 + 1, runs["tf"][0]

@@ -28,6 +28,7 @@ GRAD_EXCLUDED = {
     **{op: "compared with TensorFlow in test_batch_norm.py (second order: tf.gradients of fused_batch_norm's "
            "gradients, training and inference, NHWC and NCHW)"
        for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")},
+    "Print": "compared with TensorFlow (tf.gradients through tf.Print) in test_check_ops.py",
     "SoftsignGrad": "TensorFlow registers no gradient for SoftsignGrad; ours is checked against finite "
                     "differences in test_activations.py",
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "

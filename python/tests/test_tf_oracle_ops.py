@@ -54,6 +54,7 @@ EXCLUDED = {
                   "StaticRegexFullMatch")},
     **{op: "compared with TensorFlow on random tf.train.Examples and bad inputs in test_parse_example_oracle.py"
        for op in ("ParseExample", "ParseExampleV2", "ParseSingleExample")},
+    "Print": "writes to stderr: its lines and values are compared with TensorFlow's in test_check_ops.py",
     "Assert": "no output: its failures (message text, summarized data) are compared with TensorFlow's in "
               "test_check_ops.py",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",

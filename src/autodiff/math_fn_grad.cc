@@ -3,6 +3,7 @@
 // values and second derivatives agree), and the ops TensorFlow gives no gradient.
 #include "absl/strings/str_cat.h"
 #include "autodiff/math_grad.h"
+#include "graph/graph.h"
 
 namespace tw::math_grad {
 namespace {
@@ -144,6 +145,13 @@ void RegisterFnGradients(GradientRegistry& r) {
     const std::string text = absl::StrCat("Not a number (NaN) or infinity (Inf) values detected in gradient. b'",
                                           message.ok() ? *message : "", "'");
     return std::vector<Output>{Op("CheckNumerics", {ctx.grad_outputs[0]}, {{"message", MakeAttr(text)}})};
+  });
+
+  // Print passes its first input through; the data get none.
+  r.Register("Print", [](const GradContext& ctx) {
+    std::vector<Output> grads(ctx.op.node()->num_inputs());
+    grads[0] = ctx.grad_outputs[0];
+    return grads;
   });
 
   // Steps, predicates and bit operations: TensorFlow gives none (or None) either.

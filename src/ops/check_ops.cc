@@ -1,4 +1,4 @@
-// Assert and CheckNumerics (TensorFlow's logging_ops and array_ops definitions); kernels
+// Assert, Print and CheckNumerics (TensorFlow's logging_ops and array_ops definitions); kernels
 // in kernels/cpu/check_kernels.cc. Registered from RegisterMathOps (math_ops.cc).
 #include "ops/ops.h"
 #include "tensorweave/status.h"
@@ -20,6 +20,19 @@ void RegisterCheckOps(OpRegistry& r) {
                    }
                    return absl::OkStatus();
                  }));
+  // tf.Print: input passed through; message and the data summarized written to stderr (the
+  // first first_n times when first_n >= 0).
+  r.Register(OpDefBuilder("Print")
+                 .Input("input: T")
+                 .Input("data: U")
+                 .Output("output: T")
+                 .Attr("T: type")
+                 .Attr("U: list(type) >= 0")
+                 .Attr("message: string = ''")
+                 .Attr("first_n: int = -1")
+                 .Attr("summarize: int = 3")
+                 .SetStateful()
+                 .SetShapeFn(UnchangedShape));
   r.Register(OpDefBuilder("CheckNumerics")
                  .Input("tensor: T")
                  .Output("output: T")

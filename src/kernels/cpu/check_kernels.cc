@@ -1,6 +1,8 @@
 // Assert and CheckNumerics: fail the step with InvalidArgument carrying the user's message
 // (and for Assert the data tensors, summarized as TensorFlow prints them).
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -32,6 +34,33 @@ class AssertOp : public OpKernel {
 
  private:
   int64_t summarize_ = 3;
+};
+
+// Passes input 0 through and writes "<message>[data 1][data 2]..." as one line to stderr,
+// as TensorFlow's Print does; with first_n >= 0 only on its first first_n runs.
+class PrintOp : public OpKernel {
+ public:
+  explicit PrintOp(OpKernelConstruction& c) : OpKernel(c) {
+    c.GetAttr("message", &message_);
+    c.GetAttr("first_n", &first_n_);
+    c.GetAttr("summarize", &summarize_);
+  }
+  absl::Status Compute(OpKernelContext& ctx) override {
+    ctx.set_output(0, ctx.input(0));
+    if (first_n_ >= 0 && calls_.fetch_add(1) >= first_n_) return absl::OkStatus();
+    std::string msg = message_;
+    for (int i = 1; i < ctx.num_inputs(); ++i) absl::StrAppend(&msg, "[", SummarizeValue(ctx.input(i), summarize_), "]");
+    msg.append("\n");
+    std::fwrite(msg.data(), 1, msg.size(), stderr);  // one write: lines of concurrent steps do not interleave
+    std::fflush(stderr);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string message_;
+  int64_t first_n_ = -1;
+  int64_t summarize_ = 3;
+  std::atomic<int64_t> calls_{0};
 };
 
 // Passes `tensor` through, or fails naming what it found: "<message> : Tensor had NaN values".
@@ -78,6 +107,7 @@ class CheckNumericsOp : public OpKernel {
 void RegisterCheckKernels(KernelRegistry& r) {
   r.Register("Assert", kDeviceCpu, Factory<AssertOp>());
   r.Register("CheckNumerics", kDeviceCpu, Factory<CheckNumericsOp>());
+  r.Register("Print", kDeviceCpu, Factory<PrintOp>());
 }
 
 }  // namespace tw
