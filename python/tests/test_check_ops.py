@@ -124,7 +124,8 @@ def test_print_writes_what_tensorflow_writes():
     for side, exe, env in (("tf", python, tf_env()), ("tw", sys.executable, dict(os.environ))):
         done = subprocess.run([exe, script, side], capture_output=True, text=True, env=env, timeout=300)
         assert done.returncode == 0, done.stderr[-3000:]
-        lines = [ln for ln in done.stderr.splitlines() if ln.startswith(("x is: ", "first twice ", "no data", "in grad "))]
+        lines = [ln for ln in done.stderr.splitlines()
+                 if ln.startswith(("x is: ", "first twice ", "no data", "in grad "))]
         runs[side] = (lines, done.stdout)
     assert runs["tw"] == runs["tf"]
     assert len(runs["tf"][0]) == 3 + 2 + 3 + 1, runs["tf"][0]

@@ -49,10 +49,12 @@ EXPRESSIONS = [
     "tf.gradients(tf.stop_gradient(p) * p + tf.sin(p), p)[0]",
     # Functions TensorFlow composes from ops.
     "tf.math.divide_no_nan(x, z)", "tf.math.reciprocal_no_nan(z)", "tf.log_sigmoid(x)", "tf.math.log_sigmoid(m)",
-    "tf.scalar_mul(2.5, x)", "tf.lbeta(tf.expand_dims(p, 0) + tf.expand_dims(q, 1))", "tf.math.reduce_variance(m[:2], axis=1)",
+    "tf.scalar_mul(2.5, x)", "tf.lbeta(tf.expand_dims(p, 0) + tf.expand_dims(q, 1))",
+    "tf.math.reduce_variance(m[:2], axis=1)",
     "tf.math.reduce_std(p, keepdims=True)", "tf.is_non_decreasing(i)", "tf.is_strictly_increasing(j)",
     "tf.math.is_non_decreasing(m[:1, :1])", "tf.debugging.is_strictly_increasing(tf.constant([1, 2, 2]))",
-    "tf.math.polyval([p, q, 2.0], p)", "tf.math.polyval([p, q, np.float64(2)], p)", "tf.math.polyval([], x)", "tf.realdiv(p, q)", "tf.math.softplus(x)", "tf.math.top_k(p, 2)[1]",
+    "tf.math.polyval([p, q, 2.0], p)", "tf.math.polyval([p, q, np.float64(2)], p)", "tf.math.polyval([], x)",
+    "tf.realdiv(p, q)", "tf.math.softplus(x)", "tf.math.top_k(p, 2)[1]",
     "tf.debugging.assert_all_finite(p, 'ok')", "tf.math.multiply_no_nan(x, z)",
     "tf.betainc(p, q, tf.constant(0.25, tf.float64))", "tf.math.betainc(a=p, b=2.0 * q, x=q / 5)",
     # Errors: a dtype the op does not take, at graph construction.

@@ -49,7 +49,9 @@ class PrintOp : public OpKernel {
     ctx.set_output(0, ctx.input(0));
     if (first_n_ >= 0 && calls_.fetch_add(1) >= first_n_) return absl::OkStatus();
     std::string msg = message_;
-    for (int i = 1; i < ctx.num_inputs(); ++i) absl::StrAppend(&msg, "[", SummarizeValue(ctx.input(i), summarize_), "]");
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      absl::StrAppend(&msg, "[", SummarizeValue(ctx.input(i), summarize_), "]");
+    }
     msg.append("\n");
     std::fwrite(msg.data(), 1, msg.size(), stderr);  // one write: lines of concurrent steps do not interleave
     std::fflush(stderr);
