@@ -67,3 +67,21 @@ from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_p
                                        sparse_tensor_to_dense, sparse_to_dense)
 from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
 from tensorweave import metrics  # noqa: E402,F401 - tf.metrics
+# Trigonometric, rounding and special functions, tf.math and tf.bitwise (math_fn_ops.py).
+from tensorweave.math_fn_ops import (acos, acosh, asin, asinh, atan, atan2, atanh, ceil, cos, cosh,  # noqa: E402,F401
+                                     digamma, div_no_nan, erf, erfc, expm1, floor, igamma, igammac, is_finite,
+                                     is_inf, is_nan, lgamma, log1p, logical_xor, polygamma, rint, round, sin, sinh,
+                                     tan, truncatediv, truncatemod, zeta)
+from tensorweave import bitwise  # noqa: E402,F401
+from tensorweave import math_namespace as math  # noqa: E402,F401
+from tensorweave.math_reduce_ops import (count_nonzero, reduce_all, reduce_any, reduce_logsumexp,  # noqa: E402,F401
+                                         stop_gradient)
+from tensorweave.check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402,F401
+                                   assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                                   assert_non_positive, assert_none_equal, assert_positive, check_numerics,
+                                   verify_tensor_all_finite)
+from tensorweave import debugging  # noqa: E402,F401
+from tensorweave.math_composites import (is_non_decreasing, is_strictly_increasing, lbeta, log_sigmoid,  # noqa: E402,F401
+                                         realdiv, scalar_mul)
+from tensorweave.math_fn_ops import betainc  # noqa: E402,F401
+from tensorweave.check_ops import Print  # noqa: E402,F401

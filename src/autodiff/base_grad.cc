@@ -8,7 +8,7 @@ void RegisterBaseGradients(GradientRegistry& r) {
   r.Register("Identity", pass_through);
   r.Register("PlaceholderWithDefault", pass_through);
   for (const char* op : {"Const", "Placeholder", "NoOp", "_Arg", "_Recv", "RandomUniform", "RandomStandardNormal",
-                         "TruncatedNormal", "RandomUniformInt"}) {
+                         "TruncatedNormal", "RandomUniformInt", "StopGradient"}) {
     r.RegisterNoGradient(op);
   }
 }

@@ -150,6 +150,7 @@ void RegisterMathGradients(GradientRegistry& r) {
     r.RegisterNoGradient(op);
   }
   m::RegisterUnaryGradients(r);
+  m::RegisterFnGradients(r);
 }
 
 }  // namespace tw

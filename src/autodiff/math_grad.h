@@ -16,6 +16,10 @@ Output Masked(const Output& mask, const Output& g, bool where_true = true);
 // fused gradient ops ReluGrad, SigmoidGrad, TanhGrad (math_unary_grad.cc).
 void RegisterUnaryGradients(GradientRegistry& r);
 
+// Sin..Digamma, Atan2, DivNoNan, Xdivy/Xlogy/Xlog1py, Igamma(c), Zeta, Polygamma and the
+// rounding, predicate and bitwise ops with no gradient (math_fn_grad.cc).
+void RegisterFnGradients(GradientRegistry& r);
+
 }  // namespace tw::math_grad
 
 #endif  // TENSORWEAVE_SRC_AUTODIFF_MATH_GRAD_H_

@@ -47,6 +47,9 @@ void RegisterBaseOps(OpRegistry& r) {
                  }));
   r.Register(OpDefBuilder("Identity").Input("input: T").Output("output: T").Attr("T: type")
                  .SetShapeFn(UnchangedShape));
+  // Identity that blocks gradients (tf.stop_gradient).
+  r.Register(OpDefBuilder("StopGradient").Input("input: T").Output("output: T").Attr("T: type")
+                 .SetShapeFn(UnchangedShape));
 }
 
 }  // namespace tw

@@ -137,6 +137,16 @@ void Binary(OpRegistry& r, const char* op, const char* types) {
       BroadcastShapeFn));
 }
 
+// A broadcasting binary op whose inputs TensorFlow names otherwise (Atan2's y and x, ...).
+void NamedBinary(OpRegistry& r, const char* op, const char* in0, const char* in1, const char* types) {
+  r.Register(OpDefBuilder(op)
+                 .Input(absl::StrCat(in0, ": T"))
+                 .Input(absl::StrCat(in1, ": T"))
+                 .Output("z: T")
+                 .Attr(types)
+                 .SetShapeFn(BroadcastShapeFn));
+}
+
 void Compare(OpRegistry& r, const char* op) {
   r.Register(
       OpDefBuilder(op).Input("x: T").Input("y: T").Output("z: bool").Attr(kNumeric).SetShapeFn(
@@ -149,13 +159,54 @@ void Unary(OpRegistry& r, const char* op, const char* types) {
 
 }  // namespace
 
+void RegisterCheckOps(OpRegistry& r);  // check_ops.cc
+
 void RegisterMathOps(OpRegistry& r) {
+  RegisterCheckOps(r);
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
                          "Pow"}) {
     Binary(r, op, kNumeric);
   }
   Binary(r, "RealDiv", kFloat);
   Binary(r, "SquaredDifference", kFloat);
+
+  for (const char* op : {"TruncateDiv", "TruncateMod", "Mod"}) Binary(r, op, kNumeric);
+  for (const char* op : {"DivNoNan", "Xdivy", "Xlogy", "Xlog1py"}) Binary(r, op, kFloat);
+  constexpr char kInteger[] = "T: {int8, int16, int32, int64, uint8, uint16}";
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"}) {
+    Binary(r, op, kInteger);
+  }
+  Unary(r, "Invert", kInteger);
+  constexpr char kFloat32Or64[] = "T: {float32, float64}";
+  NamedBinary(r, "Atan2", "y", "x", kFloat);
+  for (const char* op : {"Igamma", "Igammac", "IgammaGradA", "Polygamma"}) NamedBinary(r, op, "a", "x", kFloat32Or64);
+  NamedBinary(r, "Zeta", "x", "q", kFloat32Or64);
+  Binary(r, "MulNoNan", kFloat);
+  // Betainc(a, b, x): one shape, scalars standing for any (as its kernel checks).
+  r.Register(OpDefBuilder("Betainc")
+                 .Input("a: T")
+                 .Input("b: T")
+                 .Input("x: T")
+                 .Output("z: T")
+                 .Attr(kFloat32Or64)
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   PartialShape merged = PartialShape::UnknownRank();
+                   for (int i = 0; i < 3; ++i) {
+                     const PartialShape& s = c.input_shape(i);
+                     if (s.known_rank() && s.rank() == 0) continue;
+                     auto m = merged.Merge(s);
+                     if (!m.ok()) {
+                       return absl::InvalidArgumentError(absl::StrCat("Betainc inputs are inconsistent: ",
+                                                                      merged.DebugString(), " vs. ", s.DebugString()));
+                     }
+                     merged = *m;
+                   }
+                   const bool all_scalars = c.input_shape(0).known_rank() && c.input_shape(0).rank() == 0 &&
+                                            c.input_shape(1).known_rank() && c.input_shape(1).rank() == 0 &&
+                                            c.input_shape(2).known_rank() && c.input_shape(2).rank() == 0;
+                   c.set_output(0, all_scalars ? PartialShape({}) : merged);
+                   return absl::OkStatus();
+                 }));
 
   for (const char* op : {"Less", "LessEqual", "Greater", "GreaterEqual"}) Compare(r, op);
   // TensorFlow's Equal, NotEqual, Select and SelectV2 also take strings.
@@ -180,6 +231,14 @@ void RegisterMathOps(OpRegistry& r) {
   for (const char* op : {"Neg", "Abs", "Square", "Sign"}) Unary(r, op, kNumeric);
   for (const char* op : {"Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid", "Reciprocal"}) {
     Unary(r, op, kFloat);
+  }
+  for (const char* op : {"Inv", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+                         "Atanh", "Floor", "Ceil", "Rint", "Expm1", "Log1p", "Erf", "Erfc", "Lgamma", "Digamma"}) {
+    Unary(r, op, kFloat);
+  }
+  Unary(r, "Round", kNumeric);  // Halves to even; integers unchanged.
+  for (const char* op : {"IsFinite", "IsInf", "IsNan"}) {
+    r.Register(OpDefBuilder(op).Input("x: T").Output("y: bool").Attr(kFloat).SetShapeFn(UnchangedShape));
   }
   // TensorFlow names Relu's arguments after what they are.
   r.Register(OpDefBuilder("Relu")

@@ -89,6 +89,15 @@ void RegisterReductionOps(OpRegistry& r) {
                    .Attr("Tidx: {int32, int64} = int32")
                    .SetShapeFn(ReductionShape));
   }
+  for (const char* op : {"All", "Any"}) {
+    r.Register(OpDefBuilder(op)
+                   .Input("input: bool")
+                   .Input("reduction_indices: Tidx")
+                   .Output("output: bool")
+                   .Attr("keep_dims: bool = false")
+                   .Attr("Tidx: {int32, int64} = int32")
+                   .SetShapeFn(ReductionShape));
+  }
   for (const char* op : {"ArgMax", "ArgMin"}) {
     r.Register(OpDefBuilder(op)
                    .Input("input: T")

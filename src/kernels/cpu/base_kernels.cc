@@ -87,6 +87,7 @@ void RegisterBaseKernels(KernelRegistry& r) {
   r.Register("Placeholder", kDeviceCpu, Factory<PlaceholderOp>());
   r.Register("PlaceholderWithDefault", kDeviceCpu, Factory<IdentityOp>());
   r.Register("Identity", kDeviceCpu, Factory<IdentityOp>());
+  r.Register("StopGradient", kDeviceCpu, Factory<IdentityOp>());
 }
 
 }  // namespace tw

@@ -192,6 +192,9 @@ void RegisterMathKernels(KernelRegistry& r) {
   RegisterMathCompareKernels(r);
   RegisterMathUnaryKernels(r);
   RegisterMathMiscKernels(r);
+  RegisterMathUnaryFnKernels(r);
+  RegisterMathBinaryFnKernels(r);
+  RegisterCheckKernels(r);
 }
 
 }  // namespace tw

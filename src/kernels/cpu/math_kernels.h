@@ -11,6 +11,9 @@ void RegisterMathCompareKernels(KernelRegistry& r);  // Equal..GreaterEqual, Log
 void RegisterMathUnaryKernels(KernelRegistry& r);    // Neg..Reciprocal, *Grad, LogicalNot
 void RegisterMathMiscKernels(KernelRegistry& r);     // Select, AddN
 void RegisterCastKernels(KernelRegistry& r);         // Cast (cast_kernels.cc)
+void RegisterMathUnaryFnKernels(KernelRegistry& r);  // Sin..IsNan (math_unary_fn_kernels.cc)
+void RegisterCheckKernels(KernelRegistry& r);  // Assert, CheckNumerics (check_kernels.cc)
+void RegisterMathBinaryFnKernels(KernelRegistry& r);  // Atan2..Polygamma, Invert (math_binary_fn_kernels.cc)
 
 }  // namespace tw
 

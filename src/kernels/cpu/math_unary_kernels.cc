@@ -232,6 +232,7 @@ void RegisterMathUnaryKernels(KernelRegistry& r) {
   RegisterUnary<ReluF>(r, "Relu");
   RegisterUnary<SignF>(r, "Sign");
   RegisterUnary<ReciprocalF>(r, "Reciprocal");
+  RegisterUnary<ReciprocalF>(r, "Inv");  // TensorFlow's older name of Reciprocal.
   RegisterUnary<SqrtF>(r, "Sqrt");
   RegisterUnary<RsqrtF>(r, "Rsqrt");
   RegisterUnary<ExpF>(r, "Exp");

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "kernels/cpu/cpu_kernels.h"
@@ -94,6 +95,23 @@ struct ExtremumReducer {
   }
 };
 
+// Logical and/or of bools (All, Any): all() of an empty set is true, any() false.
+template <bool kAll>
+struct LogicalReducer {
+  static bool Init() { return kAll; }
+  static bool Combine(bool a, bool b) { return kAll ? (a && b) : (a || b); }
+  static bool ReduceRow(const bool* p, int64_t n) {
+    return kAll ? ConstArrayMap<bool>(p, n).all() : ConstArrayMap<bool>(p, n).any();
+  }
+  static void Accumulate(bool* acc, const bool* p, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) acc[i] = Combine(acc[i], p[i]);
+  }
+};
+template <typename T>
+using AllReducer = LogicalReducer<true>;
+template <typename T>
+using AnyReducer = LogicalReducer<false>;
+
 template <typename T>
 using MaxReducer = ExtremumReducer<T, true>;
 template <typename T>
@@ -105,7 +123,8 @@ void Reduce3D(const OpKernelContext& ctx, const T* in, T* out, int64_t outer, in
               int64_t inner) {
   if (inner == 1 && outer == 1) {
     const int64_t chunks = (n + kFullChunk - 1) / kFullChunk;
-    std::vector<T> partial(chunks);
+    // Not std::vector: vector<bool> packs bits, which threads must not write side by side.
+    std::unique_ptr<T[]> partial(new T[chunks]);
     ctx.ParallelFor(chunks, kFullChunk * kCostPerElement, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const int64_t start = c * kFullChunk;
@@ -129,18 +148,18 @@ void Reduce3D(const OpKernelContext& ctx, const T* in, T* out, int64_t outer, in
     // into partial rows in parallel, then combined in a fixed order.
     const int64_t rows_per_chunk = std::max<int64_t>(1, kFullChunk / inner);
     const int64_t chunks = (n + rows_per_chunk - 1) / rows_per_chunk;
-    std::vector<T> partial(chunks * inner);
+    std::unique_ptr<T[]> partial(new T[chunks * inner]);
     ctx.ParallelFor(
         chunks, rows_per_chunk * inner * kCostPerElement, [&](int64_t begin, int64_t end) {
           for (int64_t c = begin; c < end; ++c) {
-            T* acc = partial.data() + c * inner;
+            T* acc = partial.get() + c * inner;
             const int64_t first = c * rows_per_chunk, last = std::min(n, first + rows_per_chunk);
             std::copy(in + first * inner, in + (first + 1) * inner, acc);
             for (int64_t r = first + 1; r < last; ++r) R::Accumulate(acc, in + r * inner, inner);
           }
         });
-    std::copy(partial.begin(), partial.begin() + inner, out);
-    for (int64_t c = 1; c < chunks; ++c) R::Accumulate(out, partial.data() + c * inner, inner);
+    std::copy(partial.get(), partial.get() + inner, out);
+    for (int64_t c = 1; c < chunks; ++c) R::Accumulate(out, partial.get() + c * inner, inner);
     return;
   }
   // Rows of `inner` are accumulated one after another; work units are (outer, inner block)
@@ -417,6 +436,8 @@ void RegisterReductionKernels(KernelRegistry& r) {
   r.Register({"Prod", kDeviceCpu, TypedFactory<ProdOp>(), "T", kNumericTypes});
   r.Register({"Max", kDeviceCpu, TypedFactory<MaxOp>(), "T", kNumericTypes});
   r.Register({"Min", kDeviceCpu, TypedFactory<MinOp>(), "T", kNumericTypes});
+  r.Register("All", kDeviceCpu, Factory<ReductionOp<bool, AllReducer, false>>());
+  r.Register("Any", kDeviceCpu, Factory<ReductionOp<bool, AnyReducer, false>>());
   r.Register({"ArgMax", kDeviceCpu, TypedFactory<ArgMaxOp>(), "T", kNumericTypes});
   r.Register({"ArgMin", kDeviceCpu, TypedFactory<ArgMinOp>(), "T", kNumericTypes});
 }

@@ -1,0 +1,8 @@
+"""tf.debugging: the checks of check_ops.py and the predicates of math_fn_ops.py under the
+names tf.debugging gives them."""
+from tensorweave.check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: F401
+                                   assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                                   assert_non_positive, assert_none_equal, assert_positive, check_numerics)
+from tensorweave.math_fn_ops import is_finite, is_inf, is_nan  # noqa: F401
+from tensorweave.check_ops import verify_tensor_all_finite as assert_all_finite  # noqa: F401
+from tensorweave.math_composites import is_non_decreasing, is_strictly_increasing  # noqa: F401
