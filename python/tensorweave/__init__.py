@@ -65,3 +65,5 @@ from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)
 from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
+from tensorweave.partition_ops import (dynamic_partition, dynamic_stitch, parallel_dynamic_stitch,  # noqa: E402,F401
+                                       unique)

@@ -156,6 +156,8 @@ void RegisterArrayShapeOps(OpRegistry& r) {
                  }));
 }
 
+void RegisterArrayPartitionOps(OpRegistry& r);  // array_ops_partition.cc
+
 void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayShapeOps(r);
   RegisterArraySliceOps(r);
@@ -163,6 +165,7 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayFillOps(r);
   RegisterArrayPadOps(r);
   RegisterArrayGatherOps(r);
+  RegisterArrayPartitionOps(r);
 }
 
 }  // namespace tw

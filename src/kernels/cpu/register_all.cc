@@ -2,6 +2,8 @@
 
 namespace tw {
 
+void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
+
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
   RegisterMathKernels(r);
@@ -29,6 +31,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterTopKKernels(r);
   RegisterScanKernels(r);
   RegisterClipKernels(r);
+  RegisterPartitionKernels(r);
 }
 
 }  // namespace tw

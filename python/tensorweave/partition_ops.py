@@ -1,0 +1,37 @@
+"""Row-routing ops: tf.dynamic_partition, tf.dynamic_stitch, tf.parallel_dynamic_stitch and
+tf.unique (what an embedding lookup over several shards is built from)."""
+from tensorweave import dtypes
+from tensorweave.framework import _op, _op_output, convert_to_tensor
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """data's rows split into num_partitions tensors: row i goes to output partitions[i]."""
+    data = convert_to_tensor(data)
+    partitions = convert_to_tensor(partitions, dtype=dtypes.int32)
+    return _op("DynamicPartition", [data, partitions], {"num_partitions": int(num_partitions)},
+               name or "DynamicPartition").outputs
+
+
+def _stitch(op_type, indices, data, name):
+    indices = [convert_to_tensor(i, dtype=dtypes.int32) for i in indices]
+    data = [convert_to_tensor(d) for d in data]
+    if len(indices) != len(data):
+        raise ValueError("%s needs as many data tensors as indices tensors, got %d and %d"
+                         % (op_type, len(data), len(indices)))
+    return _op_output(op_type, indices + data, name=name or op_type)
+
+
+def dynamic_stitch(indices, data, name=None):
+    """merged[indices[m][i]] = data[m][i]."""
+    return _stitch("DynamicStitch", indices, data, name)
+
+
+def parallel_dynamic_stitch(indices, data, name=None):
+    return _stitch("ParallelDynamicStitch", indices, data, name)
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """(y, idx): the distinct values of the vector x in order of first appearance, and each
+    element's position in y."""
+    op = _op("Unique", [convert_to_tensor(x)], {"out_idx": dtypes.as_dtype(out_idx)}, name or "Unique")
+    return op.outputs[0], op.outputs[1]
