@@ -67,3 +67,5 @@ from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_p
 from tensorweave.math_ops import cumprod, cumsum  # noqa: E402,F401
 from tensorweave.partition_ops import (dynamic_partition, dynamic_stitch, parallel_dynamic_stitch,  # noqa: E402,F401
                                        unique)
+from tensorweave.partitioned_variables import (PartitionedVariable, fixed_size_partitioner,  # noqa: E402,F401
+                                               min_max_variable_partitioner, variable_axis_size_partitioner)

@@ -39,7 +39,7 @@ GRAD_EXCLUDED = {
 # Ops TensorFlow gives no gradient function (tf.gradients through them raises LookupError): ours
 # have none either (tw::gradients fails naming the op), checked in the named test.
 NO_GRADIENT_IN_EITHER = {
-    "Unique": "test_partition_ops.py::test_unique_has_no_gradient_as_in_tensorflow",
+    "Unique": "test_embedding_ops.py::test_unique_has_no_gradient_as_in_tensorflow",
 }
 
 
