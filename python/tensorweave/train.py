@@ -5,9 +5,10 @@ import os
 import weakref
 
 from tensorweave import _core
-from tensorweave.array_ops import identity
+from tensorweave.array_ops import identity, no_op
 from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.security import ResourceLimits, TransportSecurity, _limits_to_core, _security_to_core  # noqa: F401
+from tensorweave.indexed_slices import IndexedSlices, as_sparse_gradient
 from tensorweave.variables import Variable
 
 
@@ -53,8 +54,10 @@ class Optimizer:
         """[(gradient or None, variable)] for var_list (the trainable variables when None)."""
         loss = convert_to_tensor(loss)
         graph = loss.graph
-        return [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
-                for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
+        pairs = [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
+                 for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
+        # A gathered variable's gradient is IndexedSlices, as in TensorFlow.
+        return [(as_sparse_gradient(g, v), v) for g, v in pairs]
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One op applying every (gradient, variable) pair; increments global_step after."""
@@ -70,19 +73,49 @@ class Optimizer:
                 return self._apply_gradients(grads_and_vars, global_step, name)
         return self._apply_gradients(grads_and_vars, global_step, name)
 
+    def _apply_sparse(self, grad, var):
+        """The update of `var` by the IndexedSlices `grad` touching only its rows, or None where
+        this optimizer has none (the gradient is then made dense)."""
+        return None
+
     def _apply_gradients(self, grads_and_vars, global_step, name):
-        pairs = []
+        pairs, sparse_updates = [], []
         graph = None
         for g, v in grads_and_vars:
             if not isinstance(v, Variable):
                 raise TypeError("apply_gradients: %r is not a tf.Variable" % (v,))
             graph = v.graph
+            if isinstance(g, IndexedSlices):
+                with graph.name_scope(name or self.get_name()):
+                    update = self._apply_sparse(g, v)
+                if update is not None:
+                    sparse_updates.append(update)
+                    continue
             pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
-        op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
-        return Operation(graph or get_default_graph(), op)
+        graph = graph or get_default_graph()
+        if not sparse_updates:
+            op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
+            return Operation(graph, op)
+        # The sparse updates beside the dense ones; global_step counts the step after all of them.
+        updates = list(sparse_updates)
+        if pairs:
+            updates.append(Operation(graph, self._opt.apply_gradients(pairs, None, name or "")))
+        with graph.control_dependencies(updates):
+            if global_step is None:
+                return no_op(name=name or self.get_name())
+            with graph.colocate_with(global_step):
+                return global_step.assign_add(1, name=name or self.get_name(), read_value=False)
+
+    @staticmethod
+    def _gathers_variables(graph):
+        """Whether some op gathers rows of a variable (its gradient will be IndexedSlices)."""
+        return any(op.type in ("GatherV2", "Gather") and op.inputs[0].op.type == "ReadVariableOp"
+                   for op in graph.get_operations())
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         loss = convert_to_tensor(loss)
+        if type(self)._apply_sparse is not Optimizer._apply_sparse and self._gathers_variables(loss.graph):
+            return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         if loss.graph._has_control_dependencies():
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         op = self._opt.minimize(loss._core, None if global_step is None else global_step._core,
@@ -99,6 +132,24 @@ class Optimizer:
 class GradientDescentOptimizer(Optimizer):
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(_core.GradientDescentOptimizer(_hyper(learning_rate), use_locking, name))
+        self._learning_rate = learning_rate
+
+    def _apply_sparse(self, grad, var):
+        """var[ids] -= lr * (the rows of each id summed first): only the touched rows change,
+        each by the dense kernel's formula, so the result is the dense update's bit for bit
+        (ResourceSparseApplyProximalGradientDescent with l1 = l2 = 0)."""
+        from tensorweave import math_ops
+        from tensorweave.array_ops import cast, size
+        from tensorweave.partition_ops import unique
+        with var.graph.colocate_with(var):
+            ids, position = unique(grad.indices)
+            rows = math_ops.unsorted_segment_sum(grad.values, position, size(ids, out_type=position.dtype))
+            lr = self._learning_rate
+            lr = cast(lr, var.dtype) if isinstance(lr, Tensor) else convert_to_tensor(lr, dtype=var.dtype)
+            zero = convert_to_tensor(0, dtype=var.dtype)
+            return var.graph.create_op("ResourceSparseApplyProximalGradientDescent",
+                                       [Tensor(var.graph, var._core.handle), lr, zero, zero, rows, ids], {},
+                                       "update_" + var.op.name.replace("/", "_"))
 
 
 class MomentumOptimizer(Optimizer):

@@ -2,6 +2,8 @@
 
 namespace tw {
 
+void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
+
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
   RegisterMathOps(r);
@@ -15,6 +17,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);
+  RegisterSparseTrainingOps(r);
   RegisterIoOps(r);
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);

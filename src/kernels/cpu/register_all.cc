@@ -3,6 +3,7 @@
 namespace tw {
 
 void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
+void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -32,6 +33,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterScanKernels(r);
   RegisterClipKernels(r);
   RegisterPartitionKernels(r);
+  RegisterSparseTrainingKernels(r);
 }
 
 }  // namespace tw

@@ -1,0 +1,89 @@
+"""Sparse gradients: a gather's gradient is tf.IndexedSlices (AddN of several lookups of one
+table stays sparse), made dense only by tf.convert_to_tensor (with TensorFlow 1.x's warning
+for a huge table), and GradientDescentOptimizer updates only the touched rows: bit-equal to
+the dense update of the same gradient, and equal to TensorFlow's training
+(tf_side/sparse_sgd_program.py)."""
+import numpy as np
+
+import tensorweave as tf
+from tf_peer import require_tensorflow, run_tf_script
+
+STEPS = 3
+
+
+def _data():
+    rng = np.random.default_rng(11)
+    return dict(table=rng.normal(size=(6, 3)).astype(np.float32), w=rng.normal(size=(3,)).astype(np.float32),
+                lr=np.array(0.05), batches_a=rng.integers(0, 6, (STEPS, 5)), batches_b=rng.integers(0, 6, (STEPS, 4)))
+
+
+def _program(a, densify_for_update):
+    g = tf.Graph()
+    with g.as_default():
+        table = tf.get_variable("table", initializer=a["table"])
+        ids_a, ids_b = tf.placeholder(tf.int64, [None]), tf.placeholder(tf.int64, [None])
+        loss = (tf.reduce_sum(tf.nn.embedding_lookup(table, ids_a) * a["w"])
+                + tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids_b))))
+        grad = tf.gradients(loss, [table])[0]
+        dense = tf.convert_to_tensor(grad)
+        opt = tf.train.GradientDescentOptimizer(float(a["lr"]))
+        if densify_for_update:
+            train = opt.apply_gradients([(tf.convert_to_tensor(gr), v) for gr, v in opt.compute_gradients(loss)])
+        else:
+            train = opt.minimize(loss)
+        out = {"sparse": isinstance(grad, tf.IndexedSlices)}
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            for step, (x, y) in enumerate(zip(a["batches_a"], a["batches_b"])):
+                feed = {ids_a: x, ids_b: y}
+                if step == 0:
+                    out["grad"], out["indices"] = sess.run([dense, grad.indices], feed)
+                sess.run(train, feed)
+            out["table"] = sess.run(table)
+    return out
+
+
+def test_sparse_sgd_equals_dense_bit_for_bit_and_tensorflow(tmp_path):
+    a = _data()
+    sparse, dense = _program(a, False), _program(a, True)
+    assert sparse["sparse"]
+    # Two lookups of 5 and 4 ids: their rows concatenated, not summed into the table's shape.
+    assert sparse["indices"].tolist() == a["batches_a"][0].tolist() + a["batches_b"][0].tolist()
+    np.testing.assert_array_equal(sparse["table"], dense["table"])
+    python = require_tensorflow("test_sparse_sgd_equals_dense_bit_for_bit_and_tensorflow")
+    np.savez(tmp_path / "in.npz", **a)
+    run_tf_script(python, "sparse_sgd_program.py", str(tmp_path / "in.npz"), str(tmp_path / "out.npz"))
+    theirs = np.load(tmp_path / "out.npz")
+    assert bool(theirs["sparse"])
+    np.testing.assert_allclose(sparse["grad"], theirs["grad"], rtol=1e-6)
+    # TensorFlow adds each duplicate's -lr * row in turn; ours sums them first: a rounding apart.
+    np.testing.assert_allclose(sparse["table"], theirs["table"], rtol=1e-6, atol=1e-6)
+
+
+def test_sparse_update_touches_only_the_rows_looked_up():
+    table0 = np.arange(20, dtype=np.float32).reshape(10, 2)
+    table = tf.Variable(table0)
+    before = tf.Variable(np.zeros((10, 2), np.float32))  # a dense variable beside it, updated densely
+    loss = tf.reduce_sum(tf.gather(table, [7, 2, 7])) + tf.reduce_sum(before * 2.0)
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=step)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        got, dense, count = sess.run([table, before, step])
+    expected = table0.copy()
+    expected[7] -= 0.5
+    expected[2] -= 0.25
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(dense, np.full((10, 2), -0.5, np.float32))
+    assert count == 1
+
+
+def test_densifying_a_huge_sparse_gradient_warns(capfd):
+    big = tf.get_variable("big", shape=[100000000, 1], initializer=tf.zeros_initializer())
+    grad = tf.gradients(tf.reduce_sum(tf.gather(big, [3])), [big])[0]
+    assert isinstance(grad, tf.IndexedSlices) and grad.dense_shape == (100000000, 1)
+    dense = tf.convert_to_tensor(grad)
+    assert "Converting sparse IndexedSlices to a dense Tensor with 100000000 elements" in capfd.readouterr().err
+    assert dense.op.type == "UnsortedSegmentSum"
+    assert tf.convert_to_tensor(grad) is dense  # made once

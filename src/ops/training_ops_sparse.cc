@@ -1,0 +1,69 @@
+// TensorFlow's ResourceSparseApplyXxx: optimizer updates of the rows `indices` of a resource
+// variable (and its slots); grad holds one row per index. Kernels: sparse_training_kernels.cc.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/op_registry.h"
+#include "tensorweave/status.h"
+
+namespace tw {
+namespace {
+
+// Scalars (handles, hyperparameters) by position, and indices a vector whose length is
+// grad's first dim; the rest needs the variable's shape, known at run time.
+ShapeFn SparseApplyShape(std::vector<std::pair<int, std::string>> scalars, int grad, int indices) {
+  return [scalars = std::move(scalars), grad, indices](InferenceContext& c) -> absl::Status {
+    for (const auto& [i, name] : scalars) {
+      const PartialShape& s = c.input_shape(i);
+      if (s.known_rank() && s.rank() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(name, " is not a scalar: ", s.DebugString()));
+      }
+    }
+    const PartialShape& ids = c.input_shape(indices);
+    const PartialShape& g = c.input_shape(grad);
+    if (ids.known_rank() && ids.rank() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat("indices must be one-dimensional, got ", ids.DebugString()));
+    }
+    if (ids.known_rank() && g.known_rank() && g.rank() >= 1 && ids.dim(0) >= 0 && g.dim(0) >= 0 &&
+        ids.dim(0) != g.dim(0)) {
+      return absl::InvalidArgumentError(absl::StrCat("grad ", g.DebugString(), " must have one row per index of ",
+                                                     ids.DebugString()));
+    }
+    return absl::OkStatus();
+  };
+}
+
+OpDefBuilder& Common(OpDefBuilder& b) {
+  return b.Attr("T: {float32, float64}").Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false")
+      .SetStateful();
+}
+
+}  // namespace
+
+void RegisterSparseTrainingOps(OpRegistry& r) {
+  {
+    OpDefBuilder b("ResourceSparseApplyProximalGradientDescent");
+    b.Input("var: resource").Input("alpha: T").Input("l1: T").Input("l2: T").Input("grad: T")
+        .Input("indices: Tindices");
+    b.SetShapeFn(SparseApplyShape({{0, "var"}, {1, "alpha"}, {2, "l1"}, {3, "l2"}}, 4, 5));
+    r.Register(Common(b));
+  }
+  {
+    OpDefBuilder b("ResourceSparseApplyMomentum");
+    b.Input("var: resource").Input("accum: resource").Input("lr: T").Input("grad: T").Input("indices: Tindices")
+        .Input("momentum: T").Attr("use_nesterov: bool = false");
+    b.SetShapeFn(SparseApplyShape({{0, "var"}, {1, "accum"}, {2, "lr"}, {5, "momentum"}}, 3, 4));
+    r.Register(Common(b));
+  }
+  {
+    OpDefBuilder b("ResourceSparseApplyAdagrad");
+    b.Input("var: resource").Input("accum: resource").Input("lr: T").Input("grad: T").Input("indices: Tindices")
+        .Attr("update_slots: bool = true");
+    b.SetShapeFn(SparseApplyShape({{0, "var"}, {1, "accum"}, {2, "lr"}}, 3, 4));
+    r.Register(Common(b));
+  }
+}
+
+}  // namespace tw
