@@ -78,6 +78,32 @@ class Optimizer:
         this optimizer has none (the gradient is then made dense)."""
         return None
 
+    @staticmethod
+    def _deduplicated(grad):
+        """(rows, ids): grad's rows summed per distinct id (TF1's _deduplicate_indexed_slices)."""
+        from tensorweave import math_ops
+        from tensorweave.array_ops import size
+        from tensorweave.partition_ops import unique
+        ids, position = unique(grad.indices)
+        return math_ops.unsorted_segment_sum(grad.values, position, size(ids, out_type=position.dtype)), ids
+
+    @staticmethod
+    def _as_dtype_tensor(value, dtype):
+        from tensorweave.array_ops import cast
+        return cast(value, dtype) if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
+
+    def _sparse_slot_update(self, op, grad, var, slot, before, after, attrs):
+        """`op`(var, slot, *before, rows, ids, *after) on var's device, after making var's slots."""
+        self._opt.create_slots([var._core])
+        accum = self.get_slot(var, slot)
+        with var.graph.colocate_with(var):
+            rows, ids = self._deduplicated(grad)
+            handles = [Tensor(var.graph, var._core.handle), Tensor(var.graph, accum._core.handle)]
+            return var.graph.create_op(
+                op, handles + [self._as_dtype_tensor(b, var.dtype) for b in before] + [rows, ids] +
+                [self._as_dtype_tensor(a, var.dtype) for a in after], attrs,
+                "update_" + var.op.name.replace("/", "_"))
+
     def _apply_gradients(self, grads_and_vars, global_step, name):
         pairs, sparse_updates = [], []
         graph = None
@@ -138,14 +164,9 @@ class GradientDescentOptimizer(Optimizer):
         """var[ids] -= lr * (the rows of each id summed first): only the touched rows change,
         each by the dense kernel's formula, so the result is the dense update's bit for bit
         (ResourceSparseApplyProximalGradientDescent with l1 = l2 = 0)."""
-        from tensorweave import math_ops
-        from tensorweave.array_ops import cast, size
-        from tensorweave.partition_ops import unique
         with var.graph.colocate_with(var):
-            ids, position = unique(grad.indices)
-            rows = math_ops.unsorted_segment_sum(grad.values, position, size(ids, out_type=position.dtype))
-            lr = self._learning_rate
-            lr = cast(lr, var.dtype) if isinstance(lr, Tensor) else convert_to_tensor(lr, dtype=var.dtype)
+            rows, ids = self._deduplicated(grad)
+            lr = self._as_dtype_tensor(self._learning_rate, var.dtype)
             zero = convert_to_tensor(0, dtype=var.dtype)
             return var.graph.create_op("ResourceSparseApplyProximalGradientDescent",
                                        [Tensor(var.graph, var._core.handle), lr, zero, zero, rows, ids], {},
@@ -156,12 +177,25 @@ class MomentumOptimizer(Optimizer):
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super().__init__(_core.MomentumOptimizer(_hyper(learning_rate), _hyper(momentum), use_nesterov,
                                                  use_locking, name))
+        self._sparse_args = (learning_rate, momentum, use_nesterov)
+
+    def _apply_sparse(self, grad, var):
+        """The rows' momentum and variable only (TF1's: untouched rows' momentum does not decay)."""
+        lr, momentum, nesterov = self._sparse_args
+        return self._sparse_slot_update("ResourceSparseApplyMomentum", grad, var, "momentum", [lr], [momentum],
+                                        {"use_nesterov": bool(nesterov)})
 
 
 class AdagradOptimizer(Optimizer):
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
         super().__init__(_core.AdagradOptimizer(_hyper(learning_rate), float(initial_accumulator_value),
                                                 use_locking, name))
+        self._learning_rate = learning_rate
+
+    def _apply_sparse(self, grad, var):
+        """The rows' accumulator and variable only."""
+        return self._sparse_slot_update("ResourceSparseApplyAdagrad", grad, var, "accumulator",
+                                        [self._learning_rate], [], {})
 
 
 class RMSPropOptimizer(Optimizer):

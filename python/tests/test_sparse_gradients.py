@@ -1,8 +1,8 @@
 """Sparse gradients: a gather's gradient is tf.IndexedSlices (AddN of several lookups of one
 table stays sparse), made dense only by tf.convert_to_tensor (with TensorFlow 1.x's warning
-for a huge table), and GradientDescentOptimizer updates only the touched rows: bit-equal to
-the dense update of the same gradient, and equal to TensorFlow's training
-(tf_side/sparse_sgd_program.py)."""
+for a huge table), and the optimizers update only the touched rows: SGD bit-equal to the
+dense update of the same gradient; SGD, Momentum (and Nesterov) and Adagrad equal to
+TensorFlow's training, slots included (tf_side/sparse_sgd_program.py)."""
 import numpy as np
 
 import tensorweave as tf
@@ -17,7 +17,15 @@ def _data():
                 lr=np.array(0.05), batches_a=rng.integers(0, 6, (STEPS, 5)), batches_b=rng.integers(0, 6, (STEPS, 4)))
 
 
-def _program(a, densify_for_update):
+OPTIMIZERS = {
+    "sgd": lambda lr: tf.train.GradientDescentOptimizer(lr),
+    "momentum": lambda lr: tf.train.MomentumOptimizer(lr, 0.9),
+    "nesterov": lambda lr: tf.train.MomentumOptimizer(lr, 0.9, use_nesterov=True),
+    "adagrad": lambda lr: tf.train.AdagradOptimizer(lr, initial_accumulator_value=0.2),
+}
+
+
+def _program(a, densify_for_update, opt_name="sgd"):
     g = tf.Graph()
     with g.as_default():
         table = tf.get_variable("table", initializer=a["table"])
@@ -26,7 +34,7 @@ def _program(a, densify_for_update):
                 + tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids_b))))
         grad = tf.gradients(loss, [table])[0]
         dense = tf.convert_to_tensor(grad)
-        opt = tf.train.GradientDescentOptimizer(float(a["lr"]))
+        opt = OPTIMIZERS[opt_name](float(a["lr"]))
         if densify_for_update:
             train = opt.apply_gradients([(tf.convert_to_tensor(gr), v) for gr, v in opt.compute_gradients(loss)])
         else:
@@ -40,6 +48,8 @@ def _program(a, densify_for_update):
                     out["grad"], out["indices"] = sess.run([dense, grad.indices], feed)
                 sess.run(train, feed)
             out["table"] = sess.run(table)
+            for slot in opt.get_slot_names():
+                out["slot_" + slot] = sess.run(opt.get_slot(table, slot))
     return out
 
 
@@ -54,10 +64,19 @@ def test_sparse_sgd_equals_dense_bit_for_bit_and_tensorflow(tmp_path):
     np.savez(tmp_path / "in.npz", **a)
     run_tf_script(python, "sparse_sgd_program.py", str(tmp_path / "in.npz"), str(tmp_path / "out.npz"))
     theirs = np.load(tmp_path / "out.npz")
-    assert bool(theirs["sparse"])
-    np.testing.assert_allclose(sparse["grad"], theirs["grad"], rtol=1e-6)
-    # TensorFlow adds each duplicate's -lr * row in turn; ours sums them first: a rounding apart.
-    np.testing.assert_allclose(sparse["table"], theirs["table"], rtol=1e-6, atol=1e-6)
+    for opt_name in OPTIMIZERS:
+        ours = sparse if opt_name == "sgd" else _program(a, False, opt_name)
+        assert ours["sparse"] and bool(theirs[f"{opt_name}_sparse"])
+        np.testing.assert_allclose(ours["grad"], theirs[f"{opt_name}_grad"], rtol=1e-6)
+        # TensorFlow's SGD adds each duplicate's -lr * row in turn; ours sums them first (as its
+        # Momentum and Adagrad do): a rounding apart.
+        np.testing.assert_allclose(ours["table"], theirs[f"{opt_name}_table"], rtol=1e-6, atol=1e-6,
+                                   err_msg=opt_name)
+        slots = sorted(k for k in theirs.files if k.startswith(opt_name + "_slot_"))
+        assert sorted("slot_" + k.split("_slot_")[1] for k in slots) == sorted(k for k in ours if k.startswith("slot_"))
+        for k in slots:
+            np.testing.assert_allclose(ours["slot_" + k.split("_slot_")[1]], theirs[k], rtol=1e-6, atol=1e-6,
+                                       err_msg=k)
 
 
 def test_sparse_update_touches_only_the_rows_looked_up():
