@@ -205,6 +205,18 @@ class RMSPropOptimizer(Optimizer):
             raise ValueError("RMSPropOptimizer(centered=True) is not supported")
         super().__init__(_core.RMSPropOptimizer(_hyper(learning_rate), _hyper(decay), _hyper(momentum),
                                                 _hyper(epsilon), use_locking, name))
+        self._sparse_args = (learning_rate, decay, momentum, epsilon)
+
+    def _apply_sparse(self, grad, var):
+        """The rows' ms, momentum and variable only."""
+        self._opt.create_slots([var._core])
+        ms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        with var.graph.colocate_with(var):
+            rows, ids = self._deduplicated(grad)
+            handles = [Tensor(var.graph, v._core.handle) for v in (var, ms, mom)]
+            hypers = [self._as_dtype_tensor(h, var.dtype) for h in self._sparse_args]
+            return var.graph.create_op("ResourceSparseApplyRMSProp", handles + hypers + [rows, ids], {},
+                                       "update_" + var.op.name.replace("/", "_"))
 
 
 class AdamOptimizer(Optimizer):

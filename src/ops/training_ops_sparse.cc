@@ -64,6 +64,14 @@ void RegisterSparseTrainingOps(OpRegistry& r) {
     b.SetShapeFn(SparseApplyShape({{0, "var"}, {1, "accum"}, {2, "lr"}}, 3, 4));
     r.Register(Common(b));
   }
+  {
+    OpDefBuilder b("ResourceSparseApplyRMSProp");
+    b.Input("var: resource").Input("ms: resource").Input("mom: resource").Input("lr: T").Input("rho: T")
+        .Input("momentum: T").Input("epsilon: T").Input("grad: T").Input("indices: Tindices");
+    b.SetShapeFn(SparseApplyShape(
+        {{0, "var"}, {1, "ms"}, {2, "mom"}, {3, "lr"}, {4, "rho"}, {5, "momentum"}, {6, "epsilon"}}, 7, 8));
+    r.Register(Common(b));
+  }
 }
 
 }  // namespace tw

@@ -16,6 +16,7 @@ OPTIMIZERS = {
     "momentum": lambda lr: tf1.train.MomentumOptimizer(lr, 0.9),
     "nesterov": lambda lr: tf1.train.MomentumOptimizer(lr, 0.9, use_nesterov=True),
     "adagrad": lambda lr: tf1.train.AdagradOptimizer(lr, initial_accumulator_value=0.2),
+    "rmsprop": lambda lr: tf1.train.RMSPropOptimizer(lr, decay=0.8, momentum=0.5, epsilon=1e-6),
 }
 out = {}
 for opt_name, make in OPTIMIZERS.items():

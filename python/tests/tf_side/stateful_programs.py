@@ -202,6 +202,7 @@ SPARSE_UPDATES = [
     ("ResourceSparseApplyMomentum", [0.1], [0.9], {}, 1),
     ("ResourceSparseApplyMomentum", [0.1], [0.9], {"use_nesterov": True}, 1),
     ("ResourceSparseApplyAdagrad", [0.1], [], {}, 1),
+    ("ResourceSparseApplyRMSProp", [0.05, 0.8, 0.5, 1e-6], [], {}, 2),
 ]
 
 

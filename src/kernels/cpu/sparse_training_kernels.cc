@@ -197,6 +197,29 @@ class ResourceSparseApplyAdagrad : public OpKernel {
   bool update_slots_ = true;
 };
 
+// ms += (grad^2 - ms) * (1 - rho); mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var -= mom.
+template <typename T>
+class ResourceSparseApplyRMSProp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(const T lr, Scalar<T>(ctx, 3, "lr"));
+    TW_ASSIGN_OR_RETURN(const T rho, Scalar<T>(ctx, 4, "rho"));
+    TW_ASSIGN_OR_RETURN(const T momentum, Scalar<T>(ctx, 5, "momentum"));
+    TW_ASSIGN_OR_RETURN(const T epsilon, Scalar<T>(ctx, 6, "epsilon"));
+    return UpdateRows<T, 3>(ctx, {"var", "ms", "mom"}, 7, 8,
+                            [&](const std::array<T*, 3>& r, const T* g, int64_t n) {
+                              for (int64_t j = 0; j < n; ++j) {
+                                const T ms = r[1][j] + (g[j] * g[j] - r[1][j]) * (T(1) - rho);
+                                const T mom = r[2][j] * momentum + g[j] * lr / std::sqrt(ms + epsilon);
+                                r[1][j] = ms;
+                                r[2][j] = mom;
+                                r[0][j] = r[0][j] - mom;
+                              }
+                            });
+  }
+};
+
 }  // namespace
 
 void RegisterSparseTrainingKernels(KernelRegistry& r) {
@@ -206,6 +229,8 @@ void RegisterSparseTrainingKernels(KernelRegistry& r) {
              TypedFactory<ResourceSparseApplyMomentum, KernelTypes::kFloating>());
   r.Register("ResourceSparseApplyAdagrad", kDeviceCpu,
              TypedFactory<ResourceSparseApplyAdagrad, KernelTypes::kFloating>());
+  r.Register("ResourceSparseApplyRMSProp", kDeviceCpu,
+             TypedFactory<ResourceSparseApplyRMSProp, KernelTypes::kFloating>());
 }
 
 }  // namespace tw
