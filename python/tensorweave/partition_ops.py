@@ -35,3 +35,30 @@ def unique(x, out_idx=dtypes.int32, name=None):
     element's position in y."""
     op = _op("Unique", [convert_to_tensor(x)], {"out_idx": dtypes.as_dtype(out_idx)}, name or "Unique")
     return op.outputs[0], op.outputs[1]
+
+
+def _segment(op_type, data, segment_ids, num_segments, name):
+    inputs = [convert_to_tensor(data), convert_to_tensor(segment_ids)]
+    if num_segments is not None:
+        inputs.append(convert_to_tensor(num_segments))
+    return _op_output(op_type, inputs, name=name or op_type)
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums of data's rows per (sorted, non-negative) segment id."""
+    return _segment("SegmentSum", data, segment_ids, None, name)
+
+
+def segment_mean(data, segment_ids, name=None):
+    """Means of data's rows per (sorted, non-negative) segment id; 0 for ids no row has."""
+    return _segment("SegmentMean", data, segment_ids, None, name)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """Per segment the largest row element; the dtype's lowest value for an empty segment."""
+    return _segment("UnsortedSegmentMax", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    """Per segment the smallest row element; the dtype's highest value for an empty segment."""
+    return _segment("UnsortedSegmentMin", data, segment_ids, num_segments, name)

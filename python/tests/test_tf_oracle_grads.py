@@ -246,6 +246,14 @@ GRAD_SPECS = {
                                       for dys in ([True, True, True], [True, False, True])] +
                                      [([smooth(rng, F64, (2, 3, 2)), np.array([[1, 1, 0], [2, 0, 1]], I32)],
                                        {"num_partitions": 3}, [0])], 2), 0),
+    **{op: (own_rng(lambda rng: [([smooth(rng, d, (5, 2)), np.array([0, 0, 2, 3, 3], I32)], {}, [0])
+                                 for d in FLOATS], 5), 0)
+       for op in ("SegmentSum", "SegmentMean")},
+    **{op: (own_rng(lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(5, I32)],
+                                  {}, [0]) for d in FLOATS] +
+                                [([np.array([[1.0, 2.0], [1.0, -3.0], [0.5, 2.0]]), np.array([0, 0, 0], I32),
+                                   np.array(2, I32)], {}, [0])], 6), 0)  # ties: the gradient split evenly
+       for op in ("UnsortedSegmentMax", "UnsortedSegmentMin")},
     **{op: (own_rng(lambda rng: [([np.array([0, 4], I32), np.array([[1], [3]], I32), smooth(rng, d, (2, 2)),
                                    smooth(rng, d, (2, 1, 2))], {}, [2, 3]) for d in FLOATS], 3), 0)
        for op in ("DynamicStitch", "ParallelDynamicStitch")},

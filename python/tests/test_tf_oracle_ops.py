@@ -448,6 +448,21 @@ SPECS = {
     "Unique": (own_rng(lambda rng: [([values(rng, d, (9,), "small")], {"out_idx": t}) for d in INTS for t in ("int32", "int64")]
                            + [([np.array([1.5, 0.0, -0.0, 1.5, np.inf, -2.0, np.inf, 0.0], d)], {}) for d in FLOATS]
                            + [([np.zeros((0,), I64)], {}), ([values(rng, I32, (2, 2))], {REFUSED: True})], 4), 0),
+    **{op: (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([0, 0, 2, 3, 3], t)], {})
+                                 for d in NUMERIC for t in INTS] +
+                                [([values(rng, F64, (0, 3)), np.zeros((0,), I32)], {}),
+                                 ([values(rng, F32, (3,)), np.array([0, 2, 1], I32)], {REFUSED: True}),
+                                 ([values(rng, F32, (3,)), np.array([-1, 0, 0], I32)], {REFUSED: True})], 5), 0)
+       for op in ("SegmentSum", "SegmentMean")},
+    **{op: (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], t),
+                                   np.array(5, I32)], {}) for d in NUMERIC for t in INTS] +
+                                [([values(rng, F32, (2, 3, 2), "small"), np.array([[0, 1, 1], [2, -1, 0]], I32),
+                                   np.array(3, I64)], {})] +
+                                [([np.array([np.nan, 1.0, -np.inf, 2.0, 3.0, np.nan], d),
+                                   np.array([0, 0, 1, 1, 2, 2], I32), np.array(4, I32)], {}) for d in FLOATS] +
+                                [([values(rng, F32, (3,)), np.array([0, 3, 1], I32), np.array(3, I32)],
+                                  {REFUSED: True})], 6), 0)
+       for op in ("UnsortedSegmentMax", "UnsortedSegmentMin")},
     "ClipByValue": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, lo_s, "small"), (values(rng, d, hi_s, "small")
                                    + (0 if d in INTS else 0.25)).astype(d)], {REFUSED: lo_s == (4,)}) for d in NUMERIC
                                  for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((4,), ()))],

@@ -6,6 +6,7 @@
 namespace tw {
 
 void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
+void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -33,6 +34,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterScanGradients(*r);
     RegisterClipGradients(*r);
     RegisterPartitionGradients(*r);
+    RegisterSegmentGradients(*r);
     return r;
   }();
   return *registry;

@@ -3,6 +3,7 @@
 namespace tw {
 
 void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
+void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -18,6 +19,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterStateOps(r);
   RegisterTrainingOps(r);
   RegisterSparseTrainingOps(r);
+  RegisterMathSegmentOps(r);
   RegisterIoOps(r);
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);

@@ -4,6 +4,7 @@ namespace tw {
 
 void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
 void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
+void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -34,6 +35,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterClipKernels(r);
   RegisterPartitionKernels(r);
   RegisterSparseTrainingKernels(r);
+  RegisterSegmentKernels(r);
 }
 
 }  // namespace tw
