@@ -72,3 +72,4 @@ from tensorweave.partitioned_variables import (PartitionedVariable, fixed_size_p
 from tensorweave.indexed_slices import IndexedSlices  # noqa: E402,F401
 from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
                                        unsorted_segment_min)
+from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401

@@ -62,3 +62,17 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """Per segment the smallest row element; the dtype's highest value for an empty segment."""
     return _segment("UnsortedSegmentMin", data, segment_ids, num_segments, name)
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """The slices of params at the index tuples in indices' last dimension."""
+    if batch_dims:
+        raise NotImplementedError("gather_nd(batch_dims=%d) is not supported (only 0)" % batch_dims)
+    return _op_output("GatherNd", [convert_to_tensor(params), convert_to_tensor(indices)], name=name or "GatherNd")
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A tensor of `shape`, zeros but for updates summed in at the index tuples of indices."""
+    indices = convert_to_tensor(indices)
+    return _op_output("ScatterNd", [indices, convert_to_tensor(updates), convert_to_tensor(shape, dtype=indices.dtype)],
+                      name=name or "ScatterNd")

@@ -254,6 +254,10 @@ GRAD_SPECS = {
                                 [([np.array([[1.0, 2.0], [1.0, -3.0], [0.5, 2.0]]), np.array([0, 0, 0], I32),
                                    np.array(2, I32)], {}, [0])], 6), 0)  # ties: the gradient split evenly
        for op in ("UnsortedSegmentMax", "UnsortedSegmentMin")},
+    "GatherNd": (own_rng(lambda rng: [([smooth(rng, d, (3, 4, 2)), np.array(i, I32)], {}, [0]) for d in FLOATS
+                                      for i in ([[2, 1], [0, 3], [2, 1]], [[1], [1]])], 7), 0),
+    "ScatterNd": (own_rng(lambda rng: [([np.array([[1, 0], [2, 2], [1, 0]], t), smooth(rng, d, (3,)),
+                                         np.array([3, 4], t)], {}, [1]) for d in FLOATS for t in (I32, I64)], 8), 0),
     **{op: (own_rng(lambda rng: [([np.array([0, 4], I32), np.array([[1], [3]], I32), smooth(rng, d, (2, 2)),
                                    smooth(rng, d, (2, 1, 2))], {}, [2, 3]) for d in FLOATS], 3), 0)
        for op in ("DynamicStitch", "ParallelDynamicStitch")},

@@ -463,6 +463,16 @@ SPECS = {
                                 [([values(rng, F32, (3,)), np.array([0, 3, 1], I32), np.array(3, I32)],
                                   {REFUSED: True})], 6), 0)
        for op in ("UnsortedSegmentMax", "UnsortedSegmentMin")},
+    "GatherNd": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(i, t)], {}) for d in NUMERIC + (BOOL,)
+                                      for t in INTS for i in ([[2, 1], [0, 3]], [[1], [2], [1]], [[[0, 0, 1]]])] +
+                                     [([values(rng, F32, (3, 2)), np.array([[3, 0]], I32)], {REFUSED: True}),
+                                      ([values(rng, F32, (3, 2)), np.array([[0, -1]], I64)], {REFUSED: True})], 7), 0),
+    "ScatterNd": (own_rng(lambda rng: [([np.array(i, t), values(rng, d, u, "small"), np.array(s, t)], {})
+                                       for d in NUMERIC for t in INTS
+                                       for i, u, s in (([[1, 0], [2, 2], [1, 0]], (3,), [3, 4]),
+                                                       ([[2], [0]], (2, 4), [3, 4]))] +
+                                      [([np.array([[3]], I32), values(rng, F32, (1, 2)), np.array([3, 2], I32)],
+                                        {REFUSED: True})], 8), 1),
     "ClipByValue": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, lo_s, "small"), (values(rng, d, hi_s, "small")
                                    + (0 if d in INTS else 0.25)).astype(d)], {REFUSED: lo_s == (4,)}) for d in NUMERIC
                                  for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((4,), ()))],

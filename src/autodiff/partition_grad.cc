@@ -48,6 +48,19 @@ std::vector<Output> DynamicPartitionGrad(const GradContext& ctx) {
   return {grad::Op("Reshape", {merged, grad::ShapeOf(ctx.input(0))}), Output()};
 }
 
+// z = gather_nd(params, indices): dparams = scatter_nd(indices, dz, shape(params)).
+std::vector<Output> GatherNdGrad(const GradContext& ctx) {
+  const Output indices = ctx.input(1);
+  Output shape = grad::ShapeOf(ctx.input(0));
+  if (indices.dtype() == DType::kInt64) shape = cast(shape, DType::kInt64);
+  return {grad::Op("ScatterNd", {indices, ctx.grad_outputs[0], shape}), Output()};
+}
+
+// z = scatter_nd(indices, updates, shape): dupdates = gather_nd(dz, indices).
+std::vector<Output> ScatterNdGrad(const GradContext& ctx) {
+  return {Output(), grad::Op("GatherNd", {ctx.grad_outputs[0], ctx.input(0)}), Output()};
+}
+
 }  // namespace
 
 void RegisterPartitionGradients(GradientRegistry& r) {
@@ -55,6 +68,8 @@ void RegisterPartitionGradients(GradientRegistry& r) {
   r.Register("DynamicStitch", DynamicStitchGrad);
   r.Register("ParallelDynamicStitch", DynamicStitchGrad);
   r.Register("DynamicPartition", DynamicPartitionGrad);
+  r.Register("GatherNd", GatherNdGrad);
+  r.Register("ScatterNd", ScatterNdGrad);
 }
 
 }  // namespace tw

@@ -157,6 +157,7 @@ void RegisterArrayShapeOps(OpRegistry& r) {
 }
 
 void RegisterArrayPartitionOps(OpRegistry& r);  // array_ops_partition.cc
+void RegisterArrayNdOps(OpRegistry& r);         // array_ops_nd.cc
 
 void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayShapeOps(r);
@@ -166,6 +167,7 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayPadOps(r);
   RegisterArrayGatherOps(r);
   RegisterArrayPartitionOps(r);
+  RegisterArrayNdOps(r);
 }
 
 }  // namespace tw

@@ -5,6 +5,7 @@ namespace tw {
 void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
 void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
 void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
+void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -36,6 +37,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterPartitionKernels(r);
   RegisterSparseTrainingKernels(r);
   RegisterSegmentKernels(r);
+  RegisterNdKernels(r);
 }
 
 }  // namespace tw
