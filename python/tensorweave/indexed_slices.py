@@ -4,12 +4,17 @@ one: the C++ gradient pass sums those rows into the table's shape with UnsortedS
 and tf.gradients / compute_gradients hand back the rows and ids feeding that op instead
 (the dense op is then never run). Converted to a dense tensor only where one is needed
 (tf.convert_to_tensor), with TensorFlow 1.x's warning when that tensor may be huge."""
+import collections
+
 import numpy as np
 
 from tensorweave import tf_logging
 from tensorweave.framework import Tensor
 
 _LARGE_DENSE_ELEMENTS = 100000000  # TensorFlow 1.x warns from here on
+
+# What Session.run returns for an IndexedSlices (TensorFlow's class of that name).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 class IndexedSlices:
@@ -31,6 +36,16 @@ class IndexedSlices:
     def __repr__(self):
         return "IndexedSlices(indices=%s, values=%s, dense_shape=%s)" % (self._indices, self._values,
                                                                           self._dense_shape)
+
+    def _fetch_parts(self):
+        """What Session.run fetches for it (rows, ids, shape), and the class of the value."""
+        from tensorweave import array_ops
+        shape = self._dense_shape
+        if isinstance(shape, tuple):
+            shape = array_ops.constant(np.array(shape, np.int32))
+        elif shape is None:
+            raise TypeError("Fetching an IndexedSlices without dense_shape is not supported")
+        return IndexedSlicesValue, [self._values, self._indices, shape]
 
     def _rows(self):
         from tensorweave import array_ops

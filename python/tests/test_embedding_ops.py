@@ -43,7 +43,8 @@ def _ours(a):
         for key, y in looked.items():
             fetches[key] = y
             for i, gr in enumerate(tf.gradients(tf.reduce_sum(y * y), shards)):
-                fetches[f"{key}_grad{i}"] = gr
+                assert isinstance(gr, tf.IndexedSlices), (key, gr)  # as TensorFlow's
+                fetches[f"{key}_grad{i}"] = tf.convert_to_tensor(gr)
         with tf.Session(graph=g) as sess:
             sess.run(tf.global_variables_initializer())
             keys = sorted(fetches)

@@ -99,6 +99,17 @@ def test_sparse_update_touches_only_the_rows_looked_up():
     assert count == 1
 
 
+def test_session_fetches_indexed_slices_as_tensorflow_does():
+    table = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+    grad = tf.gradients(tf.reduce_sum(tf.gather(table, [2, 0, 2]) * 3.0), [table])[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        value = sess.run(grad)
+    assert isinstance(value, tf.IndexedSlicesValue)
+    np.testing.assert_array_equal(value.values, np.full((3, 2), 3.0, np.float32))
+    assert value.indices.tolist() == [2, 0, 2] and value.dense_shape.tolist() == [4, 2]
+
+
 def test_densifying_a_huge_sparse_gradient_warns(capfd):
     big = tf.get_variable("big", shape=[100000000, 1], initializer=tf.zeros_initializer())
     grad = tf.gradients(tf.reduce_sum(tf.gather(big, [3])), [big])[0]

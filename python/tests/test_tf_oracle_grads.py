@@ -328,6 +328,8 @@ def _our_gradients(op, inputs, attrs, xs, dys):
         if not ys:  # no float output (comparisons): nothing to differentiate
             return [None] * len(xs)
         grads = tf.gradients([y for y, _ in ys], [consts[p] for p in xs], grad_ys=[dy for _, dy in ys])
+        # A gather's gradient is IndexedSlices (as TensorFlow's): compared as the dense tensor it stands for.
+        grads = [None if x is None else tf.convert_to_tensor(x) for x in grads]
         with tf.Session(graph=g) as sess:
             got = sess.run([x for x in grads if x is not None])
     got = iter(got)
