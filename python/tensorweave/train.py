@@ -105,20 +105,21 @@ class Optimizer:
                 "update_" + var.op.name.replace("/", "_"))
 
     def _apply_gradients(self, grads_and_vars, global_step, name):
-        pairs, sparse_updates = [], []
+        pairs, sparse = [], []
         graph = None
         for g, v in grads_and_vars:
             if not isinstance(v, Variable):
                 raise TypeError("apply_gradients: %r is not a tf.Variable" % (v,))
             graph = v.graph
-            if isinstance(g, IndexedSlices):
-                with graph.name_scope(name or self.get_name()):
-                    update = self._apply_sparse(g, v)
-                if update is not None:
-                    sparse_updates.append(update)
-                    continue
-            pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
+            if isinstance(g, IndexedSlices) and type(self)._apply_sparse is not Optimizer._apply_sparse:
+                sparse.append((g, v))
+            else:
+                pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
         graph = graph or get_default_graph()
+        sparse_updates = []
+        if sparse:
+            with graph.name_scope(name or self.get_name()):
+                sparse_updates = [self._apply_sparse(g, v) for g, v in sparse]
         if not sparse_updates:
             op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
             return Operation(graph, op)

@@ -1,7 +1,7 @@
 """An embedding table partitioned over two parameter servers (separate processes), trained
 between-graph by two workers (each its own graph and client thread, as TF1's
-replica_device_setter programs run): each shard lives on its own ps, both workers' steps
-land in the same shards, and the loss falls."""
+replica_device_setter programs run): each shard lives on its own ps with its gather and its
+sparse update, both workers' steps land in the same shards, and the loss falls."""
 import threading
 
 import numpy as np
@@ -54,6 +54,11 @@ def test_embedding_partitioned_over_two_ps_trains_between_graph(two_ps_two_worke
             with g.as_default():
                 table, ids, loss, train = _model(cluster, task)
                 assert [v.device for v in table] == ["/job:ps/task:0", "/job:ps/task:1"]
+                # Only rows cross the wire: each shard's gather and sparse update run on its ps.
+                for kind in ("GatherV2", "ResourceSparseApplyProximalGradientDescent"):
+                    placed = sorted(op.device for op in g.get_operations() if op.type == kind
+                                    and not op.name.startswith("gradients"))
+                    assert placed == ["/job:ps/task:0", "/job:ps/task:1"], (kind, placed)
                 rng = np.random.default_rng(task)
                 with tf.Session("grpc://" + two_ps_two_workers["worker"][task]) as sess:
                     if task == 0:
