@@ -224,6 +224,68 @@ class AdamOptimizer(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False, name="Adam"):
         super().__init__(_core.AdamOptimizer(_hyper(learning_rate), _hyper(beta1), _hyper(beta2), _hyper(epsilon),
                                              use_locking, name))
+        self._hypers = (learning_rate, beta1, beta2, epsilon)
+
+    def _get_beta_accumulators(self, graph):
+        b1, b2 = self._opt.get_beta_accumulators(graph._core)
+        return Variable._from_core(graph, b1), Variable._from_core(graph, b2)
+
+    def _apply_gradients(self, grads_and_vars, global_step, name):
+        """With an IndexedSlices among the gradients, the whole step is built here, as TF1's
+        AdamOptimizer: dense gradients by ResourceApplyAdam, sparse ones by its sparse rule
+        (the moments decayed everywhere, the new rows' terms added by scatter, the variable
+        updated from them), then the beta powers advanced after every update."""
+        grads_and_vars = [(g, v) for g, v in grads_and_vars]
+        if not any(isinstance(g, IndexedSlices) for g, _ in grads_and_vars):
+            return super()._apply_gradients(grads_and_vars, global_step, name)
+        live = [(g, v) for g, v in grads_and_vars if g is not None]
+        graph = live[0][1].graph
+        self._opt.create_slots([v._core for _, v in live])
+        beta1_power, beta2_power = self._get_beta_accumulators(graph)
+        updates = []
+        with graph.name_scope(name or self.get_name()):
+            for g, v in live:
+                with graph.colocate_with(v):
+                    lr, beta1, beta2, eps = (self._as_dtype_tensor(h, v.dtype) for h in self._hypers)
+                    b1p = self._as_dtype_tensor(beta1_power.value(), v.dtype)
+                    b2p = self._as_dtype_tensor(beta2_power.value(), v.dtype)
+                    m, vv = self.get_slot(v, "m"), self.get_slot(v, "v")
+                    if isinstance(g, IndexedSlices):
+                        updates.append(self._sparse_adam(g, v, m, vv, lr, beta1, beta2, eps, b1p, b2p))
+                    else:
+                        handles = [Tensor(graph, x._core.handle) for x in (v, m, vv)]
+                        updates.append(graph.create_op(
+                            "ResourceApplyAdam", handles + [b1p, b2p, lr, beta1, beta2, eps, convert_to_tensor(g)],
+                            {"use_nesterov": False}, "update_" + v.op.name.replace("/", "_")))
+            with graph.control_dependencies(updates):
+                with graph.colocate_with(beta1_power):
+                    advance = [beta1_power.assign(beta1_power * self._as_dtype_tensor(self._hypers[1], beta1_power.dtype),
+                                                  name="update_beta1", read_value=False),
+                               beta2_power.assign(beta2_power * self._as_dtype_tensor(self._hypers[2], beta2_power.dtype),
+                                                  name="update_beta2", read_value=False)]
+        with graph.control_dependencies(updates + advance):
+            if global_step is None:
+                return no_op(name=name or self.get_name())
+            with graph.colocate_with(global_step):
+                return global_step.assign_add(1, name=name or self.get_name(), read_value=False)
+
+    def _sparse_adam(self, grad, var, m, v, lr, beta1, beta2, eps, beta1_power, beta2_power):
+        """TF1's AdamOptimizer._apply_sparse_shared on the deduplicated rows."""
+        from tensorweave import math_ops
+        graph = var.graph
+        rows, ids = self._deduplicated(grad)
+        one = convert_to_tensor(1, dtype=var.dtype)
+        step = lr * math_ops.sqrt(one - beta2_power) / (one - beta1_power)
+        decayed_m = m.assign(m * beta1, read_value=False)
+        with graph.control_dependencies([decayed_m]):
+            add_m = graph.create_op("ResourceScatterAdd", [Tensor(graph, m._core.handle), ids, rows * (one - beta1)], {})
+        decayed_v = v.assign(v * beta2, read_value=False)
+        with graph.control_dependencies([decayed_v]):
+            add_v = graph.create_op("ResourceScatterAdd", [Tensor(graph, v._core.handle), ids,
+                                                           (rows * rows) * (one - beta2)], {})
+        with graph.control_dependencies([add_m, add_v]):
+            m_t, v_t = m.read_value(), v.read_value()
+        return var.assign_sub(step * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
 
 
 # ---- checkpoints

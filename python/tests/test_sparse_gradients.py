@@ -1,7 +1,7 @@
 """Sparse gradients: a gather's gradient is tf.IndexedSlices (AddN of several lookups of one
 table stays sparse), made dense only by tf.convert_to_tensor (with TensorFlow 1.x's warning
 for a huge table), and the optimizers update only the touched rows: SGD bit-equal to the
-dense update of the same gradient; SGD, Momentum (and Nesterov), Adagrad and RMSProp equal to
+dense update of the same gradient; SGD, Momentum (and Nesterov), Adagrad, RMSProp and Adam (TF1's sparse rule) equal to
 TensorFlow's training, slots included (tf_side/sparse_sgd_program.py)."""
 import numpy as np
 
@@ -23,6 +23,7 @@ OPTIMIZERS = {
     "nesterov": lambda lr: tf.train.MomentumOptimizer(lr, 0.9, use_nesterov=True),
     "adagrad": lambda lr: tf.train.AdagradOptimizer(lr, initial_accumulator_value=0.2),
     "rmsprop": lambda lr: tf.train.RMSPropOptimizer(lr, decay=0.8, momentum=0.5, epsilon=1e-6),
+    "adam": lambda lr: tf.train.AdamOptimizer(lr, beta1=0.8, beta2=0.9, epsilon=1e-4),
 }
 
 

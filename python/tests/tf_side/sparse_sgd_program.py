@@ -17,6 +17,7 @@ OPTIMIZERS = {
     "nesterov": lambda lr: tf1.train.MomentumOptimizer(lr, 0.9, use_nesterov=True),
     "adagrad": lambda lr: tf1.train.AdagradOptimizer(lr, initial_accumulator_value=0.2),
     "rmsprop": lambda lr: tf1.train.RMSPropOptimizer(lr, decay=0.8, momentum=0.5, epsilon=1e-6),
+    "adam": lambda lr: tf1.train.AdamOptimizer(lr, beta1=0.8, beta2=0.9, epsilon=1e-4),
 }
 out = {}
 for opt_name, make in OPTIMIZERS.items():
