@@ -73,10 +73,13 @@ class Optimizer:
                 return self._apply_gradients(grads_and_vars, global_step, name)
         return self._apply_gradients(grads_and_vars, global_step, name)
 
+    # Whether this optimizer updates a variable from IndexedSlices by its rows (else the
+    # gradient is made dense): minimize then takes the Python path, gradients as IndexedSlices.
+    _sparse_updates = False
+
     def _apply_sparse(self, grad, var):
-        """The update of `var` by the IndexedSlices `grad` touching only its rows, or None where
-        this optimizer has none (the gradient is then made dense)."""
-        return None
+        """The update of `var` by the IndexedSlices `grad` touching only its rows."""
+        raise NotImplementedError
 
     @staticmethod
     def _deduplicated(grad):
@@ -111,7 +114,7 @@ class Optimizer:
             if not isinstance(v, Variable):
                 raise TypeError("apply_gradients: %r is not a tf.Variable" % (v,))
             graph = v.graph
-            if isinstance(g, IndexedSlices) and type(self)._apply_sparse is not Optimizer._apply_sparse:
+            if isinstance(g, IndexedSlices) and self._sparse_updates:
                 sparse.append((g, v))
             else:
                 pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
@@ -141,7 +144,7 @@ class Optimizer:
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         loss = convert_to_tensor(loss)
-        if type(self)._apply_sparse is not Optimizer._apply_sparse and self._gathers_variables(loss.graph):
+        if self._sparse_updates and self._gathers_variables(loss.graph):
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         if loss.graph._has_control_dependencies():
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
@@ -157,6 +160,8 @@ class Optimizer:
 
 
 class GradientDescentOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(_core.GradientDescentOptimizer(_hyper(learning_rate), use_locking, name))
         self._learning_rate = learning_rate
@@ -175,6 +180,8 @@ class GradientDescentOptimizer(Optimizer):
 
 
 class MomentumOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super().__init__(_core.MomentumOptimizer(_hyper(learning_rate), _hyper(momentum), use_nesterov,
                                                  use_locking, name))
@@ -188,6 +195,8 @@ class MomentumOptimizer(Optimizer):
 
 
 class AdagradOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
         super().__init__(_core.AdagradOptimizer(_hyper(learning_rate), float(initial_accumulator_value),
                                                 use_locking, name))
@@ -200,6 +209,8 @@ class AdagradOptimizer(Optimizer):
 
 
 class RMSPropOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
                  centered=False, name="RMSProp"):
         if centered:
@@ -221,6 +232,8 @@ class RMSPropOptimizer(Optimizer):
 
 
 class AdamOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False, name="Adam"):
         super().__init__(_core.AdamOptimizer(_hyper(learning_rate), _hyper(beta1), _hyper(beta2), _hyper(epsilon),
                                              use_locking, name))
