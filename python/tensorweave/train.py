@@ -319,6 +319,9 @@ class Saver:
             self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
             return
         from tensorweave import variables as _variables
+        if var_list is not None:  # a PartitionedVariable stands for its shards (each under its own name)
+            var_list = [s for v in var_list
+                        for s in (v._get_variable_list() if hasattr(v, "_get_variable_list") else [v])]
         listed = _variables.global_variables() if var_list is None else list(var_list)
         self._named = [(v._core.name, v) for v in listed]
         core_list = None if var_list is None else [v._core for v in var_list]

@@ -91,6 +91,20 @@ def test_partitioned_variable_shards():
             tf.get_variable("bad", partitioner=tf.fixed_size_partitioner(2))
 
 
+def test_saver_takes_a_partitioned_variable(tmp_path):
+    g = tf.Graph()
+    with g.as_default():
+        table = np.arange(14, dtype=np.float32).reshape(7, 2)
+        pv = tf.get_variable("emb", initializer=table, partitioner=tf.fixed_size_partitioner(3))
+        saver = tf.train.Saver([pv])
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "model"))
+            sess.run([v.assign(tf.zeros_like(v)) for v in pv])
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run(pv.as_tensor()), table)
+
+
 @pytest.mark.parametrize("ids, bad", [([1, 5, 2], 5), ([0, -1], -1)])
 def test_an_id_outside_the_table_is_refused_naming_node_and_id(ids, bad):
     g = tf.Graph()
