@@ -139,8 +139,8 @@ class Optimizer:
     @staticmethod
     def _gathers_variables(graph):
         """Whether some op gathers rows of a variable (its gradient will be IndexedSlices)."""
-        return any(op.type in ("GatherV2", "Gather") and op.inputs[0].op.type == "ReadVariableOp"
-                   for op in graph.get_operations())
+        return any((op.type in ("GatherV2", "Gather") and op.inputs[0].op.type == "ReadVariableOp")
+                   or op.type == "ResourceGather" for op in graph.get_operations())
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         loss = convert_to_tensor(loss)

@@ -66,6 +66,10 @@ def test_sparse_sgd_equals_dense_bit_for_bit_and_tensorflow(tmp_path):
     np.savez(tmp_path / "in.npz", **a)
     run_tf_script(python, "sparse_sgd_program.py", str(tmp_path / "in.npz"), str(tmp_path / "out.npz"))
     theirs = np.load(tmp_path / "out.npz")
+    is_sparse, rows, grad = _resource_gather(a)
+    assert is_sparse and bool(theirs["resource_gather_sparse"])
+    np.testing.assert_array_equal(rows, theirs["resource_gather_rows"])
+    np.testing.assert_allclose(grad, theirs["resource_gather_grad"], rtol=1e-6)
     for opt_name in OPTIMIZERS:
         ours = sparse if opt_name == "sgd" else _program(a, False, opt_name)
         assert ours["sparse"] and bool(theirs[f"{opt_name}_sparse"])
@@ -79,6 +83,18 @@ def test_sparse_sgd_equals_dense_bit_for_bit_and_tensorflow(tmp_path):
         for k in slots:
             np.testing.assert_allclose(ours["slot_" + k.split("_slot_")[1]], theirs[k], rtol=1e-6, atol=1e-6,
                                        err_msg=k)
+
+
+def _resource_gather(a):
+    g = tf.Graph()
+    with g.as_default():
+        table = tf.get_variable("table", initializer=a["table"])
+        rows = g.create_op("ResourceGather", [table.handle, tf.constant(a["batches_a"][:2])],
+                           {"dtype": tf.float32}).outputs[0]
+        grad = tf.gradients(tf.reduce_sum(rows * rows * a["w"]), [table])[0]
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            return (isinstance(grad, tf.IndexedSlices),) + tuple(sess.run([rows, tf.convert_to_tensor(grad)]))
 
 
 def test_sparse_update_touches_only_the_rows_looked_up():

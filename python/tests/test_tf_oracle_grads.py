@@ -33,6 +33,8 @@ GRAD_EXCLUDED = {
                     "differences in test_activations.py",
     "ReadVariableOp": "stateful: its gradient (to the variable's handle) is compared through the optimizer "
                       "programs of test_tf_oracle_stateful.py (minimize)",
+    "ResourceGather": "stateful: its gradient (IndexedSlices, to the variable's handle) is compared with "
+                      "TensorFlow's in test_sparse_gradients.py (tf_side/sparse_sgd_program.py)",
 }
 
 

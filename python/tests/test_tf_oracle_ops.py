@@ -29,7 +29,7 @@ EXCLUDED = {
                   "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
                   "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep",
                   "ResourceAccumulatorTakeGradient", "ResourceSparseApplyProximalGradientDescent",
-                  "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad", "ResourceSparseApplyRMSProp")},
+                  "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad", "ResourceSparseApplyRMSProp", "ResourceGather")},
     **{op: "not a TensorFlow op (tensorweave's checkpoint ops; TF's V2 files are tested both ways instead)"
        for op in ("SaveTensors", "RestoreTensors")},
     **{op: "no data to compare (graph plumbing)" for op in ("NoOp", "Const", "Placeholder")},

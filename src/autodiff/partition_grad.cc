@@ -61,6 +61,21 @@ std::vector<Output> ScatterNdGrad(const GradContext& ctx) {
   return {Output(), grad::Op("GatherNd", {ctx.grad_outputs[0], ctx.input(0)}), Output()};
 }
 
+// z = resource_gather(var, indices): the variable's gradient (through its handle) sums the
+// rows back, as Gather's; Python hands it out as IndexedSlices (indexed_slices.py).
+std::vector<Output> ResourceGatherGrad(const GradContext& ctx) {
+  Graph& g = ctx.graph();
+  const DType dtype = ctx.output(0).dtype();
+  const Output value = grad::Op("ReadVariableOp", {ctx.input(0)}, {{"dtype", MakeAttr(dtype)}});
+  const Output params_shape = grad::ShapeOf(value);
+  const Output ids = reshape(grad::ToInt32(ctx.input(1)), {-1});
+  const Output inner = grad::Op("Slice", {params_shape, IntVector(g, {1}), IntVector(g, {-1})});
+  const Output values = grad::Op(
+      "Reshape", {ctx.grad_outputs[0], grad::Op("ConcatV2", {IntVector(g, {-1}), inner, IntScalar(g, 0)})});
+  const Output rows = reshape(grad::ElementAt(params_shape, IntScalar(g, 0)), Axes{});
+  return {grad::Op("UnsortedSegmentSum", {values, ids, rows}), Output()};
+}
+
 }  // namespace
 
 void RegisterPartitionGradients(GradientRegistry& r) {
@@ -69,6 +84,7 @@ void RegisterPartitionGradients(GradientRegistry& r) {
   r.Register("ParallelDynamicStitch", DynamicStitchGrad);
   r.Register("DynamicPartition", DynamicPartitionGrad);
   r.Register("GatherNd", GatherNdGrad);
+  r.Register("ResourceGather", ResourceGatherGrad);
   r.Register("ScatterNd", ScatterNdGrad);
 }
 

@@ -1,5 +1,7 @@
 // TensorFlow's ResourceSparseApplyXxx: optimizer updates of the rows `indices` of a resource
-// variable (and its slots); grad holds one row per index. Kernels: sparse_training_kernels.cc.
+// variable (and its slots); grad holds one row per index. And ResourceGather, the rows of a
+// resource variable read without reading the rest. Kernels: sparse_training_kernels.cc.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,9 +42,37 @@ OpDefBuilder& Common(OpDefBuilder& b) {
       .SetStateful();
 }
 
+// indices.shape + the variable's shape[1:] (from the handle's shape when known).
+absl::Status ResourceGatherShape(InferenceContext& c) {
+  TW_ASSIGN_OR_RETURN(int64_t batch_dims, GetIntAttr(c.attrs(), "batch_dims"));
+  if (batch_dims != 0) {
+    return absl::UnimplementedError(absl::StrCat("batch_dims = ", batch_dims, " is not supported (only 0)"));
+  }
+  const PartialShape params = c.input_handle_shape(0);
+  const PartialShape& indices = c.input_shape(1);
+  if (!params.known_rank() || !indices.known_rank()) {
+    c.set_output(0, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  DimVector dims(indices.dims().begin(), indices.dims().end());
+  dims.insert(dims.end(), params.dims().begin() + std::min<int>(1, params.rank()), params.dims().end());
+  c.set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterSparseTrainingOps(OpRegistry& r) {
+  r.Register(OpDefBuilder("ResourceGather")
+                 .Input("resource: resource")
+                 .Input("indices: Tindices")
+                 .Output("output: dtype")
+                 .Attr("batch_dims: int = 0")
+                 .Attr("validate_indices: bool = true")
+                 .Attr("dtype: type")
+                 .Attr("Tindices: {int32, int64}")
+                 .SetStateful()
+                 .SetShapeFn(ResourceGatherShape));
   {
     OpDefBuilder b("ResourceSparseApplyProximalGradientDescent");
     b.Input("var: resource").Input("alpha: T").Input("l1: T").Input("l2: T").Input("grad: T")

@@ -43,4 +43,15 @@ for opt_name, make in OPTIMIZERS.items():
             out[f"{opt_name}_table"] = sess.run(table)
             for slot in opt.get_slot_names():
                 out[f"{opt_name}_slot_{slot}"] = sess.run(opt.get_slot(table, slot))
+# ResourceGather (tf.gather of a resource variable): its gradient, IndexedSlices, made dense.
+g = tf1.Graph()
+with g.as_default():
+    table = tf1.get_variable("table", initializer=a["table"], use_resource=True)
+    rows = tf1.gather(table, a["batches_a"][:2])
+    assert rows.op.type == "ResourceGather", rows.op.type
+    grad = tf1.gradients(tf1.reduce_sum(rows * rows * a["w"]), [table])[0]
+    with tf1.Session() as sess:
+        sess.run(tf1.global_variables_initializer())
+        out["resource_gather_sparse"] = np.array(isinstance(grad, tf1.IndexedSlices))
+        out["resource_gather_rows"], out["resource_gather_grad"] = sess.run([rows, tf1.convert_to_tensor(grad)])
 np.savez(sys.argv[2], **out)

@@ -240,5 +240,23 @@ def sparse_updates(tf, raw):
     return out, graphs
 
 
+def resource_gather(tf, raw):
+    """ResourceGather: rows of a variable by index (repeated, and 2-D indices), then an index
+    outside it (an error)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.Variable(np.arange(15, dtype=np.float32).reshape(5, 3), name="rows")
+        ids = tf.placeholder(tf.int64, None)
+        rows = raw("ResourceGather", [v.handle, ids], {"dtype": tf.float32}).outputs[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = {"flat": sess.run(rows, {ids: [4, 0, 4]}), "matrix": sess.run(rows, {ids: [[1, 2], [3, 3]]}),
+                   "empty": sess.run(rows, {ids: np.zeros((0,), np.int64)}),
+                   "out_of_range": _error_name(sess, rows, {ids: [1, 5]}),
+                   "negative": _error_name(sess, rows, {ids: [-1]})}
+    return out, [graph]
+
+
 PROGRAMS = {"variables": variables, "optimizers": optimizers, "number_hyperparameters": number_hyperparameters,
-            "minimize": minimize, "queues": queues, "accumulators": accumulators, "sparse_updates": sparse_updates}
+            "minimize": minimize, "queues": queues, "accumulators": accumulators, "sparse_updates": sparse_updates,
+            "resource_gather": resource_gather}

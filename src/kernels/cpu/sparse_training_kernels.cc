@@ -220,9 +220,55 @@ class ResourceSparseApplyRMSProp : public OpKernel {
   }
 };
 
+// The rows `indices` of a variable, copied under its lock (the rest is not read); an index
+// outside it is InvalidArgument naming the index.
+class ResourceGatherOp : public OpKernel {
+ public:
+  explicit ResourceGatherOp(OpKernelConstruction& c) : OpKernel(c) { c.GetAttr("dtype", &dtype_); }
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(ResourceHandle h, ResourceHandleInput(ctx, 0, "resource variable"));
+    auto found = ctx.resource_mgr()->Lookup(h.container, h.name);
+    if (!found.ok()) return absl::FailedPreconditionError(absl::StrCat("variable '", h.name, "' is uninitialized"));
+    std::shared_ptr<Var> var = *found;
+    if (var->dtype() != dtype_) {
+      return absl::InvalidArgumentError(absl::StrCat("variable '", h.name, "' has dtype ", DTypeName(var->dtype()),
+                                                     " but is gathered as ", DTypeName(dtype_)));
+    }
+    if (dtype_ == DType::kString) return absl::UnimplementedError("ResourceGather of strings is not supported");
+    absl::MutexLock lock(var->mu());
+    if (!var->initialized()) {
+      return absl::FailedPreconditionError(absl::StrCat("variable '", h.name, "' is uninitialized"));
+    }
+    const Tensor& params = var->value();
+    if (params.rank() < 1) return absl::InvalidArgumentError("params must be at least 1 dimensional");
+    const Tensor& indices = ctx.input(1);
+    const DimVector idx = array_kernels::IntValues(indices);
+    const int64_t rows = params.dim(0);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (idx[i] < 0 || idx[i] >= rows) {
+        return absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", idx[i], " is not in [0, ", rows,
+                                                       ") (the rows of variable '", h.name, "')"));
+      }
+    }
+    DimVector dims(indices.shape().dims().begin(), indices.shape().dims().end());
+    dims.insert(dims.end(), params.shape().dims().begin() + 1, params.shape().dims().end());
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, dtype_));
+    const size_t row = rows == 0 ? 0 : static_cast<size_t>(params.NumElements() / rows) * DTypeSize(dtype_);
+    const char* src = static_cast<const char*>(params.raw_data());
+    char* dst = static_cast<char*>(out->raw_data());
+    for (size_t i = 0; i < idx.size(); ++i) std::memcpy(dst + i * row, src + idx[i] * row, row);
+    return absl::OkStatus();
+  }
+
+ private:
+  DType dtype_ = DType::kInvalid;
+};
+
 }  // namespace
 
 void RegisterSparseTrainingKernels(KernelRegistry& r) {
+  r.Register("ResourceGather", kDeviceCpu, Factory<ResourceGatherOp>());
   r.Register("ResourceSparseApplyProximalGradientDescent", kDeviceCpu,
              TypedFactory<ResourceSparseApplyProximalGradientDescent, KernelTypes::kFloating>());
   r.Register("ResourceSparseApplyMomentum", kDeviceCpu,
