@@ -37,10 +37,20 @@ def _clip_rows(rows, ids_rank, max_norm):
     return clip_ops.clip_by_norm(rows, max_norm, axes=list(range(ids_rank, rank)))
 
 
-def _gather_from(shard, ids, max_norm, ids_rank):
+def _gather(shard, ids):
+    """shard's rows at ids, beside shard. A variable's rows are read alone (ResourceGather, as
+    TensorFlow's resource variables): no snapshot of the whole table is held for the step, so
+    a sparse update of it on its ps need not copy the table first."""
+    from tensorweave.variables import Variable
     with colocate_with(shard):
-        rows = array_ops.gather(shard, ids)
-    return _clip_rows(rows, ids_rank, max_norm)
+        if isinstance(shard, Variable):
+            return shard.graph.create_op("ResourceGather", [shard.handle, convert_to_tensor(ids)],
+                                         {"dtype": shard.dtype}, "Gather").outputs[0]
+        return array_ops.gather(shard, ids)
+
+
+def _gather_from(shard, ids, max_norm, ids_rank):
+    return _clip_rows(_gather(shard, ids), ids_rank, max_norm)
 
 
 def _div_assignments(flat_ids, shards, n):
@@ -72,9 +82,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     with name_scope(name or "embedding_lookup"):
         ids = convert_to_tensor(ids)
         if len(shards) == 1:
-            with colocate_with(shards[0]):
-                rows = array_ops.gather(shards[0], ids)
-            return array_ops.identity(_clip_rows(rows, ids.shape.ndims or 0, max_norm))
+            return array_ops.identity(_clip_rows(_gather(shards[0], ids), ids.shape.ndims or 0, max_norm))
         n = len(shards)
         flat_ids = array_ops.reshape(ids, [-1])
         if partition_strategy == "mod":

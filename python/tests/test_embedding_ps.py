@@ -55,7 +55,7 @@ def test_embedding_partitioned_over_two_ps_trains_between_graph(two_ps_two_worke
                 table, ids, loss, train = _model(cluster, task)
                 assert [v.device for v in table] == ["/job:ps/task:0", "/job:ps/task:1"]
                 # Only rows cross the wire: each shard's gather and sparse update run on its ps.
-                for kind in ("GatherV2", "ResourceSparseApplyProximalGradientDescent"):
+                for kind in ("ResourceGather", "ResourceSparseApplyProximalGradientDescent"):
                     placed = sorted(op.device for op in g.get_operations() if op.type == kind
                                     and not op.name.startswith("gradients"))
                     assert placed == ["/job:ps/task:0", "/job:ps/task:1"], (kind, placed)
