@@ -301,6 +301,34 @@ class AdamOptimizer(Optimizer):
         return var.assign_sub(step * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
 
 
+class LazyAdamOptimizer(AdamOptimizer):
+    """tf.contrib.opt.LazyAdamOptimizer: Adam whose sparse update touches only the rows
+    looked up -- their moments and values -- leaving the other rows' moments undecayed
+    (dense gradients as Adam)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False,
+                 name="LazyAdam"):
+        super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
+
+    def _sparse_adam(self, grad, var, m, v, lr, beta1, beta2, eps, beta1_power, beta2_power):
+        from tensorweave import math_ops
+        graph = var.graph
+        rows, ids = self._deduplicated(grad)
+        one = convert_to_tensor(1, dtype=var.dtype)
+        step = lr * math_ops.sqrt(one - beta2_power) / (one - beta1_power)
+
+        def gather(slot):
+            return graph.create_op("ResourceGather", [slot.handle, ids], {"dtype": var.dtype}).outputs[0]
+        m_rows = beta1 * gather(m) + (one - beta1) * rows
+        v_rows = beta2 * gather(v) + (one - beta2) * (rows * rows)
+        updates = [graph.create_op("ResourceScatterUpdate", [slot.handle, ids, new], {})
+                   for slot, new in ((m, m_rows), (v, v_rows))]
+        with graph.control_dependencies(updates):
+            return graph.create_op("ResourceScatterSub",
+                                   [var.handle, ids, step * m_rows / (math_ops.sqrt(v_rows) + eps)], {},
+                                   "update_" + var.op.name.replace("/", "_"))
+
+
 # ---- checkpoints
 
 class Saver:

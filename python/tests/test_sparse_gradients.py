@@ -135,3 +135,37 @@ def test_densifying_a_huge_sparse_gradient_warns(capfd):
     assert "Converting sparse IndexedSlices to a dense Tensor with 100000000 elements" in capfd.readouterr().err
     assert dense.op.type == "UnsortedSegmentSum"
     assert tf.convert_to_tensor(grad) is dense  # made once
+
+
+def test_lazy_adam_updates_only_the_rows_looked_up():
+    """tf.contrib.opt.LazyAdamOptimizer (TensorFlow 2.20 has no contrib to compare with): its
+    formulas in NumPy, float64, duplicates summed first."""
+    rng = np.random.default_rng(5)
+    table0 = rng.normal(size=(6, 2))
+    batches = [np.array([4, 1, 4]), np.array([0, 4]), np.array([1, 1, 5])]
+    lr, b1, b2, eps = 0.1, 0.8, 0.9, 1e-3
+    g = tf.Graph()
+    with g.as_default():
+        table = tf.Variable(table0)
+        ids = tf.placeholder(tf.int32, [None])
+        loss = tf.reduce_sum(tf.square(tf.gather(table, ids)))
+        opt = tf.contrib.opt.LazyAdamOptimizer(lr, b1, b2, eps)
+        train = opt.minimize(loss)
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            ours = []
+            for b in batches:
+                sess.run(train, {ids: b})
+                ours.append(sess.run([table, opt.get_slot(table, "m"), opt.get_slot(table, "v")]))
+    var, m, v = table0.copy(), np.zeros_like(table0), np.zeros_like(table0)
+    for t, b in enumerate(batches, 1):
+        rows = np.zeros_like(table0)
+        np.add.at(rows, b, 2 * var[b])
+        touched = np.unique(b)
+        step = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        m[touched] = b1 * m[touched] + (1 - b1) * rows[touched]
+        v[touched] = b2 * v[touched] + (1 - b2) * rows[touched] ** 2
+        var[touched] -= step * m[touched] / (np.sqrt(v[touched]) + eps)
+        for got, want in zip(ours[t - 1], (var, m, v)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    assert np.array_equal(ours[-1][0][[2, 3]], table0[[2, 3]])  # never looked up: untouched
