@@ -141,6 +141,13 @@ void BindGradients(py::module_& m) {
   });
 }
 
+// Optimizer::CreateSlots is protected (the C++ API makes slots inside apply_gradients); the
+// Python optimizers' sparse updates (train.py) need the slots before they build their own
+// ResourceSparseApply* op. A using-declaration in a derived type names it publicly.
+struct SlotMaker : Optimizer {
+  using Optimizer::CreateSlots;
+};
+
 void BindOptimizers(py::module_& m) {
   m.def("get_or_create_global_step", &get_or_create_global_step);
   m.def("get_global_step", &get_global_step);
@@ -162,7 +169,12 @@ void BindOptimizers(py::module_& m) {
              return opt.minimize(loss, global_step ? &*global_step : nullptr, var_list, name);
            })
       .def("get_slot", &Optimizer::get_slot)
-      .def("get_slot_names", &Optimizer::get_slot_names);
+      .def("get_slot_names", &Optimizer::get_slot_names)
+      .def("create_slots", [](Optimizer& opt, const std::vector<Variable>& vars) {
+        if (vars.empty()) return;
+        void (Optimizer::*create)(Graph&, const std::vector<Variable>&) = &SlotMaker::CreateSlots;
+        (opt.*create)(*vars[0].handle().graph(), vars);
+      });
 
   py::class_<GradientDescentOptimizer, Optimizer>(m, "GradientDescentOptimizer")
       .def(py::init([](const py::object& lr, bool use_locking, const std::string& name) {

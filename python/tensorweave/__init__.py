@@ -85,3 +85,11 @@ from tensorweave.math_composites import (is_non_decreasing, is_strictly_increasi
                                          realdiv, scalar_mul)
 from tensorweave.math_fn_ops import betainc  # noqa: E402,F401
 from tensorweave.check_ops import Print  # noqa: E402,F401
+from tensorweave.partition_ops import (dynamic_partition, dynamic_stitch, parallel_dynamic_stitch,  # noqa: E402,F401
+                                       unique)
+from tensorweave.partitioned_variables import (PartitionedVariable, fixed_size_partitioner,  # noqa: E402,F401
+                                               min_max_variable_partitioner, variable_axis_size_partitioner)
+from tensorweave.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402,F401
+from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
+                                       unsorted_segment_min)
+from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401

@@ -80,6 +80,8 @@ layers = _Namespace("contrib.layers", xavier_initializer=xavier_initializer, l2_
                     l1_regularizer=l1_regularizer, variance_scaling_initializer=variance_scaling_initializer,
                     xavier_initializer_conv2d=xavier_initializer)
 
+opt = _Namespace("contrib.opt", LazyAdamOptimizer=_train.LazyAdamOptimizer)
+
 
 def __getattr__(name):
     raise AttributeError(f"tf.contrib.{name} is not in tensorweave yet")

@@ -1,6 +1,8 @@
-"""tf.gradients: the C++ gradient pass over the default graph."""
+"""tf.gradients: the C++ gradient pass over the default graph (a gather's gradient returned
+as IndexedSlices, as TensorFlow does)."""
 from tensorweave import _core
 from tensorweave.framework import Tensor, convert_to_tensor
+from tensorweave.indexed_slices import as_sparse_gradient
 from tensorweave.variables import Variable
 
 
@@ -17,5 +19,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     core_grad_ys = [] if grad_ys is None else [
         convert_to_tensor(g, dtype=y.dtype)._core for g, y in zip(_as_list(grad_ys), ys)]
     graph = ys[0].graph
-    return [None if g is None else Tensor(graph, g)
-            for g in _core.gradients([y._core for y in ys], core_xs, core_grad_ys)]
+    grads = [None if g is None else Tensor(graph, g)
+             for g in _core.gradients([y._core for y in ys], core_xs, core_grad_ys)]
+    # A gather's gradient comes back as TensorFlow's IndexedSlices (rows and ids).
+    return [as_sparse_gradient(g, x) for g, x in zip(grads, xs)]

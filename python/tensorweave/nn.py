@@ -51,18 +51,7 @@ def l2_loss(t, name="L2Loss"):
                              name=name)
 
 
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,  # noqa: ARG001
-                     max_norm=None):
-    """Rows of params at ids (tf.gather along axis 0). Its gradient is dense here (summed
-    into a tensor shaped like params), not TensorFlow's IndexedSlices."""
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise NotImplementedError("embedding_lookup over a partitioned variable (a list of %d params) is not "
-                                      "supported yet" % len(params))
-        params = params[0]
-    if max_norm is not None:
-        raise NotImplementedError("embedding_lookup(max_norm=...) is not supported yet")
-    return array_ops.gather(params, ids, name=name or "embedding_lookup")
+from tensorweave.embedding_ops import embedding_lookup, embedding_lookup_sparse  # noqa: E402,F401
 
 
 def _conv_attrs(strides, padding, data_format, dilations, explicit_paddings=None):

@@ -5,9 +5,10 @@ import os
 import weakref
 
 from tensorweave import _core
-from tensorweave.array_ops import identity
+from tensorweave.array_ops import identity, no_op
 from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
 from tensorweave.security import ResourceLimits, TransportSecurity, _limits_to_core, _security_to_core  # noqa: F401
+from tensorweave.indexed_slices import IndexedSlices, as_sparse_gradient
 from tensorweave.variables import Variable
 
 
@@ -53,8 +54,10 @@ class Optimizer:
         """[(gradient or None, variable)] for var_list (the trainable variables when None)."""
         loss = convert_to_tensor(loss)
         graph = loss.graph
-        return [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
-                for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
+        pairs = [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
+                 for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
+        # A gathered variable's gradient is IndexedSlices, as in TensorFlow.
+        return [(as_sparse_gradient(g, v), v) for g, v in pairs]
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """One op applying every (gradient, variable) pair; increments global_step after."""
@@ -70,19 +73,79 @@ class Optimizer:
                 return self._apply_gradients(grads_and_vars, global_step, name)
         return self._apply_gradients(grads_and_vars, global_step, name)
 
+    # Whether this optimizer updates a variable from IndexedSlices by its rows (else the
+    # gradient is made dense): minimize then takes the Python path, gradients as IndexedSlices.
+    _sparse_updates = False
+
+    def _apply_sparse(self, grad, var):
+        """The update of `var` by the IndexedSlices `grad` touching only its rows."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _deduplicated(grad):
+        """(rows, ids): grad's rows summed per distinct id (TF1's _deduplicate_indexed_slices)."""
+        from tensorweave import math_ops
+        from tensorweave.array_ops import size
+        from tensorweave.partition_ops import unique
+        ids, position = unique(grad.indices)
+        return math_ops.unsorted_segment_sum(grad.values, position, size(ids, out_type=position.dtype)), ids
+
+    @staticmethod
+    def _as_dtype_tensor(value, dtype):
+        from tensorweave.array_ops import cast
+        return cast(value, dtype) if isinstance(value, Tensor) else convert_to_tensor(value, dtype=dtype)
+
+    def _sparse_slot_update(self, op, grad, var, slot, before, after, attrs):
+        """`op`(var, slot, *before, rows, ids, *after) on var's device, after making var's slots."""
+        self._opt.create_slots([var._core])
+        accum = self.get_slot(var, slot)
+        with var.graph.colocate_with(var):
+            rows, ids = self._deduplicated(grad)
+            handles = [Tensor(var.graph, var._core.handle), Tensor(var.graph, accum._core.handle)]
+            return var.graph.create_op(
+                op, handles + [self._as_dtype_tensor(b, var.dtype) for b in before] + [rows, ids] +
+                [self._as_dtype_tensor(a, var.dtype) for a in after], attrs,
+                "update_" + var.op.name.replace("/", "_"))
+
     def _apply_gradients(self, grads_and_vars, global_step, name):
-        pairs = []
+        pairs, sparse = [], []
         graph = None
         for g, v in grads_and_vars:
             if not isinstance(v, Variable):
                 raise TypeError("apply_gradients: %r is not a tf.Variable" % (v,))
             graph = v.graph
-            pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
-        op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
-        return Operation(graph or get_default_graph(), op)
+            if isinstance(g, IndexedSlices) and self._sparse_updates:
+                sparse.append((g, v))
+            else:
+                pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
+        graph = graph or get_default_graph()
+        sparse_updates = []
+        if sparse:
+            with graph.name_scope(name or self.get_name()):
+                sparse_updates = [self._apply_sparse(g, v) for g, v in sparse]
+        if not sparse_updates:
+            op = self._opt.apply_gradients(pairs, None if global_step is None else global_step._core, name or "")
+            return Operation(graph, op)
+        # The sparse updates beside the dense ones; global_step counts the step after all of them.
+        updates = list(sparse_updates)
+        if pairs:
+            updates.append(Operation(graph, self._opt.apply_gradients(pairs, None, name or "")))
+        with graph.control_dependencies(updates):
+            if global_step is None:
+                return no_op(name=name or self.get_name())
+            with graph.colocate_with(global_step):
+                return global_step.assign_add(1, name=name or self.get_name(), read_value=False)
+
+    @staticmethod
+    def _gathers_variables(graph):
+        """Whether some op gathers rows of a variable (its gradient will be IndexedSlices)."""
+        return any((op.type in ("GatherV2", "Gather") and op.inputs[0].op.type == "ReadVariableOp")
+                   or op.type == "ResourceGather" for op in graph.get_operations())
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         loss = convert_to_tensor(loss)
+        if self._sparse_updates and self._gathers_variables(loss.graph):
+            return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         if loss.graph._has_control_dependencies():
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         op = self._opt.minimize(loss._core, None if global_step is None else global_step._core,
@@ -97,35 +160,173 @@ class Optimizer:
 
 
 class GradientDescentOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, use_locking=False, name="GradientDescent"):
         super().__init__(_core.GradientDescentOptimizer(_hyper(learning_rate), use_locking, name))
+        self._learning_rate = learning_rate
+
+    def _apply_sparse(self, grad, var):
+        """var[ids] -= lr * (the rows of each id summed first): only the touched rows change,
+        each by the dense kernel's formula, so the result is the dense update's bit for bit
+        (ResourceSparseApplyProximalGradientDescent with l1 = l2 = 0)."""
+        with var.graph.colocate_with(var):
+            rows, ids = self._deduplicated(grad)
+            lr = self._as_dtype_tensor(self._learning_rate, var.dtype)
+            zero = convert_to_tensor(0, dtype=var.dtype)
+            return var.graph.create_op("ResourceSparseApplyProximalGradientDescent",
+                                       [Tensor(var.graph, var._core.handle), lr, zero, zero, rows, ids], {},
+                                       "update_" + var.op.name.replace("/", "_"))
 
 
 class MomentumOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False):
         super().__init__(_core.MomentumOptimizer(_hyper(learning_rate), _hyper(momentum), use_nesterov,
                                                  use_locking, name))
+        self._sparse_args = (learning_rate, momentum, use_nesterov)
+
+    def _apply_sparse(self, grad, var):
+        """The rows' momentum and variable only (TF1's: untouched rows' momentum does not decay)."""
+        lr, momentum, nesterov = self._sparse_args
+        return self._sparse_slot_update("ResourceSparseApplyMomentum", grad, var, "momentum", [lr], [momentum],
+                                        {"use_nesterov": bool(nesterov)})
 
 
 class AdagradOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"):
         super().__init__(_core.AdagradOptimizer(_hyper(learning_rate), float(initial_accumulator_value),
                                                 use_locking, name))
+        self._learning_rate = learning_rate
+
+    def _apply_sparse(self, grad, var):
+        """The rows' accumulator and variable only."""
+        return self._sparse_slot_update("ResourceSparseApplyAdagrad", grad, var, "accumulator",
+                                        [self._learning_rate], [], {})
 
 
 class RMSPropOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
                  centered=False, name="RMSProp"):
         if centered:
             raise ValueError("RMSPropOptimizer(centered=True) is not supported")
         super().__init__(_core.RMSPropOptimizer(_hyper(learning_rate), _hyper(decay), _hyper(momentum),
                                                 _hyper(epsilon), use_locking, name))
+        self._sparse_args = (learning_rate, decay, momentum, epsilon)
+
+    def _apply_sparse(self, grad, var):
+        """The rows' ms, momentum and variable only."""
+        self._opt.create_slots([var._core])
+        ms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+        with var.graph.colocate_with(var):
+            rows, ids = self._deduplicated(grad)
+            handles = [Tensor(var.graph, v._core.handle) for v in (var, ms, mom)]
+            hypers = [self._as_dtype_tensor(h, var.dtype) for h in self._sparse_args]
+            return var.graph.create_op("ResourceSparseApplyRMSProp", handles + hypers + [rows, ids], {},
+                                       "update_" + var.op.name.replace("/", "_"))
 
 
 class AdamOptimizer(Optimizer):
+    _sparse_updates = True
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False, name="Adam"):
         super().__init__(_core.AdamOptimizer(_hyper(learning_rate), _hyper(beta1), _hyper(beta2), _hyper(epsilon),
                                              use_locking, name))
+        self._hypers = (learning_rate, beta1, beta2, epsilon)
+
+    def _get_beta_accumulators(self, graph):
+        b1, b2 = self._opt.get_beta_accumulators(graph._core)
+        return Variable._from_core(graph, b1), Variable._from_core(graph, b2)
+
+    def _apply_gradients(self, grads_and_vars, global_step, name):
+        """With an IndexedSlices among the gradients, the whole step is built here, as TF1's
+        AdamOptimizer: dense gradients by ResourceApplyAdam, sparse ones by its sparse rule
+        (the moments decayed everywhere, the new rows' terms added by scatter, the variable
+        updated from them), then the beta powers advanced after every update."""
+        grads_and_vars = [(g, v) for g, v in grads_and_vars]
+        if not any(isinstance(g, IndexedSlices) for g, _ in grads_and_vars):
+            return super()._apply_gradients(grads_and_vars, global_step, name)
+        live = [(g, v) for g, v in grads_and_vars if g is not None]
+        graph = live[0][1].graph
+        self._opt.create_slots([v._core for _, v in live])
+        beta1_power, beta2_power = self._get_beta_accumulators(graph)
+        updates = []
+        with graph.name_scope(name or self.get_name()):
+            for g, v in live:
+                with graph.colocate_with(v):
+                    lr, beta1, beta2, eps = (self._as_dtype_tensor(h, v.dtype) for h in self._hypers)
+                    b1p = self._as_dtype_tensor(beta1_power.value(), v.dtype)
+                    b2p = self._as_dtype_tensor(beta2_power.value(), v.dtype)
+                    m, vv = self.get_slot(v, "m"), self.get_slot(v, "v")
+                    if isinstance(g, IndexedSlices):
+                        updates.append(self._sparse_adam(g, v, m, vv, lr, beta1, beta2, eps, b1p, b2p))
+                    else:
+                        handles = [Tensor(graph, x._core.handle) for x in (v, m, vv)]
+                        updates.append(graph.create_op(
+                            "ResourceApplyAdam", handles + [b1p, b2p, lr, beta1, beta2, eps, convert_to_tensor(g)],
+                            {"use_nesterov": False}, "update_" + v.op.name.replace("/", "_")))
+            with graph.control_dependencies(updates):
+                with graph.colocate_with(beta1_power):
+                    advance = [beta1_power.assign(beta1_power * self._as_dtype_tensor(self._hypers[1], beta1_power.dtype),
+                                                  name="update_beta1", read_value=False),
+                               beta2_power.assign(beta2_power * self._as_dtype_tensor(self._hypers[2], beta2_power.dtype),
+                                                  name="update_beta2", read_value=False)]
+        with graph.control_dependencies(updates + advance):
+            if global_step is None:
+                return no_op(name=name or self.get_name())
+            with graph.colocate_with(global_step):
+                return global_step.assign_add(1, name=name or self.get_name(), read_value=False)
+
+    def _sparse_adam(self, grad, var, m, v, lr, beta1, beta2, eps, beta1_power, beta2_power):
+        """TF1's AdamOptimizer._apply_sparse_shared on the deduplicated rows."""
+        from tensorweave import math_ops
+        graph = var.graph
+        rows, ids = self._deduplicated(grad)
+        one = convert_to_tensor(1, dtype=var.dtype)
+        step = lr * math_ops.sqrt(one - beta2_power) / (one - beta1_power)
+        decayed_m = m.assign(m * beta1, read_value=False)
+        with graph.control_dependencies([decayed_m]):
+            add_m = graph.create_op("ResourceScatterAdd", [Tensor(graph, m._core.handle), ids, rows * (one - beta1)], {})
+        decayed_v = v.assign(v * beta2, read_value=False)
+        with graph.control_dependencies([decayed_v]):
+            add_v = graph.create_op("ResourceScatterAdd", [Tensor(graph, v._core.handle), ids,
+                                                           (rows * rows) * (one - beta2)], {})
+        with graph.control_dependencies([add_m, add_v]):
+            m_t, v_t = m.read_value(), v.read_value()
+        return var.assign_sub(step * m_t / (math_ops.sqrt(v_t) + eps), read_value=False)
+
+
+class LazyAdamOptimizer(AdamOptimizer):
+    """tf.contrib.opt.LazyAdamOptimizer: Adam whose sparse update touches only the rows
+    looked up -- their moments and values -- leaving the other rows' moments undecayed
+    (dense gradients as Adam)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, use_locking=False,
+                 name="LazyAdam"):
+        super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
+
+    def _sparse_adam(self, grad, var, m, v, lr, beta1, beta2, eps, beta1_power, beta2_power):
+        from tensorweave import math_ops
+        graph = var.graph
+        rows, ids = self._deduplicated(grad)
+        one = convert_to_tensor(1, dtype=var.dtype)
+        step = lr * math_ops.sqrt(one - beta2_power) / (one - beta1_power)
+
+        def gather(slot):
+            return graph.create_op("ResourceGather", [slot.handle, ids], {"dtype": var.dtype}).outputs[0]
+        m_rows = beta1 * gather(m) + (one - beta1) * rows
+        v_rows = beta2 * gather(v) + (one - beta2) * (rows * rows)
+        updates = [graph.create_op("ResourceScatterUpdate", [slot.handle, ids, new], {})
+                   for slot, new in ((m, m_rows), (v, v_rows))]
+        with graph.control_dependencies(updates):
+            return graph.create_op("ResourceScatterSub",
+                                   [var.handle, ids, step * m_rows / (math_ops.sqrt(v_rows) + eps)], {},
+                                   "update_" + var.op.name.replace("/", "_"))
 
 
 # ---- checkpoints
@@ -146,6 +347,9 @@ class Saver:
             self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
             return
         from tensorweave import variables as _variables
+        if var_list is not None:  # a PartitionedVariable stands for its shards (each under its own name)
+            var_list = [s for v in var_list
+                        for s in (v._get_variable_list() if hasattr(v, "_get_variable_list") else [v])]
         listed = _variables.global_variables() if var_list is None else list(var_list)
         self._named = [(v._core.name, v) for v in listed]
         core_list = None if var_list is None else [v._core for v in var_list]

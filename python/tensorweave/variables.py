@@ -341,7 +341,14 @@ def _as_core_initializer(initializer, dtype):
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=True,
                  collections=None, **kwargs):
     """The variable "<scope>/<name>": made (with `initializer`, a tensor or value, or the
-    default glorot_uniform/zeros) unless the scope reuses it."""
+    default glorot_uniform/zeros) unless the scope reuses it. With a `partitioner`, a
+    PartitionedVariable of shards "<name>/part_<i>" (partitioned_variables.py)."""
+    partitioner = kwargs.pop("partitioner", None)
+    if partitioner is not None:
+        from tensorweave.partitioned_variables import get_partitioned_variable
+        return get_partitioned_variable(get_variable, name, shape, dtype, initializer, partitioner,
+                                        regularizer=regularizer, trainable=trainable, collections=collections,
+                                        **kwargs)
     if initializer is None:
         initializer = _scope_initializer(get_default_graph())
     value_initializer = initializer is not None and not callable(initializer)

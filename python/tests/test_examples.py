@@ -116,3 +116,12 @@ def test_mnist_deep_learns_the_synthetic_digits():
     assert len(losses) == 3 and losses[-1] < losses[0] / 2, out
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
     assert accuracy >= 0.95, out
+
+
+def test_skipgram_on_two_ps_finds_the_planted_topics():
+    out = run_example("skipgram_ps.py", "--steps", "300")
+    loss = re.search(r"loss (\S+) -> (\S+)", out)
+    right = re.search(r"same topic: (\d+) of (\d+) words", out)
+    assert loss and right, out
+    assert float(loss.group(2)) < 0.7 * float(loss.group(1)), out
+    assert int(right.group(1)) >= 0.9 * int(right.group(2)), out

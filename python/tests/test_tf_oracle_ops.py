@@ -28,7 +28,8 @@ EXCLUDED = {
                   "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2", "QueueCloseV2", "QueueSizeV2",
                   "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
                   "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep",
-                  "ResourceAccumulatorTakeGradient")},
+                  "ResourceAccumulatorTakeGradient", "ResourceSparseApplyProximalGradientDescent",
+                  "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad", "ResourceSparseApplyRMSProp", "ResourceGather")},
     **{op: "not a TensorFlow op (tensorweave's checkpoint ops; TF's V2 files are tested both ways instead)"
        for op in ("SaveTensors", "RestoreTensors")},
     **{op: "no data to compare (graph plumbing)" for op in ("NoOp", "Const", "Placeholder")},
@@ -136,6 +137,15 @@ def values(rng, dtype, shape, kind="any"):
         edges = edge_floats(dtype)
         flat[:min(n, len(edges))] = edges[:n]
     return flat.astype(dtype).reshape(shape)
+
+
+def own_rng(make, seed):
+    """`make`'s cases drawn from a generator of their own: ops added later leave the shared
+    stream, and so every other op's cases, as they were."""
+    def cases(rng):  # noqa: ARG001 - the shared generator is left alone
+        return make(np.random.default_rng(seed))
+    cases.own_seed = seed  # the gradient test draws these cases' dys from it too
+    return cases
 
 
 def unary(dtypes, kind="any", shapes=((3, 4), (0,), ())):
@@ -502,6 +512,54 @@ SPECS = {
     # 1 ulp (an exact sum all the same): the sign bit of a NaN (inf + -inf) is not compared.
     "Cumsum": (lambda rng: scan_cases(rng, "any"), 1),
     "Cumprod": (lambda rng: scan_cases(rng, "small"), 1),
+    # Row routing (partition_kernels.cc): out-of-range ids and partitions are refused by both.
+    "Gather": (own_rng(lambda rng: [([values(rng, d, (4, 3)), np.array(i, t)], {}) for d in NUMERIC + (BOOL,)
+                            for t in INTS for i in ([[3, 0], [1, 1]], [], 2)] +
+                           [([values(rng, F32, (4, 3)), np.array(i, I32)], {REFUSED: True}) for i in ([0, 4], [-1])], 1), 0),
+    "DynamicPartition": (own_rng(lambda rng: [([values(rng, d, (6, 2)), np.array([1, 0, 1, 2, 0, 1], I32)],
+                                       {"num_partitions": 3}) for d in NUMERIC + (BOOL,)] +
+                                     [([values(rng, F64, (2, 3, 2)), np.array([[1, 1, 0], [3, 0, 1]], I32)],
+                                       {"num_partitions": 4}),
+                                      ([values(rng, F32, (3,)), np.array([0, 2, 0], I32)], {"num_partitions": 2,
+                                                                                             REFUSED: True}),
+                                      ([values(rng, F32, (3,)), np.array([0, -1, 0], I32)], {"num_partitions": 2,
+                                                                                              REFUSED: True})], 2), 0),
+    **{op: (own_rng(lambda rng: [([np.array([0, 4], I32), np.array([[1], [3]], I32), values(rng, d, (2, 2)),
+                           values(rng, d, (2, 1, 2))], {}) for d in NUMERIC + (BOOL,)] +
+                        [([np.array([2, 0], I32), np.array([1], I32), values(rng, F32, (2,)), values(rng, F32, (1,))],
+                          {}),
+                         ([np.array([0, -1], I32), values(rng, F32, (2, 2))], {REFUSED: True}),
+                         ([np.array([0, 1], I32), np.array([2], I32), values(rng, F32, (2, 2)),
+                           values(rng, F32, (1, 3))], {REFUSED: True})], 3), 0)
+       for op in ("DynamicStitch", "ParallelDynamicStitch")},
+    "Unique": (own_rng(lambda rng: [([values(rng, d, (9,), "small")], {"out_idx": t}) for d in INTS for t in ("int32", "int64")]
+                           + [([np.array([1.5, 0.0, -0.0, 1.5, np.inf, -2.0, np.inf, 0.0], d)], {}) for d in FLOATS]
+                           + [([np.zeros((0,), I64)], {}), ([values(rng, I32, (2, 2))], {REFUSED: True})], 4), 0),
+    **{op: (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([0, 0, 2, 3, 3], t)], {})
+                                 for d in NUMERIC for t in INTS] +
+                                [([values(rng, F64, (0, 3)), np.zeros((0,), I32)], {}),
+                                 ([values(rng, F32, (3,)), np.array([0, 2, 1], I32)], {REFUSED: True}),
+                                 ([values(rng, F32, (3,)), np.array([-1, 0, 0], I32)], {REFUSED: True})], 5), 0)
+       for op in ("SegmentSum", "SegmentMean")},
+    **{op: (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], t),
+                                   np.array(5, I32)], {}) for d in NUMERIC for t in INTS] +
+                                [([values(rng, F32, (2, 3, 2), "small"), np.array([[0, 1, 1], [2, -1, 0]], I32),
+                                   np.array(3, I64)], {})] +
+                                [([np.array([np.nan, 1.0, -np.inf, 2.0, 3.0, np.nan], d),
+                                   np.array([0, 0, 1, 1, 2, 2], I32), np.array(4, I32)], {}) for d in FLOATS] +
+                                [([values(rng, F32, (3,)), np.array([0, 3, 1], I32), np.array(3, I32)],
+                                  {REFUSED: True})], 6), 0)
+       for op in ("UnsortedSegmentMax", "UnsortedSegmentMin")},
+    "GatherNd": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(i, t)], {}) for d in NUMERIC + (BOOL,)
+                                      for t in INTS for i in ([[2, 1], [0, 3]], [[1], [2], [1]], [[[0, 0, 1]]])] +
+                                     [([values(rng, F32, (3, 2)), np.array([[3, 0]], I32)], {REFUSED: True}),
+                                      ([values(rng, F32, (3, 2)), np.array([[0, -1]], I64)], {REFUSED: True})], 7), 0),
+    "ScatterNd": (own_rng(lambda rng: [([np.array(i, t), values(rng, d, u, "small"), np.array(s, t)], {})
+                                       for d in NUMERIC for t in INTS
+                                       for i, u, s in (([[1, 0], [2, 2], [1, 0]], (3,), [3, 4]),
+                                                       ([[2], [0]], (2, 4), [3, 4]))] +
+                                      [([np.array([[3]], I32), values(rng, F32, (1, 2)), np.array([3, 2], I32)],
+                                        {REFUSED: True})], 8), 1),
     "ClipByValue": (lambda rng: [([values(rng, d, (3, 4)), values(rng, d, lo_s, "small"), (values(rng, d, hi_s, "small")
                                    + (0 if d in INTS else 0.25)).astype(d)], {REFUSED: lo_s == (4,)}) for d in NUMERIC
                                  for lo_s, hi_s in (((), ()), ((3, 4), ()), ((), (3, 4)), ((3, 4), (3, 4)), ((4,), ()))],
@@ -570,10 +628,14 @@ def _differences(inputs, ours, theirs):
 
 # Ops with a list input: its name and how many single inputs there are beside it.
 LIST_INPUTS = {"AddN": ("inputs", 0), "Pack": ("values", 0), "ConcatV2": ("values", 1), "Concat": ("values", 1)}
+# Ops whose inputs are two lists of one length (N indices, then N data).
+PAIRED_LISTS = {"DynamicStitch": ("indices", "data"), "ParallelDynamicStitch": ("indices", "data")}
 
 
 def list_sizes(op, inputs):
     """The length of each list input of `op` given its flat `inputs` (TensorFlow's side needs it)."""
+    if op in PAIRED_LISTS:
+        return {name: len(inputs) // 2 for name in PAIRED_LISTS[op]}
     name, singles = LIST_INPUTS.get(op, ("values", 0))
     return {name: len(inputs) - singles}
 
@@ -594,7 +656,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 

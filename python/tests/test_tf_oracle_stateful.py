@@ -35,6 +35,14 @@ DEVIATIONS = {
         "a Python-number hyperparameter is exact in the variable's dtype",
         lambda v: np.array_equal(v, np.array([0.3, -0.7]) - 0.1 * np.array([0.11, 0.5])),
         lambda v: np.array_equal(v, np.array([0.3, -0.7]) - float(np.float32(0.1)) * np.array([0.11, 0.5]))),
+    # An index outside the variable: TensorFlow's ProximalGradientDescent and Momentum kernels
+    # have updated the rows before it (row 1 here) when they fail; ours checks every index
+    # first and writes nothing.
+    **{("sparse_updates", f"{k}_{op}_{dtype}_rows_written_before_the_error"): (
+        "a sparse update with a bad index writes no row", lambda v: v.size == 0, lambda v: v.tolist() == [1])
+       for k, op in ((0, "ResourceSparseApplyProximalGradientDescent"), (1, "ResourceSparseApplyProximalGradientDescent"),
+                     (2, "ResourceSparseApplyMomentum"), (3, "ResourceSparseApplyMomentum"))
+       for dtype in ("float32", "float64")},
 }
 
 

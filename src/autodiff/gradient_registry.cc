@@ -5,6 +5,9 @@
 
 namespace tw {
 
+void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
+void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
+
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
   return Output(Operation(op.graph(), e->src), e->src_output);
@@ -30,6 +33,8 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterTopKGradients(*r);
     RegisterScanGradients(*r);
     RegisterClipGradients(*r);
+    RegisterPartitionGradients(*r);
+    RegisterSegmentGradients(*r);
     return r;
   }();
   return *registry;

@@ -295,9 +295,13 @@ void InferAttrsFromInputs(const OpDef& op, const std::vector<DType>& input_types
       if (it != attrs.end()) {
         n = it->second.i();
       } else {
-        // Whatever the other (single-tensor) args leave over belongs to this list.
-        n = static_cast<int64_t>(input_types.size()) - static_cast<int64_t>(k) -
-            static_cast<int64_t>(op.inputs.size() - 1 - a);
+        // Whatever the other (single-tensor) args leave over belongs to this list, shared
+        // evenly with later lists of the same length attr (DynamicStitch's indices, data).
+        int64_t same = 1, singles = 0;
+        for (size_t b = a + 1; b < op.inputs.size(); ++b) {
+          (op.inputs[b].number_attr == arg.number_attr ? same : singles) += 1;
+        }
+        n = (static_cast<int64_t>(input_types.size()) - static_cast<int64_t>(k) - singles) / same;
         attrs[arg.number_attr] = MakeAttr(std::max<int64_t>(n, 0));
       }
     }

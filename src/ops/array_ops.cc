@@ -156,6 +156,9 @@ void RegisterArrayShapeOps(OpRegistry& r) {
                  }));
 }
 
+void RegisterArrayPartitionOps(OpRegistry& r);  // array_ops_partition.cc
+void RegisterArrayNdOps(OpRegistry& r);         // array_ops_nd.cc
+
 void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayShapeOps(r);
   RegisterArraySliceOps(r);
@@ -163,6 +166,8 @@ void RegisterArrayOps(OpRegistry& r) {
   RegisterArrayFillOps(r);
   RegisterArrayPadOps(r);
   RegisterArrayGatherOps(r);
+  RegisterArrayPartitionOps(r);
+  RegisterArrayNdOps(r);
 }
 
 }  // namespace tw

@@ -2,6 +2,9 @@
 
 namespace tw {
 
+void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
+void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
+
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
   RegisterMathOps(r);
@@ -15,6 +18,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);
+  RegisterSparseTrainingOps(r);
+  RegisterMathSegmentOps(r);
   RegisterIoOps(r);
   RegisterSendRecvOps(r);
   RegisterDataFlowOps(r);

@@ -195,5 +195,68 @@ def accumulators(tf, raw):
     return out, graphs
 
 
+# The ResourceSparseApply* updates: (op, hyperparameter inputs before grad, after indices, attrs, slots).
+SPARSE_UPDATES = [
+    ("ResourceSparseApplyProximalGradientDescent", [0.1, 0.0, 0.0], [], {}, 0),
+    ("ResourceSparseApplyProximalGradientDescent", [0.1, 0.05, 0.2], [], {}, 0),
+    ("ResourceSparseApplyMomentum", [0.1], [0.9], {}, 1),
+    ("ResourceSparseApplyMomentum", [0.1], [0.9], {"use_nesterov": True}, 1),
+    ("ResourceSparseApplyAdagrad", [0.1], [], {}, 1),
+    ("ResourceSparseApplyRMSProp", [0.05, 0.8, 0.5, 1e-6], [], {}, 2),
+]
+
+
+def sparse_updates(tf, raw):
+    """STEPS sparse updates of the rows [3, 0, 3, 4] (one repeated: applied twice, in turn) of
+    a [5, 3] variable and its slot, float32 and float64, int32 and int64 indices; then an
+    index outside the variable (an error, nothing written)."""
+    rng = np.random.RandomState(9)
+    out, graphs = {}, []
+    for k, (op, before, after, attrs, slots) in enumerate(SPARSE_UPDATES):
+        for dtype, index_dtype in ((np.float32, np.int32), (np.float64, np.int64)):
+            start = [rng.uniform(-1, 1, (5, 3)).astype(dtype)] + [rng.uniform(0.1, 1, (5, 3)).astype(dtype)] * slots
+            grads = [rng.uniform(-1, 1, (4, 3)).astype(dtype) for _ in range(STEPS)]
+            graph = tf.Graph()
+            graphs.append(graph)
+            with graph.as_default():
+                vs = [tf.Variable(a, name=f"s{j}") for j, a in enumerate(start)]
+                g = tf.placeholder(dtype, [4, 3])
+                ids = tf.placeholder(index_dtype, [4])
+                scalars = [tf.constant(x, dtype) for x in before]
+                update = raw(op, [v.handle for v in vs] + scalars + [g, ids] + [tf.constant(x, dtype) for x in after],
+                             attrs)
+                name = f"{k}_{op}_{np.dtype(dtype).name}"
+                with tf.Session() as sess:
+                    sess.run(tf.global_variables_initializer())
+                    for step in range(STEPS):
+                        sess.run(update, {g: grads[step], ids: np.array([3, 0, 3, 4], index_dtype)})
+                        for j, value in enumerate(sess.run([v.read_value() for v in vs])):
+                            out[f"{name}_v{j}_step{step}"] = value
+                    before_error = sess.run(vs[0].read_value())
+                    out[f"{name}_out_of_range"] = _error_name(sess, update, {g: grads[0],
+                                                                            ids: np.array([1, 5, 0, 0], index_dtype)})
+                    changed = np.any(sess.run(vs[0].read_value()) != before_error, axis=1)
+                    out[f"{name}_rows_written_before_the_error"] = np.flatnonzero(changed)
+    return out, graphs
+
+
+def resource_gather(tf, raw):
+    """ResourceGather: rows of a variable by index (repeated, and 2-D indices), then an index
+    outside it (an error)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        v = tf.Variable(np.arange(15, dtype=np.float32).reshape(5, 3), name="rows")
+        ids = tf.placeholder(tf.int64, None)
+        rows = raw("ResourceGather", [v.handle, ids], {"dtype": tf.float32}).outputs[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = {"flat": sess.run(rows, {ids: [4, 0, 4]}), "matrix": sess.run(rows, {ids: [[1, 2], [3, 3]]}),
+                   "empty": sess.run(rows, {ids: np.zeros((0,), np.int64)}),
+                   "out_of_range": _error_name(sess, rows, {ids: [1, 5]}),
+                   "negative": _error_name(sess, rows, {ids: [-1]})}
+    return out, [graph]
+
+
 PROGRAMS = {"variables": variables, "optimizers": optimizers, "number_hyperparameters": number_hyperparameters,
-            "minimize": minimize, "queues": queues, "accumulators": accumulators}
+            "minimize": minimize, "queues": queues, "accumulators": accumulators, "sparse_updates": sparse_updates,
+            "resource_gather": resource_gather}

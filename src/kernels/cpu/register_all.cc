@@ -2,6 +2,11 @@
 
 namespace tw {
 
+void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
+void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
+void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
+void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
+
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
   RegisterMathKernels(r);
@@ -29,6 +34,10 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterTopKKernels(r);
   RegisterScanKernels(r);
   RegisterClipKernels(r);
+  RegisterPartitionKernels(r);
+  RegisterSparseTrainingKernels(r);
+  RegisterSegmentKernels(r);
+  RegisterNdKernels(r);
 }
 
 }  // namespace tw

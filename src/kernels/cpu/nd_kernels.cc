@@ -1,0 +1,125 @@
+// GatherNd (slices copied as bytes) and ScatterNd (updates summed into zeros; repeated index
+// tuples add). Each index tuple is checked before anything is written: one outside the
+// shape is InvalidArgument naming it.
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/array_kernels.h"
+
+namespace tw {
+namespace {
+
+using array_kernels::IntValues;
+
+// Element offsets of the slice each K-tuple of `idx` addresses in `dims`, or an error naming
+// the first tuple outside them. `slice` elements per tuple.
+absl::StatusOr<DimVector> SliceOffsets(const DimVector& idx, int64_t k, absl::Span<const int64_t> dims,
+                                       int64_t slice, const char* what) {
+  const int64_t n = k == 0 ? 0 : static_cast<int64_t>(idx.size()) / k;
+  DimVector offsets(k == 0 ? 0 : n);
+  for (int64_t t = 0; t < n; ++t) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      const int64_t v = idx[t * k + d];
+      if (v < 0 || v >= dims[d]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "indices[", t, "] = [", absl::StrJoin(idx.begin() + t * k, idx.begin() + (t + 1) * k, ", "),
+            "] does not index into ", what, " shape [", absl::StrJoin(dims, ","), "]"));
+      }
+      off = off * dims[d] + v;
+    }
+    offsets[t] = off * slice;
+  }
+  return offsets;
+}
+
+class GatherNdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& params = ctx.input(0);
+    const Tensor& indices = ctx.input(1);
+    if (indices.rank() < 1) return absl::InvalidArgumentError("indices must be at least 1 dimensional");
+    const int64_t k = indices.dim(indices.rank() - 1);
+    if (k > params.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("indices.shape[-1] = ", k, " must be <= params rank ", params.rank()));
+    }
+    DimVector dims(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
+    dims.insert(dims.end(), params.shape().dims().begin() + k, params.shape().dims().end());
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    int64_t slice = 1;
+    for (int d = static_cast<int>(k); d < params.rank(); ++d) slice *= params.dim(d);
+    const DimVector idx = IntValues(indices);
+    const int64_t tuples = indices.NumElements() / std::max<int64_t>(k, 1);
+    if (k == 0) {  // every tuple picks all of params
+      TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, params.dtype()));
+      const size_t bytes = static_cast<size_t>(slice) * DTypeSize(params.dtype());
+      for (int64_t t = 0; t < shape.num_elements() / std::max<int64_t>(slice, 1); ++t) {
+        std::memcpy(static_cast<char*>(out->raw_data()) + t * bytes, params.raw_data(), bytes);
+      }
+      return absl::OkStatus();
+    }
+    TW_ASSIGN_OR_RETURN(DimVector offsets,
+                        SliceOffsets(idx, k, params.shape().dims(), slice, "param"));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, params.dtype()));
+    const size_t elem = DTypeSize(params.dtype());
+    const char* src = static_cast<const char*>(params.raw_data());
+    char* dst = static_cast<char*>(out->raw_data());
+    for (int64_t t = 0; t < tuples; ++t) {
+      std::memcpy(dst + t * slice * elem, src + offsets[t] * elem, static_cast<size_t>(slice) * elem);
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class ScatterNdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& indices = ctx.input(0);
+    const Tensor& updates = ctx.input(1);
+    TW_RETURN_IF_ERROR(array_kernels::CheckVector(ctx.input(2), "shape"));
+    const DimVector dims = IntValues(ctx.input(2));
+    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    if (indices.rank() < 1) return absl::InvalidArgumentError("indices must be at least 1 dimensional");
+    const int64_t k = indices.dim(indices.rank() - 1);
+    if (k < 1 || k > shape.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("indices.shape[-1] = ", k, " must be in [1, ", shape.rank(), "] (the rank of shape)"));
+    }
+    // updates.shape must be indices.shape[:-1] + shape[k:].
+    DimVector want(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
+    want.insert(want.end(), dims.begin() + k, dims.end());
+    if (DimVector(updates.shape().dims().begin(), updates.shape().dims().end()) != want) {
+      TW_ASSIGN_OR_RETURN(TensorShape want_shape, TensorShape::Build(want));
+      return absl::InvalidArgumentError(absl::StrCat("updates.shape ", updates.shape().DebugString(),
+                                                     " must be indices.shape[:-1] + shape[K:] = ",
+                                                     want_shape.DebugString()));
+    }
+    int64_t slice = 1;
+    for (size_t d = static_cast<size_t>(k); d < dims.size(); ++d) slice *= dims[d];
+    TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(IntValues(indices), k, dims, slice, "output"));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, updates.dtype()));
+    T* dst = out->data<T>();
+    std::fill(dst, dst + out->NumElements(), T(0));
+    const T* src = updates.data<T>();
+    for (size_t t = 0; t < offsets.size(); ++t) {
+      for (int64_t j = 0; j < slice; ++j) dst[offsets[t] + j] += src[static_cast<int64_t>(t) * slice + j];
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterNdKernels(KernelRegistry& r) {
+  array_kernels::RegisterPod(r, "GatherNd", Factory<GatherNdOp>(), "Tparams");
+  r.Register({"ScatterNd", kDeviceCpu, TypedFactory<ScatterNdOp>(), "T",
+              {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
+}
+
+}  // namespace tw
