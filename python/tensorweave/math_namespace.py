@@ -17,3 +17,5 @@ from tensorweave.math_composites import (divide_no_nan, is_non_decreasing, is_st
                                          scalar_mul)
 from tensorweave.nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign, top_k  # noqa: F401
 from tensorweave.math_fn_ops import betainc, multiply_no_nan  # noqa: F401,E402
+from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: F401,E402
+                                       unsorted_segment_min)
