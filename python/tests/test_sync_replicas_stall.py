@@ -20,7 +20,7 @@ import sys
 import numpy as np
 import tensorweave as tf
 
-spec, task, last_step = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+spec, task, last_step, replicas = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 jobs = dict(part.split("|") for part in spec.split(","))
 cluster = tf.train.ClusterSpec({job: hosts.split(";") for job, hosts in jobs.items()})
 graph = tf.Graph()
@@ -31,8 +31,8 @@ with graph.as_default(), tf.device(tf.train.replica_device_setter(cluster=cluste
     y = tf.placeholder(tf.float32, [None, 1])
     loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
     step = tf.train.get_or_create_global_step()
-    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.01), replicas_to_aggregate=2,
-                                         total_num_replicas=2)
+    opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(0.01), replicas_to_aggregate=replicas,
+                                         total_num_replicas=replicas)
     train = opt.minimize(loss, global_step=step)
     hooks = [opt.make_session_run_hook(task == 0)]
     if task == 0:
@@ -55,8 +55,8 @@ def cluster():
     flags = ["--rpc_timeout_ms=2000"]
     ps = ServerProcesses(spec, "ps", 1, flags)
     workers = ServerProcesses(spec, "worker", 2, flags)
-    yield spec, workers.procs
-    for proc in workers.procs:
+    yield spec, workers.procs, ps.procs[0]
+    for proc in workers.procs + ps.procs:
         proc.send_signal(signal.SIGCONT)
     workers.stop()
     ps.stop()
@@ -77,7 +77,7 @@ def _dequeue_timeout_message(spec):
 
 
 def test_a_step_that_times_out_names_the_stopped_task(cluster):
-    spec, workers = cluster
+    spec, workers, _ = cluster
     message, secs = _dequeue_timeout_message(spec)
     assert "/job:ps/replica:0/task:0" in message and "every other task answered a status probe" in message, message
     workers[1].send_signal(signal.SIGSTOP)
@@ -92,13 +92,13 @@ def test_a_step_that_times_out_names_the_stopped_task(cluster):
 
 
 def test_a_worker_whose_chief_stopped_says_why(cluster):
-    spec, _ = cluster
+    spec, _, _ = cluster
     clients = []
     try:
         # Worker 1 starts once the chief initialized (else it would wait for it 30 s, TF's
         # recovery_wait_secs, between its checks).
         for task in (0, 1):
-            clients.append(subprocess.Popen([PYTHON, "-c", CLIENT, spec, str(task), "30"], stdout=subprocess.PIPE,
+            clients.append(subprocess.Popen([PYTHON, "-c", CLIENT, spec, str(task), "30", "2"], stdout=subprocess.PIPE,
                                             stderr=subprocess.PIPE, text=True, env=python_env()))
             if task == 0:
                 assert clients[0].stdout.readline() == "worker 0: session ready\n", clients[0].stderr.read()
@@ -115,3 +115,27 @@ def test_a_worker_whose_chief_stopped_says_why(cluster):
     assert clients[1].returncode == 0 and "worker 1: loop ended" in other_out, other_err
     assert "MonitoredTrainingSession: training stopped by OutOfRangeError" in other_err, other_err
     assert "sync_token_q" in other_err, other_err  # The error names the queue that closed.
+
+
+def test_a_chief_whose_step_times_out_exits_with_the_error(cluster):
+    """The chief alone (1 replica) while the ps is stopped: its step and its sync loop's time
+    out. The sync hook's end then raises the loop's error while MonitoredTrainingSession
+    closes: that used to escape its destructor and abort the process (SIGABRT)."""
+    spec, _, ps_proc = cluster
+    chief = subprocess.Popen([PYTHON, "-c", CLIENT, spec, "0", "100000", "1"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=python_env())
+    try:
+        assert chief.stdout.readline() == "worker 0: session ready\n", chief.stderr.read()
+        time.sleep(0.5)  # Training.
+        ps_proc.send_signal(signal.SIGSTOP)
+        try:
+            _, err = chief.communicate(timeout=30)
+        finally:
+            ps_proc.send_signal(signal.SIGCONT)
+    finally:
+        if chief.poll() is None:
+            chief.kill()
+            chief.communicate()
+    assert chief.returncode == 1, (chief.returncode, err[-3000:])
+    assert "DeadlineExceededError" in err and "/job:ps/replica:0/task:0 (stopped" in err, err[-3000:]
+    assert "terminate called" not in err
