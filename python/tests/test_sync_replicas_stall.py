@@ -91,6 +91,29 @@ def test_a_step_that_times_out_names_the_stopped_task(cluster):
     assert secs < 2 + 0.5 + 5, secs  # One rpc timeout, the probe, slack for a loaded machine.
 
 
+def test_the_stall_warning_names_the_stopped_task():
+    """With an rpc timeout longer than the master's 5 s stall warning, the warning comes first
+    and names the stopped task as well as the one the step waits for."""
+    ports = [free_port() for _ in range(3)]
+    spec = "ps|localhost:%d,worker|localhost:%d;localhost:%d" % tuple(ports)
+    flags = ["--rpc_timeout_ms=7000"]
+    ps = ServerProcesses(spec, "ps", 1, flags)
+    workers = ServerProcesses(spec, "worker", 2, flags)
+    try:
+        workers.procs[1].send_signal(signal.SIGSTOP)
+        message, _ = _dequeue_timeout_message(spec)
+    finally:
+        workers.procs[1].send_signal(signal.SIGCONT)
+        outputs = workers.stop()
+        ps.stop()
+    assert "/job:worker/replica:0/task:1 (stopped" in message, message
+    master_log = outputs[0][2]
+    warning = [line for line in master_log.splitlines() if "WARNING: step " in line]
+    assert warning, master_log
+    assert "for /job:ps/replica:0/task:0" in warning[0] and "has not returned" in warning[0], warning[0]
+    assert "no answer to a status probe within 500ms from /job:worker/replica:0/task:1" in warning[0], warning[0]
+
+
 def test_a_worker_whose_chief_stopped_says_why(cluster):
     spec, _, _ = cluster
     clients = []

@@ -380,10 +380,15 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
           }
           std::vector<std::string> waiting = step->WaitingTasks();
           if (waiting.empty()) return;
-          std::cerr << "tw master: WARNING: step " << step->step_id << " of session " << session << " has waited "
-                    << absl::FormatDuration(absl::Now() - step->started) << " for " << absl::StrJoin(waiting, ", ")
-                    << " (its part of the step has not returned: is that task stopped or overloaded, or waiting"
-                    << " for another one?)" << std::endl;
+          // The probe waits: on the pool, not on the timer's one thread.
+          me->rpc_pool_->Schedule([me, step, session, waiting] {
+            const std::string probe = me->ProbeOtherTasks();
+            std::cerr << "tw master: WARNING: step " << step->step_id << " of session " << session
+                      << " has waited " << absl::FormatDuration(absl::Now() - step->started) << " for "
+                      << absl::StrJoin(waiting, ", ")
+                      << " (its part of the step has not returned: is that task stopped or overloaded, or waiting"
+                      << " for another one?)" << probe << std::endl;
+          });
         });
   }
 
@@ -498,6 +503,12 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   // that do not answer within kProbeWait (stopped, cut off or overloaded).
   static constexpr absl::Duration kProbeWait = absl::Milliseconds(500);
   absl::Status NameSilentTasks(const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(status.message(), ProbeOtherTasks()));
+  }
+
+  // "; no answer to a status probe within 500ms from <tasks> (...)", or " (every other task
+  // answered a status probe)", or "" when the session has no other task.
+  std::string ProbeOtherTasks() {
     struct Probes {
       absl::Mutex mu;
       int left = 0;
@@ -507,7 +518,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     for (const DeviceName& d : devices_) {
       if (d.job != default_device_.job || d.task != default_device_.task) tasks.push_back(d);
     }
-    if (tasks.empty()) return status;
+    if (tasks.empty()) return "";
     auto probes = std::make_shared<Probes>();
     probes->left = static_cast<int>(tasks.size());
     probes->answered.assign(tasks.size(), false);
@@ -531,13 +542,9 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
         if (!probes->answered[i]) silent.push_back(absl::StrCat("/job:", tasks[i].job, "/replica:0/task:", tasks[i].task));
       }
     }
-    if (silent.empty()) {
-      return absl::Status(status.code(), absl::StrCat(status.message(), " (every other task answered a status probe)"));
-    }
-    return absl::Status(status.code(), absl::StrCat(status.message(), "; no answer to a status probe within ",
-                                                    absl::FormatDuration(kProbeWait), " from ",
-                                                    absl::StrJoin(silent, ", "),
-                                                    " (stopped, cut off or overloaded: the step may wait for it)"));
+    if (silent.empty()) return " (every other task answered a status probe)";
+    return absl::StrCat("; no answer to a status probe within ", absl::FormatDuration(kProbeWait), " from ",
+                        absl::StrJoin(silent, ", "), " (stopped, cut off or overloaded: the step may wait for it)");
   }
 
   // A part's reply names its fetches by slot ("ret:3"): add the client's names.
