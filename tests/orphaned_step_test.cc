@@ -127,6 +127,8 @@ TEST(OrphanedStepTest, AStalledStepLogsTheTaskItWaitsFor) {
   const std::string line = text.substr(warning, text.find('\n', warning) - warning);
   EXPECT_NE(line.find("/job:local/replica:0/task:1"), std::string::npos) << line;
   EXPECT_NE(line.find("has not returned"), std::string::npos) << line;
+  // Task 1, which the step waits for, is alive: it answers the master's status probe.
+  EXPECT_NE(line.find("(every other task answered a status probe)"), std::string::npos) << line;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 LoggingTensorHook, StepCounterHook, and SessionRunHook for your own) over the C++
 tw::MonitoredTrainingSession: initialization or restore by the chief, waiting by the
 others, checkpoints, hooks around each step, recovery when a task fails."""
+import sys
+
 from tensorweave import _core
 from tensorweave.framework import Tensor, get_default_graph
 from tensorweave.security import _security_to_core
@@ -226,4 +228,11 @@ class MonitoredTrainingSession:
         from tensorweave import errors
         if exc_type is None or issubclass(exc_type, errors.OutOfRangeError):
             self.close()
-        return exc_type is not None and issubclass(exc_type, errors.OutOfRangeError)
+        if exc_type is not None and issubclass(exc_type, errors.OutOfRangeError):
+            # Not silent (issue 14, item 11): a worker whose chief stopped (SyncReplicasOptimizer's
+            # token queue closed) would otherwise just end, as if its training were done.
+            print("MonitoredTrainingSession: training stopped by OutOfRangeError (its input ended or a queue it"
+                  " reads was closed; with SyncReplicasOptimizer, the chief stopped): %s" % exc, file=sys.stderr,
+                  flush=True)
+            return True
+        return False

@@ -380,10 +380,15 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
           }
           std::vector<std::string> waiting = step->WaitingTasks();
           if (waiting.empty()) return;
-          std::cerr << "tw master: WARNING: step " << step->step_id << " of session " << session << " has waited "
-                    << absl::FormatDuration(absl::Now() - step->started) << " for " << absl::StrJoin(waiting, ", ")
-                    << " (its part of the step has not returned: is that task stopped or overloaded, or waiting"
-                    << " for another one?)" << std::endl;
+          // The probe waits: on the pool, not on the timer's one thread.
+          me->rpc_pool_->Schedule([me, step, session, waiting] {
+            const std::string probe = me->ProbeOtherTasks();
+            std::cerr << "tw master: WARNING: step " << step->step_id << " of session " << session
+                      << " has waited " << absl::FormatDuration(absl::Now() - step->started) << " for "
+                      << absl::StrJoin(waiting, ", ")
+                      << " (its part of the step has not returned: is that task stopped or overloaded, or waiting"
+                      << " for another one?)" << probe << std::endl;
+          });
         });
   }
 
@@ -484,7 +489,62 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     // Tasks forget a successful step by themselves; a failed one is cleaned up (if no
     // failed part did it already).
     if (!status.ok()) Step::Abort(step, rpc_pool_);
+    if (absl::IsDeadlineExceeded(status)) {
+      // The probe waits up to kProbeWait: not on the thread that delivered the part's reply.
+      rpc_pool_->Schedule([self = shared_from_this(), step, status] { step->done(self->NameSilentTasks(status)); });
+      return;
+    }
     step->done(status);
+  }
+
+  // A step that timed out names the task whose call timed out, but that task may itself
+  // be waiting for another one (a sync-replicas accumulator on the ps waits for a stopped
+  // worker's gradients): a status probe to every other task of the session names those
+  // that do not answer within kProbeWait (stopped, cut off or overloaded).
+  static constexpr absl::Duration kProbeWait = absl::Milliseconds(500);
+  absl::Status NameSilentTasks(const absl::Status& status) {
+    return absl::Status(status.code(), absl::StrCat(status.message(), ProbeOtherTasks()));
+  }
+
+  // "; no answer to a status probe within 500ms from <tasks> (...)", or " (every other task
+  // answered a status probe)", or "" when the session has no other task.
+  std::string ProbeOtherTasks() {
+    struct Probes {
+      absl::Mutex mu;
+      int left = 0;
+      std::vector<bool> answered;
+    };
+    std::vector<DeviceName> tasks;
+    for (const DeviceName& d : devices_) {
+      if (d.job != default_device_.job || d.task != default_device_.task) tasks.push_back(d);
+    }
+    if (tasks.empty()) return "";
+    auto probes = std::make_shared<Probes>();
+    probes->left = static_cast<int>(tasks.size());
+    probes->answered.assign(tasks.size(), false);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      rpc_pool_->Schedule([probes, i, workers = workers_, job = tasks[i].job, task = tasks[i].task] {
+        auto worker = workers->GetWorker(job, task);
+        GetStatusResponse resp;
+        const bool ok = worker.ok() && (*worker)->GetStatus({}, &resp).ok();
+        absl::MutexLock lock(&probes->mu);
+        probes->answered[i] = ok;
+        --probes->left;
+      });
+    }
+    std::vector<std::string> silent;
+    {
+      absl::MutexLock lock(&probes->mu);
+      probes->mu.AwaitWithTimeout(absl::Condition(
+                                      +[](int* left) { return *left == 0; }, &probes->left),
+                                  kProbeWait);
+      for (size_t i = 0; i < tasks.size(); ++i) {
+        if (!probes->answered[i]) silent.push_back(absl::StrCat("/job:", tasks[i].job, "/replica:0/task:", tasks[i].task));
+      }
+    }
+    if (silent.empty()) return " (every other task answered a status probe)";
+    return absl::StrCat("; no answer to a status probe within ", absl::FormatDuration(kProbeWait), " from ",
+                        absl::StrJoin(silent, ", "), " (stopped, cut off or overloaded: the step may wait for it)");
   }
 
   // A part's reply names its fetches by slot ("ret:3"): add the client's names.

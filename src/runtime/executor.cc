@@ -112,11 +112,12 @@ class ExecutorState {
   void Process(int id, Ready& ready) {
     ScopedFlushDenormal flush;  // Whichever thread runs the kernel (core/denormal.h).
     const Executor::Item& item = ex_->items_[id];
-    if (aborted_.load(std::memory_order_acquire) || args_.cancellation->IsCancelled()) {
-      if (!aborted_.load()) Abort(absl::CancelledError("step was cancelled"));
-      NodeDone(id, nullptr, ready);
-      return;
-    }
+    // A node runs once its inputs are there, even in a step that failed or was cancelled
+    // (as TensorFlow's executor): what ends such a step is its waiting kernels (_Recv,
+    // dequeues) failing with the abort, and their consumers never becoming ready. Skipping
+    // ready nodes instead could stop a step half-way through its updates: a ps whose
+    // caller went away applied some variables' updates and not the others' or the global
+    // step's increment (scripts/netns_fault_test.sh, RELIABILITY.md).
     OpKernelContext::Params params;
     params.inputs = slots_.data() + item.input_start;
     params.num_inputs = item.num_inputs;
@@ -152,7 +153,7 @@ class ExecutorState {
     const Executor::Item& item = ex_->items_[id];
     for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
     Ready became_ready;
-    if (ctx != nullptr && !aborted_.load(std::memory_order_acquire)) {
+    if (ctx != nullptr) {
       auto& outputs = ctx->outputs();
       for (int e = item.out_begin; e < item.out_end; ++e) {
         const Executor::OutEdge& edge = ex_->out_edges_[e];

@@ -66,6 +66,18 @@ class WaitForCancelKernel : public AsyncOpKernel {
   }
 };
 
+// Cancels its step while it runs (as a caller going away mid-step), passing its input on.
+class CancelStepKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    ctx.cancellation()->StartCancel();
+    ctx.set_output(0, ctx.input(0));
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 class ExecutorTest : public ::testing::Test {
  protected:
   ExecutorTest()
@@ -75,6 +87,7 @@ class ExecutorTest : public ::testing::Test {
                            .SetShapeFn(UnknownShape));
     registry_.Register(OpDefBuilder("Fail").Input("a: int32").Output("out: int32").SetShapeFn(UnknownShape));
     registry_.Register(OpDefBuilder("WaitForCancel").Output("out: int32").SetShapeFn(UnknownShape));
+    registry_.Register(OpDefBuilder("CancelStep").Input("a: int32").Output("out: int32").SetShapeFn(UnknownShape));
     registry_.Register(OpDefBuilder("_Retval").Input("input: T").Attr("T: type").Attr("index: int"));
     running = 0;
     max_running = 0;
@@ -104,6 +117,7 @@ class ExecutorTest : public ::testing::Test {
       if (node.op() == "PairedAdd") k = std::make_shared<PairedAddKernel>(c);
       if (node.op() == "Fail") k = std::make_shared<FailKernel>(c);
       if (node.op() == "WaitForCancel") k = std::make_shared<WaitForCancelKernel>(c);
+      if (node.op() == "CancelStep") k = std::make_shared<CancelStepKernel>(c);
       if (node.op() == "_Retval") {
         auto created = KernelRegistry::Global().Create(node, "cpu", "CPU", nullptr);
         if (!created.ok()) return created.status();
@@ -186,6 +200,26 @@ TEST_F(ExecutorTest, CancellationFromOutsideEndsTheStep) {
   cancel.StartCancel();
   ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
   EXPECT_STATUS(result, absl::StatusCode::kCancelled, "node 'waiter' (WaitForCancel)");
+}
+
+// As TensorFlow's executor: a cancelled step still runs the nodes whose inputs are there
+// (a ps must not stop half-way through a step's updates when its caller goes away); only
+// waiting kernels end with the cancellation.
+TEST_F(ExecutorTest, CancellationMidStepStillRunsReadyNodes) {
+  Node* one = Source("one", 1);
+  Node* x = Add("cancel", "CancelStep", {Source("a", 1)});
+  for (int i = 0; i < 3; ++i) x = Add("after_cancel" + std::to_string(i), "PairedAdd", {x, one});
+  Retval(x, 0);
+  Retval(Add("waiter", "WaitForCancel", {}), 1);
+  max_running = 2;  // A chain: no partner to wait for.
+  auto ex = Build();
+  CallFrame frame;
+  frame.rets.resize(2);
+  CancellationManager cancel;
+  absl::Status s = ex->Run({1, &frame, &cancel});
+  EXPECT_STATUS(s, absl::StatusCode::kCancelled, "node 'waiter' (WaitForCancel)");
+  ASSERT_TRUE(frame.rets[0].IsInitialized()) << "the nodes after the cancellation did not run";
+  EXPECT_EQ(frame.rets[0].scalar<int32_t>(), 4);
 }
 
 TEST_F(ExecutorTest, StepsCanRunConcurrently) {

@@ -40,10 +40,16 @@ MonitoredTrainingSession::MonitoredTrainingSession(Graph& graph, MonitoredTraini
 MonitoredTrainingSession::~MonitoredTrainingSession() {
   // While an exception unwinds, the hooks' end (e.g. a final checkpoint) is skipped, as TF.
   if (std::uncaught_exceptions() > 0) closed_ = true;
+  // Nothing may leave a destructor: a hook's end can throw anything (a Python hook's
+  // error, e.g. the sync loop's), and an escaping exception aborted the process.
   try {
     close();
   } catch (const StatusError& e) {
     std::cerr << "MonitoredTrainingSession: error while closing: " << e.status() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "MonitoredTrainingSession: error while closing: " << e.what() << std::endl;
+  } catch (...) {
+    std::cerr << "MonitoredTrainingSession: error while closing (not a std::exception)" << std::endl;
   }
 }
 
@@ -140,13 +146,18 @@ void MonitoredTrainingSession::close() {
   const bool call_end = !closed_;
   closed_ = true;
   if (session_ == nullptr) return;
-  Status status = call_end ? CaptureStatus([&] {
-    for (const auto& hook : hooks_) hook->end(*session_);
-  })
-                           : absl::OkStatus();
+  // The session is closed whatever a hook's end throws; then that is passed on.
+  std::exception_ptr end_error;
+  if (call_end) {
+    try {
+      for (const auto& hook : hooks_) hook->end(*session_);
+    } catch (...) {
+      end_error = std::current_exception();
+    }
+  }
   CaptureStatus([&] { session_->close(); }).IgnoreError();
   session_.reset();
-  ThrowIfError(status);
+  if (end_error) std::rethrow_exception(end_error);
 }
 
 }  // namespace tw

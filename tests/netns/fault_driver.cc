@@ -16,10 +16,12 @@
 //       [--recovery_deadline_secs=60] [--max_wait_secs=60]
 //       [--snapshot_dir=DIR]   chief: copies each checkpoint it restores to DIR/restored-<step>/
 //       [--dump_file=FILE]     chief: writes every global variable at the end (hex floats)
+//       [--gate_gradients=1]   0: no gate on the ps (GatedOnPs), to reproduce partly applied steps
 // Prints one line per event on stdout ("worker I: ..."); exits 1 with "error: ..." on a
 // bad flag or an error it cannot recover from.
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,6 +35,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -43,6 +46,7 @@ struct Flags {
   std::string cluster_spec, checkpoint_dir, snapshot_dir, dump_file;
   int task_index = -1;
   int64_t last_step = -1, save_checkpoint_steps = 10, rpc_poll_ms = 2;
+  bool gate_gradients = true;
   double recovery_wait_secs = 0.2, recovery_deadline_secs = 60, max_wait_secs = 60;
 };
 
@@ -83,6 +87,7 @@ Flags ParseFlags(int argc, char** argv) {
     else if (name == "recovery_wait_secs") f.recovery_wait_secs = Number<double>(name, value, 0.0);
     else if (name == "recovery_deadline_secs") f.recovery_deadline_secs = Number<double>(name, value, 0.0);
     else if (name == "max_wait_secs") f.max_wait_secs = Number<double>(name, value, 0.0);
+    else if (name == "gate_gradients") f.gate_gradients = Number<int>(name, value, 0) != 0;
     else BadFlag("unknown flag --" + name);
   }
   for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
@@ -125,13 +130,33 @@ tw::Output InitialValues(tw::Graph& g, int rows, int cols, double phase) {
   return tw::constant(g, v, tw::TensorShape({rows, cols}));
 }
 
+// The gradients, each passed on only once all of them have arrived on the ps (call under
+// the ps's device scope). Without this gate, the ps applies each variable's update as soon
+// as its gradient arrives (they come one by one on the stream from the worker): a link cut
+// or a worker killed after some gradients arrived left the step partly applied (those
+// variables updated, the others and the global step not), and the step, trained again,
+// updated those variables twice. Updates are local to the ps once the gate opens.
+tw::GradsAndVars GatedOnPs(tw::Graph& g, const tw::GradsAndVars& grads) {
+  std::vector<tw::Output> arrived;
+  for (const auto& [grad, var] : grads) arrived.push_back(tw::identity(grad, "grad_on_ps"));
+  tw::Operation all_arrived;
+  {
+    auto deps = g.control_dependencies(arrived);
+    all_arrived = tw::no_op(g, "all_gradients_on_ps");
+  }
+  auto deps = g.control_dependencies(std::vector<tw::Operation>{all_arrived});
+  tw::GradsAndVars gated;
+  for (size_t i = 0; i < grads.size(); ++i) gated.emplace_back(tw::identity(arrived[i], "gated_grad"), grads[i].second);
+  return gated;
+}
+
 struct Model {
   tw::Variable step;
   tw::Output x, y, loss;
   tw::Operation train;
 };
 
-Model BuildModel(tw::Graph& g, const tw::ClusterSpec& cluster, int task) {
+Model BuildModel(tw::Graph& g, const tw::ClusterSpec& cluster, int task, bool gate_gradients) {
   Model m;
   auto on = g.device(tw::replica_device_setter(cluster, absl::StrCat("/job:worker/task:", task)));
   m.step = tw::get_or_create_global_step(g);
@@ -150,7 +175,7 @@ Model BuildModel(tw::Graph& g, const tw::ClusterSpec& cluster, int task) {
   // finishes the step without another hop to the worker, so a worker killed mid-step
   // leaves the step applied whole or not at all, never the updates without the increment.
   auto on_ps = g.device("/job:ps/task:0");
-  m.train = adam.apply_gradients(grads, &m.step);
+  m.train = adam.apply_gradients(gate_gradients ? GatedOnPs(g, grads) : grads, &m.step);
   return m;
 }
 
@@ -235,6 +260,26 @@ void DumpVariables(tw::MonitoredTrainingSession& sess, tw::Graph& g, const std::
   if (!out) throw tw::StatusError(absl::UnavailableError("could not write --dump_file " + path));
 }
 
+// The values of every global variable, in global_variables order.
+std::vector<tw::Tensor> ReadVariables(tw::MonitoredTrainingSession& sess, const std::vector<tw::Variable>& vars) {
+  std::vector<tw::Output> reads;
+  for (const auto& v : vars) reads.push_back(v.value());
+  return sess.run(reads);
+}
+
+// The names of the variables whose bytes differ between two reads.
+std::vector<std::string> ChangedVariables(const std::vector<tw::Variable>& vars, const std::vector<tw::Tensor>& a,
+                                          const std::vector<tw::Tensor>& b) {
+  std::vector<std::string> changed;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (a[i].TotalBytes() != b[i].TotalBytes() ||
+        std::memcmp(a[i].raw_data(), b[i].raw_data(), a[i].TotalBytes()) != 0) {
+      changed.push_back(vars[i].name());
+    }
+  }
+  return changed;
+}
+
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -250,7 +295,7 @@ int main(int argc, char** argv) {
     }
     const int task = f.task_index;
     tw::Graph g;
-    Model m = BuildModel(g, cluster, task);
+    Model m = BuildModel(g, cluster, task, f.gate_gradients);
 
     auto guard = std::make_shared<TurnGuardHook>();
     tw::MonitoredTrainingSessionOptions o;
@@ -267,22 +312,43 @@ int main(int argc, char** argv) {
                std::make_shared<tw::StopAtStepHook>(tw::StopAtStepHook::LastStep(f.last_step))};
     tw::MonitoredTrainingSession sess(g, o);
     const tw::Output step_value = m.step.value();
+    const std::vector<tw::Variable> vars = tw::global_variables(g);
     int trained = 0, failed = 0;
+    // A training run that failed: its step and the variables read just before it. If the
+    // global step is still that step, the run must have left no variable changed.
+    std::optional<std::pair<int64_t, std::vector<tw::Tensor>>> unsettled;
     std::optional<std::chrono::steady_clock::time_point> failing_since;  // Of the current run of failures.
     while (!sess.should_stop()) {
       const auto start = std::chrono::steady_clock::now();
       int64_t step = -1;
       try {
         step = sess.run(step_value).scalar<int64_t>();
+        if (unsettled) {
+          if (step == unsettled->first) {
+            const std::vector<std::string> changed = ChangedVariables(vars, unsettled->second, ReadVariables(sess, vars));
+            if (!changed.empty()) {
+              throw tw::StatusError(absl::DataLossError(absl::StrCat(
+                  "the failed run left step ", step, " partly applied: the global step is still ", step, " but ",
+                  changed.size(), " of ", vars.size(), " variables changed (", absl::StrJoin(changed, ", "), ")")));
+            }
+            Event(task, absl::StrCat("the failed run of step ", step, " changed no variable"));
+          } else {
+            Event(task, absl::StrCat("after the failed run of step ", unsettled->first, " the global step is ", step));
+          }
+          unsettled.reset();
+        }
         if (step >= f.last_step) break;
         if (step % 2 != task) {
           std::this_thread::sleep_for(std::chrono::milliseconds(f.rpc_poll_ms));
           continue;
         }
         auto [x, y] = Batch(task, step);
-        guard->Arm();
+        guard->Arm();  // Before any run: the step read above must still hold when training.
+        std::vector<tw::Tensor> before = ReadVariables(sess, vars);
+        unsettled.emplace(step, std::move(before));
         const float loss = sess.run({m.loss}, {{m.x, x}, {m.y, y}}, {m.train})[0].scalar<float>();
         guard->Disarm();
+        unsettled.reset();
         ++trained;
         failing_since.reset();
         Event(task, absl::StrCat("trained step ", step, ", loss ", loss));
