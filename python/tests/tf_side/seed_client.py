@@ -51,9 +51,10 @@ def map_reduce_mean(values):
 
 
 def unsupported_op():
-    # An op tensorweave's registry does not have: refused with its usual error.
-    x = tf.constant([1.0, 2.0, 3.0])
-    return tf.math.lgamma(x), {}
+    # An op tensorweave's registry does not have (and no issue asks for): refused with its
+    # usual error.
+    x = tf.constant([65, 0x0410, 0x4E00])
+    return tf.strings.unicode_script(x), {}
 
 
 def strings(values):
