@@ -3,16 +3,43 @@ and the sampled classes' rows of `weights` are gathered together (one lookup, so
 partitioned table only those rows move), their logits get log Q subtracted, and the loss
 is the logistic (NCE) or softmax (sampled softmax) loss over [true, sampled] columns.
 The candidates come from `sampled_values` = (sampled, true_expected_count,
-sampled_expected_count), as TF's candidate samplers return them."""
+sampled_expected_count), by default from tf.nn.log_uniform_candidate_sampler (unique).
+The samplers are the LogUniformCandidateSampler / UniformCandidateSampler ops
+(src/kernels/cpu/candidate_sampler_kernels.cc), seeded as TF's random ops."""
 from tensorweave import array_ops, math_ops, nn
 from tensorweave.dtypes import int64
 from tensorweave.embedding_ops import embedding_lookup
-from tensorweave.framework import convert_to_tensor, name_scope
+from tensorweave.framework import _op, convert_to_tensor, get_default_graph, name_scope
 from tensorweave.math_fn_ops import log1p
 from tensorweave.math_ops import log
 from tensorweave.math_reduce_ops import reduce_any, reduce_sum, stop_gradient
 
 _FLT_MAX = 3.4028234663852886e38
+
+
+def _candidate_sampler(op_type, true_classes, num_true, num_sampled, unique, range_max, seed, name):
+    graph = get_default_graph()
+    seed1, seed2 = graph._next_seeds(seed)
+    true_classes = convert_to_tensor(true_classes)
+    if true_classes.dtype != int64:
+        true_classes = array_ops.cast(true_classes, int64)
+    op = _op(op_type, [true_classes], {"num_true": int(num_true), "num_sampled": int(num_sampled),
+                                       "unique": bool(unique), "range_max": int(range_max), "seed": seed1,
+                                       "seed2": seed2}, name or op_type, graph=graph)
+    return tuple(op.outputs)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """(sampled_candidates, true_expected_count, sampled_expected_count): num_sampled classes
+    from the log-uniform (Zipfian) distribution over [0, range_max)."""
+    return _candidate_sampler("LogUniformCandidateSampler", true_classes, num_true, num_sampled, unique, range_max,
+                              seed, name)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
+    """As log_uniform_candidate_sampler, uniform over [0, range_max)."""
+    return _candidate_sampler("UniformCandidateSampler", true_classes, num_true, num_sampled, unique, range_max,
+                              seed, name)
 
 
 def _sigmoid_xent(labels, logits):
@@ -27,14 +54,13 @@ def _weights_list(weights):
 
 
 def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values,
-                            subtract_log_q, remove_accidental_hits, partition_strategy):
-    if sampled_values is None:
-        raise NotImplementedError("tensorweave has no candidate sampler op yet: pass sampled_values=(sampled, "
-                                  "true_expected_count, sampled_expected_count)")
+                            subtract_log_q, remove_accidental_hits, partition_strategy, seed=None):
     weights = _weights_list(weights)
     labels = convert_to_tensor(labels)
     if labels.dtype != int64:
         labels = array_ops.cast(labels, int64)
+    if sampled_values is None:
+        sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed=seed)
     inputs = convert_to_tensor(inputs)
     labels_flat = array_ops.reshape(labels, [-1])
     sampled, true_expected, sampled_expected = (stop_gradient(convert_to_tensor(s)) for s in sampled_values)
@@ -83,9 +109,10 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
 
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
                          remove_accidental_hits=True, partition_strategy="mod", name="sampled_softmax_loss",
-                         seed=None):  # noqa: ARG001 - the seed goes to the sampler, which the caller ran
+                         seed=None):
     """Per-example sampled softmax loss [batch] over the true and sampled classes."""
     with name_scope(name):
         logits, labels = _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
-                                                 sampled_values, True, remove_accidental_hits, partition_strategy)
+                                                 sampled_values, True, remove_accidental_hits, partition_strategy,
+                                                 seed)
         return nn.softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels), logits=logits)

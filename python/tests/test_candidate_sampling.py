@@ -67,8 +67,99 @@ def test_sampled_losses_match_tensorflow(tmp_path):
     assert not np.allclose(got["softmax_mod_1_True/loss"], got["softmax_mod_1_False/loss"])
 
 
-def test_sampled_loss_without_sampled_values_says_so():
-    with tf.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="sampled_values"):
-            tf.nn.nce_loss(tf.zeros([10, 4]), tf.zeros([10]), tf.zeros([2, 1], tf.int64), tf.zeros([2, 4]),
-                           num_sampled=3, num_classes=10)
+SAMPLER_CASES = [{"key": "%s_%s" % (sampler, unique), "sampler": sampler, "unique": unique, "range_max": 50,
+                  "num_sampled": 10, "seed": 3, "runs": 2000}
+                 for sampler in ("log_uniform", "uniform") for unique in (False, True)]
+
+
+def _sampler_stats(true_classes):
+    got = {}
+    for case in SAMPLER_CASES:
+        g = tf.Graph()
+        with g.as_default():
+            fn = getattr(tf.nn, case["sampler"] + "_candidate_sampler")
+            outs = fn(tf.constant(true_classes), true_classes.shape[1], case["num_sampled"], case["unique"],
+                      case["range_max"], seed=case["seed"])
+            assert [o.shape.as_list() for o in outs] == [[10], list(true_classes.shape), [10]]
+            freq, expected = np.zeros(case["range_max"]), np.zeros(case["range_max"])
+            true_expected = np.zeros(true_classes.shape)
+            with tf.Session() as sess:
+                for _ in range(case["runs"]):
+                    sampled, te, se = sess.run(outs)
+                    assert sampled.dtype == np.int64 and 0 <= sampled.min() and sampled.max() < case["range_max"]
+                    if case["unique"]:
+                        assert len(set(sampled)) == len(sampled)
+                    np.add.at(freq, sampled, 1)
+                    np.add.at(expected, sampled, se)
+                    true_expected += te
+        got[case["key"] + "/freq"] = freq / case["runs"]
+        got[case["key"] + "/sampled_expected_mean"] = expected / np.maximum(freq, 1)
+        got[case["key"] + "/true_expected_mean"] = true_expected / case["runs"]
+    return got
+
+
+def test_candidate_samplers_match_tensorflow_statistically(tmp_path):
+    python = require_tensorflow("test_candidate_samplers_match_tensorflow_statistically")
+    true_classes = np.array([[0, 1], [5, 49], [2, 2]], np.int64)
+    want = run_tf_cases(python, "sampler_stats.py", tmp_path, {"true_classes": true_classes}, SAMPLER_CASES)
+    got = _sampler_stats(true_classes)
+    for case in SAMPLER_CASES:
+        key, runs = case["key"], case["runs"]
+        f_got, f_want = got[key + "/freq"], want[key + "/freq"]
+        # Frequencies of each class per run: independent estimates, 6 standard deviations apart at most.
+        tol = 6 * np.sqrt(2 * np.maximum(f_want, 0.01) / runs) + 0.01
+        assert np.all(np.abs(f_got - f_want) <= tol), (key, f_got, f_want)
+        seen = (f_got > 0) & (f_want > 0)
+        if case["unique"]:  # 1 - (1 - p)^tries with a random number of tries: the means agree.
+            np.testing.assert_allclose(got[key + "/true_expected_mean"], want[key + "/true_expected_mean"],
+                                       rtol=0.05, err_msg=key)
+            np.testing.assert_allclose(got[key + "/sampled_expected_mean"][seen],
+                                       want[key + "/sampled_expected_mean"][seen], rtol=0.1, err_msg=key)
+        else:  # p * num_sampled exactly.
+            np.testing.assert_allclose(got[key + "/true_expected_mean"], want[key + "/true_expected_mean"],
+                                       rtol=1e-6, err_msg=key)
+            np.testing.assert_allclose(got[key + "/sampled_expected_mean"][seen],
+                                       want[key + "/sampled_expected_mean"][seen], rtol=1e-6, err_msg=key)
+    # Bad calls fail as TensorFlow's do.
+    for name, num_true, num_sampled, unique, range_max in (("too_small", 2, 9, True, 8),
+                                                           ("columns", 3, 2, False, 8)):
+        message = str(want["error/" + name])
+        assert message, name
+        with tf.Graph().as_default():
+            outs = tf.nn.log_uniform_candidate_sampler(tf.constant(true_classes), num_true, num_sampled, unique,
+                                                       range_max)
+            with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(outs)
+        ours = str(e.value).split("): ", 1)[1]  # Less our "node 'name' (op): " prefix.
+        assert ours and ours in message, (message, ours)
+
+
+def test_nce_loss_samples_its_own_candidates_and_trains():
+    """Without sampled_values the losses draw log-uniform candidates: a tiny model learns to
+    score each input's true class above the sampled ones."""
+    rng = np.random.default_rng(1)
+    classes, dim = 20, 8
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(5)
+        emb = tf.Variable(rng.normal(0, 0.1, (classes, dim)).astype(np.float32))
+        weights = tf.Variable(rng.normal(0, 0.1, (classes, dim)).astype(np.float32))
+        biases = tf.Variable(np.zeros(classes, np.float32))
+        ids = tf.placeholder(tf.int64, [None])
+        labels = tf.reshape((ids + 1) % classes, [-1, 1])  # Class c's target is c + 1.
+        inputs = tf.nn.embedding_lookup(emb, ids)
+        nce = tf.reduce_mean(tf.nn.nce_loss(weights, biases, labels, inputs, num_sampled=5, num_classes=classes))
+        softmax = tf.reduce_mean(tf.nn.sampled_softmax_loss(weights, biases, labels, inputs, num_sampled=5,
+                                                            num_classes=classes))
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(nce + softmax)
+        logits = tf.matmul(inputs, weights, transpose_b=True) + biases
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            batch = np.arange(classes)
+            first = sess.run([nce, softmax], {ids: batch})
+            for _ in range(300):
+                sess.run(train, {ids: batch})
+            last = sess.run([nce, softmax], {ids: batch})
+            predicted = sess.run(logits, {ids: batch}).argmax(1)
+    assert last[0] < 0.5 * first[0] and last[1] < 0.5 * first[1], (first, last)
+    assert np.mean(predicted == (batch + 1) % classes) >= 0.9, predicted
