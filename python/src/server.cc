@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "distributed/rpc/wire_bytes.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/server.h"
 
@@ -70,6 +71,17 @@ void BindServer(py::module_& m) {
       .def("join", [](Server& s) { CallInterruptibly([&] { s.Join(); }, [&] { s.Stop(); }); })
       .def("stop", &Server::Stop, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("target", &Server::target);
+
+  // This process's step payload bytes on the wire so far (distributed/rpc/wire_bytes.h).
+  m.def("wire_byte_counts", [] {
+    const WireByteCounts c = ReadWireByteCounts();
+    py::dict counts;
+    counts["tensor_bytes_sent"] = c.tensor_bytes_sent;
+    counts["tensor_bytes_received"] = c.tensor_bytes_received;
+    counts["run_graph_bytes_sent"] = c.run_graph_bytes_sent;
+    counts["run_graph_bytes_received"] = c.run_graph_bytes_received;
+    return counts;
+  });
 
   // (cluster, [servers]): in-process servers on free loopback ports, for one job of `tasks`
   // tasks or for jobs {name: tasks} (servers in job name order, tasks ascending).

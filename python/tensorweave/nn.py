@@ -316,3 +316,5 @@ def in_top_k(predictions, targets, k, name=None):
 from tensorweave.nn_depthwise import (depthwise_conv2d, depthwise_conv2d_native,  # noqa: E402,F401 - tf.nn's names
                                       depthwise_conv2d_native_backprop_filter,
                                       depthwise_conv2d_native_backprop_input, separable_conv2d)
+from tensorweave.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,  # noqa: E402,F401 - tf.nn names
+                                            sampled_softmax_loss, uniform_candidate_sampler)

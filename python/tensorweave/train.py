@@ -564,6 +564,14 @@ class Server:
         """Stops serving (not in TensorFlow 1.x, where servers live until the process ends)."""
         self._core.stop()
 
+    @staticmethod
+    def wire_byte_counts():
+        """tensorweave's: the step payload bytes this process's tasks sent and received so far,
+        {tensor_bytes_sent, tensor_bytes_received} (RecvTensors streams, served and pulled) and
+        {run_graph_bytes_sent, run_graph_bytes_received} (RunGraph requests and replies); the
+        difference around a step is what that step moved. Calls within the process are free."""
+        return dict(_core.wire_byte_counts())
+
 
 # ---- distributed training (at the end: these modules import the names above)
 from tensorweave.device_setter import replica_device_setter  # noqa: E402,F401

@@ -8,7 +8,8 @@ void RegisterBaseGradients(GradientRegistry& r) {
   r.Register("Identity", pass_through);
   r.Register("PlaceholderWithDefault", pass_through);
   for (const char* op : {"Const", "Placeholder", "NoOp", "_Arg", "_Recv", "RandomUniform", "RandomStandardNormal",
-                         "TruncatedNormal", "RandomUniformInt", "StopGradient"}) {
+                         "TruncatedNormal", "RandomUniformInt", "StopGradient", "LogUniformCandidateSampler",
+                         "UniformCandidateSampler"}) {
     r.RegisterNoGradient(op);
   }
 }

@@ -1,5 +1,6 @@
 // Stateful random ops: each node owns a generator seeded from its (seed, seed2) attrs.
 #include "absl/strings/str_cat.h"
+#include "ops/candidate_sampling_ops.h"
 #include "ops/ops.h"
 #include "tensorweave/status.h"
 
@@ -90,6 +91,7 @@ void RegisterRandomOps(OpRegistry& r) {
                  .Attr("T: {int32, int64}")
                  .SetStateful()
                  .SetShapeFn(RandomUniformIntShape));
+  RegisterCandidateSamplingOps(r);
 }
 
 }  // namespace tw

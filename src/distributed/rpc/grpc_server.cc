@@ -17,6 +17,7 @@
 #include "distributed/rpc/recv_tensors_rpc.h"
 #include "distributed/rpc/reply_budget.h"
 #include "distributed/rpc/tf_master_service.h"
+#include "distributed/rpc/wire_bytes.h"
 #include "distributed/worker.h"
 #include "tensorweave/proto/master.grpc.pb.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
@@ -101,7 +102,9 @@ class RunGraphReactor final : public grpc::ServerUnaryReactor {
  public:
   RunGraphReactor(Worker* worker, ReplyBudget* budget, const RunGraphRequest* req, RunGraphResponse* resp)
       : budget_(budget) {
+    CountRunGraphBytesReceived(static_cast<int64_t>(req->ByteSizeLong()));
     worker->RunGraphAsync(req, resp, &caller_cancel_, [this, resp](const absl::Status& s) {
+      if (s.ok()) CountRunGraphBytesSent(static_cast<int64_t>(resp->ByteSizeLong()));
       Finish(FinishReply(s, resp, "the RunGraph reply", budget_, &reserved_));
     });
   }

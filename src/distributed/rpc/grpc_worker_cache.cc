@@ -2,6 +2,7 @@
 
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/recv_tensors_rpc.h"
+#include "distributed/rpc/wire_bytes.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "core/proto_namespace.h"
 
@@ -29,7 +30,9 @@ class GrpcWorker : public WorkerInterface {
                      std::function<void(const absl::Status&)> done) override {
     auto ctx = std::make_shared<grpc::ClientContext>();
     ctx->set_deadline(absl::ToChronoTime(absl::Now() + timeout_));
-    stub_->async()->RunGraph(ctx.get(), req, resp, [this, ctx, done = std::move(done)](grpc::Status s) {
+    CountRunGraphBytesSent(static_cast<int64_t>(req->ByteSizeLong()));
+    stub_->async()->RunGraph(ctx.get(), req, resp, [this, ctx, resp, done = std::move(done)](grpc::Status s) {
+      if (s.ok()) CountRunGraphBytesReceived(static_cast<int64_t>(resp->ByteSizeLong()));
       done(FromGrpcStatus(s, who_));
     });
   }

@@ -10,6 +10,7 @@
 #include "absl/synchronization/mutex.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/tensor_wire.h"
+#include "distributed/rpc/wire_bytes.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -94,6 +95,7 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
       ++started_;
     }
     writer_->Next(&message_);
+    CountTensorBytesSent(static_cast<int64_t>(message_.Length()));
     // The last message of the last tensor carries the status: one batch, no OnWriteDone.
     if (writer_->done() && started_ == keys_) {
       finished_ = true;
@@ -156,6 +158,7 @@ class RecvTensorsCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::B
 
   void OnReadDone(bool ok) override {
     if (!ok) return;  // The stream ended; OnDone says how.
+    CountTensorBytesReceived(static_cast<int64_t>(message_.Length()));
     if (decode_.ok()) decode_ = reader_.Add(message_);
     if (!decode_.ok()) context_->TryCancel();  // Bad data: stop the sender.
     StartRead(&message_);

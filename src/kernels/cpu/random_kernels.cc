@@ -11,6 +11,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "kernels/cpu/candidate_sampler_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/philox.h"
 
@@ -321,6 +322,7 @@ void RegisterRandomKernels(KernelRegistry& r) {
   r.Register("RandomStandardNormal", kDeviceCpu, FloatRandomFactory<NormalDist>(120));
   r.Register("TruncatedNormal", kDeviceCpu, FloatRandomFactory<TruncatedNormalDist>(200));
   r.Register("RandomUniformInt", kDeviceCpu, MakeRandomUniformInt);
+  RegisterCandidateSamplerKernels(r);
 }
 
 }  // namespace tw

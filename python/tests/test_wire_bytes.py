@@ -1,0 +1,59 @@
+"""The per-step byte counter (tf.train.Server.wire_byte_counts) on real processes: a ps
+process holds a 1,000,000 x 64 float table (256 MB); the worker task lives in this process,
+as TF1's between-graph workers do. One training step that looks up 512 ids and applies
+their sparse gradient moves the 512 rows each way, not the table: O(512 x 64 x 4) bytes."""
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from conftest import ServerProcesses, free_port
+
+VOCAB, DIM, BATCH = 1_000_000, 64, 512
+ROW_BYTES = BATCH * DIM * 4
+
+
+@pytest.fixture
+def ps_and_worker():
+    cluster = {"ps": ["localhost:%d" % free_port()], "worker": ["localhost:%d" % free_port()]}
+    spec = "ps|%s,worker|%s" % (cluster["ps"][0], cluster["worker"][0])
+    ps = ServerProcesses(spec, "ps", 1)
+    worker = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
+    try:
+        yield cluster, worker
+    finally:
+        worker.stop()
+        ps.stop()
+
+
+def _delta(before, after):
+    return {k: after[k] - before[k] for k in before}
+
+
+def test_a_sparse_step_moves_rows_not_the_table(ps_and_worker):
+    cluster, worker = ps_and_worker
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device(tf.train.replica_device_setter(cluster=tf.train.ClusterSpec(cluster))):
+            table = tf.get_variable("emb", shape=[VOCAB, DIM], initializer=tf.zeros_initializer())
+            ids = tf.placeholder(tf.int64, [BATCH], name="ids")
+            rows = tf.nn.embedding_lookup(table, ids)
+            loss = tf.reduce_sum(tf.square(rows - 1.0))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with tf.Session(worker.target) as sess:
+            sess.run(tf.global_variables_initializer())
+            batch = np.random.default_rng(0).choice(VOCAB, BATCH, replace=False)
+            sess.run([loss, train], {ids: batch})  # The first step registers the graphs.
+            before = tf.train.Server.wire_byte_counts()
+            first_loss, _ = sess.run([loss, train], {ids: batch})
+            step = _delta(before, tf.train.Server.wire_byte_counts())
+            after_loss = sess.run(loss, {ids: batch})
+    # The step trained (SGD on sum (x - 1)^2 twice: x = 0 -> 0.2 -> 0.36).
+    np.testing.assert_allclose(first_loss, BATCH * DIM * 0.8 ** 2, rtol=1e-4)
+    np.testing.assert_allclose(after_loss, BATCH * DIM * 0.64 ** 2, rtol=1e-4)
+    # The gathered rows came in, the gradient's rows went out, and nothing much else moved.
+    assert step["tensor_bytes_received"] >= ROW_BYTES, step
+    assert step["tensor_bytes_sent"] >= ROW_BYTES, step
+    total = sum(step.values())
+    assert total < 4 * ROW_BYTES, step
+    assert total < VOCAB * DIM * 4 / 100, step
+    print("one step moved", step, "bytes; the table holds", VOCAB * DIM * 4)
