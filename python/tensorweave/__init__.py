@@ -93,3 +93,6 @@ from tensorweave.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa
 from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
                                        unsorted_segment_min)
 from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
+from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part, reverse, reverse_v2,  # noqa: E402,F401
+                                           roll)
+from tensorweave import linalg  # noqa: E402,F401 - tf.linalg

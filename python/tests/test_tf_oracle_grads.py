@@ -335,6 +335,13 @@ GRAD_SPECS = {
                                    [1]) for d in FLOATS]), 16),
     "Polygamma": (own_rng(lambda rng: [([np.array([[0], [1], [2]], d), smooth(rng, d, (4,), "positive")], {}, [1])
                                        for d in FLOATS]), 16),
+    # Element movers (reorder_grad.cc): the gradient moved back.
+    "ReverseV2": (own_rng(lambda rng: [([smooth(rng, d, (2, 3, 4)), np.array(a, I32)], {}, [0]) for d in FLOATS
+                                       for a in ([0], [1, -1])], 240), 0),
+    "Roll": (own_rng(lambda rng: [([smooth(rng, d, (3, 4)), np.array(s, I32), np.array(a, I32)], {}, [0])
+                                  for d in FLOATS for s, a in ((1, 0), ([2, -5], [1, 0]))], 241), 0),
+    "MatrixBandPart": (own_rng(lambda rng: [([smooth(rng, d, (2, 3, 4)), np.array(lo, I64), np.array(up, I64)], {},
+                                             [0]) for d in FLOATS for lo, up in ((1, 0), (-1, 2))], 243), 0),
 }
 
 

@@ -610,6 +610,31 @@ SPECS = {
     "Polygamma": (own_rng(lambda rng: [([np.array(n, d), values(rng, d, (3, 4), "positive")], {}) for d in FLOATS
                                        for n in (0, 1, 2, 3)] +
                           [([np.array([[-1], [0.5], [1]], d), values(rng, d, (4,))], {}) for d in FLOATS]), 16),
+    # Element movers (array_reorder_kernels.cc): every dtype, negative and summed axes, empty tensors; bad axes,
+    # permutations and band widths refused by both.
+    "ReverseV2": (own_rng(lambda rng: [([values(rng, d, (2, 3, 4)), np.array(a, t)], {}) for d in NUMERIC + (BOOL,)
+                                       for t in INTS for a in ([0], [1, 2], [-1], [])] +
+                                      [([values(rng, F32, (0, 3)), np.array([1], I32)], {})] +
+                                      [([values(rng, F32, (2, 3)), np.array(a, I32)], {REFUSED: True})
+                                       for a in ([2], [0, 0], [-3])], 240), 0),
+    "Roll": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(s, t), np.array(a, u)], {})
+                                  for d in NUMERIC + (BOOL,) for t, u in ((I32, I32), (I64, I32))
+                                  for s, a in ((2, 0), ([1, -2], [0, 1]), ([3, 1], [1, 1]), ([-7], [-1]), (9, 2))] +
+                                 [([values(rng, F64, (0, 3)), np.array(1, I32), np.array(1, I32)], {})] +
+                                 [([values(rng, F32, (2, 3)), np.array(s, I32), np.array(a, I32)], {REFUSED: True})
+                                  for s, a in (([1, 2], [0]), ([1], [2]))], 241), 0),
+    "InvertPermutation": (own_rng(lambda rng: [([np.array(p, t)], {}) for t in INTS
+                                               for p in ([3, 0, 2, 1], [], list(rng.permutation(9)))] +
+                                              [([np.array(p, I32)], {REFUSED: True})
+                                               for p in ([0, 0], [1, 2], [[0]], [-1, 0])], 242), 0),
+    "MatrixBandPart": (own_rng(lambda rng: [([values(rng, d, (2, 3, 4)), np.array(lo, t), np.array(up, t)], {})
+                                            for d in NUMERIC + (BOOL,) for t in INTS
+                                            for lo, up in ((0, 0), (-1, 0), (1, -1), (2, 3), (-1, -1))] +
+                                           [([values(rng, F32, (3, 0)), np.array(1, I64), np.array(0, I64)], {})] +
+                                           [([values(rng, F32, (3, 4)), np.array(lo, I64), np.array(up, I64)],
+                                             {REFUSED: True}) for lo, up in ((4, 0), (0, 5), ([1], 0))] +
+                                           [([values(rng, F32, (4,)), np.array(0, I64), np.array(0, I64)],
+                                             {REFUSED: True})], 243), 0),
 }
 
 

@@ -7,6 +7,7 @@ namespace tw {
 
 void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
+void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -35,6 +36,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterClipGradients(*r);
     RegisterPartitionGradients(*r);
     RegisterSegmentGradients(*r);
+    RegisterReorderGradients(*r);
     return r;
   }();
   return *registry;

@@ -1,0 +1,30 @@
+"""tf.reverse, tf.roll, tf.invert_permutation and tf.matrix_band_part: ops that move (or,
+for the band, zero) elements, with TensorFlow 1's argument names."""
+from tensorweave.array_ops import _int_tensor
+from tensorweave.framework import _op_output, convert_to_tensor
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the order of its elements reversed along each dim in `axis` (ReverseV2)."""
+    return _op_output("ReverseV2", [convert_to_tensor(tensor), _int_tensor(axis, "axis")], name=name or "ReverseV2")
+
+
+reverse_v2 = reverse
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument name
+    """Elements shifted by `shift` along `axis`, those leaving one end coming back at the other."""
+    return _op_output("Roll", [convert_to_tensor(input), _int_tensor(shift, "shift"), _int_tensor(axis, "axis")],
+                      name=name or "Roll")
+
+
+def invert_permutation(x, name=None):
+    """y with y[x[i]] = i: the inverse of the permutation `x`."""
+    return _op_output("InvertPermutation", [convert_to_tensor(x)], name=name or "InvertPermutation")
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Each innermost matrix with the entries outside the band (num_lower below the diagonal,
+    num_upper above it; negative: all) set to 0."""
+    return _op_output("MatrixBandPart", [convert_to_tensor(input), _int_tensor(num_lower, "num_lower"),
+                                         _int_tensor(num_upper, "num_upper")], name=name or "MatrixBandPart")
