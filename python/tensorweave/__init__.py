@@ -96,3 +96,6 @@ from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
 from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part, reverse, reverse_v2,  # noqa: E402,F401
                                            roll)
 from tensorweave import linalg  # noqa: E402,F401 - tf.linalg
+from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_determinant,  # noqa: E402,F401
+                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_transpose,
+                                    matrix_triangular_solve, trace)

@@ -1,4 +1,12 @@
 """tf.linalg: TensorFlow 1's linear-algebra namespace, aliasing functions defined elsewhere
 under the names tf.linalg gives them."""
 from tensorweave.array_reorder_ops import matrix_band_part as band_part  # noqa: F401
+from tensorweave.linalg_ops import cholesky, cholesky_solve, eye, matrix_transpose, trace  # noqa: F401
+from tensorweave.linalg_ops import log_matrix_determinant as slogdet  # noqa: F401
+from tensorweave.linalg_ops import matrix_determinant as det  # noqa: F401
+from tensorweave.linalg_ops import matrix_inverse as inv  # noqa: F401
+from tensorweave.linalg_ops import matrix_solve as solve  # noqa: F401
+from tensorweave.linalg_ops import matrix_transpose as adjoint  # noqa: F401 - real dtypes: the transpose
+from tensorweave.linalg_ops import matrix_transpose as transpose  # noqa: F401
+from tensorweave.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401
 from tensorweave.math_ops import matmul  # noqa: F401

@@ -84,7 +84,8 @@ def _denormal_positions(inputs, shape):
 # result's magnitude (a result near 0 from cancelling terms has no relative precision).
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
                 "DepthwiseConv2dNativeBackpropFilter",
-                "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
+                "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "MatrixInverse", "MatrixSolve",
+                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
@@ -635,7 +636,43 @@ SPECS = {
                                              {REFUSED: True}) for lo, up in ((4, 0), (0, 5), ([1], 0))] +
                                            [([values(rng, F32, (4,)), np.array(0, I64), np.array(0, I64)],
                                              {REFUSED: True})], 243), 0),
+    # Matrix functions (linalg_decomp_kernels.cc) on well-conditioned batches, both float dtypes; singular and
+    # non-square matrices refused by both. Compared within 64 ulps of the largest result (LU/LLT sums).
+    "MatrixInverse": (own_rng(lambda rng: [([well_conditioned(rng, d, s)], {"adjoint": adj}) for d in FLOATS
+                                           for s in ((3, 3), (2, 4, 4), (0, 0), (2, 0, 0)) for adj in (False, True)] +
+                                          [([np.zeros((2, 2), F64)], {REFUSED: True}),
+                                           ([np.ones((2, 3), F32)], {REFUSED: True})], 244), 64),
+    **{op: (own_rng(lambda rng: [([well_conditioned(rng, d, s)], {}) for d in FLOATS
+                                 for s in ((3, 3), (2, 4, 4), (0, 0), (2, 0, 0))] +
+                                [([np.array([[1.0, 2.0], [2.0, 4.0]], F64)], {}),
+                                 ([np.ones((2, 3), F32)], {REFUSED: True})], 245), 64)
+       for op in ("MatrixDeterminant", "LogMatrixDeterminant")},
+    "Cholesky": (own_rng(lambda rng: [([positive_definite(rng, d, s)], {}) for d in FLOATS
+                                      for s in ((3, 3), (2, 4, 4), (0, 0))] +
+                                     [([np.ones((2, 3), F32)], {REFUSED: True})], 246), 64),
+    "MatrixSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")], {"adjoint": adj})
+                                         for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)),
+                                                                      ((0, 0), (0, 2)))
+                                         for adj in (False, True)] +
+                                        [([np.zeros((2, 2), F64), np.ones((2, 1), F64)], {REFUSED: True}),
+                                         ([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 247), 64),
+    "MatrixTriangularSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")],
+                                                    {"lower": lo, "adjoint": adj})
+                                                   for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
+                                                   for lo in (False, True) for adj in (False, True)] +
+                                                  [([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 248), 64),
 }
+
+
+def well_conditioned(rng, dtype, shape):
+    """Random matrices with a dominant diagonal (far from singular)."""
+    x = rng.uniform(-1, 1, shape)
+    return (x + 2 * shape[-1] * np.eye(shape[-1]) if shape[-1] else x).astype(dtype)
+
+
+def positive_definite(rng, dtype, shape):
+    x = rng.uniform(-1, 1, shape)
+    return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
 
 
 def _differences(inputs, ours, theirs):

@@ -8,6 +8,7 @@ namespace tw {
 void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
+void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -37,6 +38,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterPartitionGradients(*r);
     RegisterSegmentGradients(*r);
     RegisterReorderGradients(*r);
+    RegisterLinalgDecompGradients(*r);
     return r;
   }();
   return *registry;

@@ -5,6 +5,7 @@ namespace tw {
 void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
+void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -35,6 +36,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterMathScanOps(r);
   RegisterMathClipOps(r);
   RegisterArrayReorderOps(r);
+  RegisterLinalgDecompOps(r);
 }
 
 }  // namespace tw

@@ -12,6 +12,7 @@
 #include <Eigen/LU>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -40,8 +41,7 @@ absl::Status CheckSquare(const Tensor& x, int index) {
         absl::StrCat("Input tensor ", index, " must have rank >= 2, got ", x.shape().DebugString()));
   }
   if (x.dim(x.rank() - 2) != x.dim(x.rank() - 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Input matrix must be square, got shape ", x.shape().DebugString()));
+    return absl::InvalidArgumentError("Input matrix must be square.");
   }
   return absl::OkStatus();
 }
@@ -159,13 +159,18 @@ class CholeskyOp : public OpKernel {
     const int64_t n = x.dim(x.rank() - 1);
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.shape(), x.dtype()));
     if (n == 0) return absl::OkStatus();
-    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto& fail) {
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto&) {
       // Reads only the lower triangle, as TensorFlow's.
       Eigen::LLT<Matrix<T>, Eigen::Lower> llt(ConstMap<T>(x.data<T>() + b * n * n, n, n));
-      if (llt.info() != Eigen::Success) {
-        return fail("Cholesky decomposition was not successful. The input might not be valid.");
+      Map<T> l(out->data<T>() + b * n * n, n, n);
+      if (llt.info() == Eigen::Success) {
+        l = llt.matrixL();
+      } else {
+        // Not positive definite: TensorFlow 2 fills the lower triangle with NaN rather than
+        // failing (its upper triangle is left unset; ours is 0).
+        l.setZero();
+        l.template triangularView<Eigen::Lower>().setConstant(std::numeric_limits<T>::quiet_NaN());
       }
-      Map<T>(out->data<T>() + b * n * n, n, n) = llt.matrixL();
     });
   }
 };

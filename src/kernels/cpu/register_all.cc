@@ -7,6 +7,7 @@ void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kerne
 void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
+void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -40,6 +41,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSegmentKernels(r);
   RegisterNdKernels(r);
   RegisterArrayReorderKernels(r);
+  RegisterLinalgDecompKernels(r);
 }
 
 }  // namespace tw
