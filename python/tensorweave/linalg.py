@@ -10,3 +10,8 @@ from tensorweave.linalg_ops import matrix_transpose as adjoint  # noqa: F401 - r
 from tensorweave.linalg_ops import matrix_transpose as transpose  # noqa: F401
 from tensorweave.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401
 from tensorweave.math_ops import matmul  # noqa: F401
+from tensorweave.array_diag_ops import diag as tensor_diag  # noqa: F401,E402
+from tensorweave.array_diag_ops import diag_part as tensor_diag_part  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_diag as diag  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_diag_part as diag_part  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_set_diag as set_diag  # noqa: F401,E402

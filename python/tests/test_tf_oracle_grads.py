@@ -366,6 +366,12 @@ GRAD_SPECS = {
                                                     {"lower": lo, "adjoint": adj}, [0, 1])
                                                    for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
                                                    for lo in (False, True) for adj in (False, True)], 248), 64),
+    # Diagonals (diag_grad.cc).
+    **{op: (own_rng_and_dys(lambda rng, s=s: [([smooth(rng, d, s)], {}, [0]) for d in FLOATS], seed), 0)
+       for op, s, seed in (("Diag", (2, 3), 249), ("DiagPart", (2, 3, 2, 3), 250), ("MatrixDiag", (2, 4), 251),
+                           ("MatrixDiagPart", (2, 3, 5), 252))},
+    "MatrixSetDiag": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3, 5)), smooth(rng, d, (2, 3))], {}, [0, 1])
+                                                   for d in FLOATS], 253), 0),
 }
 
 

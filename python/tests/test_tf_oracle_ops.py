@@ -661,6 +661,26 @@ SPECS = {
                                                    for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
                                                    for lo in (False, True) for adj in (False, True)] +
                                                   [([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 248), 64),
+    # Diagonals (array_diag_kernels.cc): every dtype, non-square and empty matrices; bad ranks and shapes refused.
+    "Diag": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC for s in ((3,), (2, 2), (0,))] +
+                                 [([np.array(1.0, F32)], {REFUSED: True})], 249), 0),
+    "DiagPart": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC for s in ((3, 3), (2, 3, 2, 3))] +
+                                     [([values(rng, F32, s)], {REFUSED: True}) for s in ((3,), (2, 3), ())], 250), 0),
+    "MatrixDiag": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC + (BOOL,)
+                                        for s in ((3,), (2, 4), (2, 0))] +
+                                       [([np.array(1.0, F32)], {REFUSED: True})], 251), 0),
+    "MatrixDiagPart": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC + (BOOL,)
+                                            for s in ((3, 3), (2, 3, 5), (4, 2), (2, 0, 3))] +
+                                           [([values(rng, F32, (3,))], {REFUSED: True})], 252), 0),
+    "MatrixSetDiag": (own_rng(lambda rng: [([values(rng, d, s), values(rng, d, k)], {}) for d in NUMERIC + (BOOL,)
+                                           for s, k in (((3, 3), (3,)), ((2, 3, 5), (2, 3)), ((4, 2), (2,)))] +
+                                          [([values(rng, F32, s), values(rng, F32, k)], {REFUSED: True})
+                                           for s, k in (((3, 3), (2,)), ((2, 3, 3), (3, 3)))], 253), 0),
+    "LinSpace": (own_rng(lambda rng: [([np.array(a, d), np.array(b, d), np.array(n, t)], {}) for d in FLOATS
+                                      for t in INTS for a, b, n in ((0.1, 1.0, 7), (-3.0, 5.5, 1), (2.0, -1.0, 30),
+                                                                    (1.0, 1.0, 4))] +
+                                     [([np.array(0.0, F32), np.array(1.0, F32), np.array(n, I32)], {REFUSED: True})
+                                      for n in (0, -2)], 254), 1),
 }
 
 

@@ -9,6 +9,7 @@ void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
+void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -39,6 +40,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterSegmentGradients(*r);
     RegisterReorderGradients(*r);
     RegisterLinalgDecompGradients(*r);
+    RegisterDiagGradients(*r);
     return r;
   }();
   return *registry;

@@ -6,6 +6,7 @@ void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
+void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -37,6 +38,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterMathClipOps(r);
   RegisterArrayReorderOps(r);
   RegisterLinalgDecompOps(r);
+  RegisterArrayDiagOps(r);
 }
 
 }  // namespace tw

@@ -8,6 +8,7 @@ void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
+void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -42,6 +43,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNdKernels(r);
   RegisterArrayReorderKernels(r);
   RegisterLinalgDecompKernels(r);
+  RegisterArrayDiagKernels(r);
 }
 
 }  // namespace tw

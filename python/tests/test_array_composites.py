@@ -1,0 +1,53 @@
+"""The Python-level array functions of issue 24's second part (tf.sequence_mask, tf.lin_space,
+tf.reverse, tf.roll, tf.invert_permutation, tf.linalg.band_part/diag/diag_part/set_diag,
+tf.diag, tf.diag_part) compared with TensorFlow's on fixed inputs (tf_side/
+array_composite_cases.py): values and dtypes. The ops under them are compared on random
+inputs in the oracle tests."""
+import json
+
+import numpy as np
+import pytest
+
+import tensorweave as tf
+from tf_peer import require_tensorflow, run_tf_script
+
+X = np.arange(24.0).reshape(2, 3, 4)
+
+CASES = {
+    "sequence_mask": lambda: tf.sequence_mask([1, 3, 0, 2]),
+    "sequence_mask_maxlen_float": lambda: tf.sequence_mask([[1, 3], [0, 5]], maxlen=4, dtype=tf.float32),
+    "linspace": lambda: tf.lin_space(0.5, 2.0, 4),
+    "reverse": lambda: tf.reverse(X, [0, -1]),
+    "roll": lambda: tf.roll(X, shift=[1, -1], axis=[1, 2]),
+    "invert_permutation": lambda: tf.invert_permutation([2, 0, 3, 1]),
+    "band_part": lambda: tf.linalg.band_part(X, 1, 0),
+    "linalg_diag": lambda: tf.linalg.diag([[1, 2], [3, 4]]),
+    "linalg_diag_part": lambda: tf.linalg.diag_part(X),
+    "linalg_set_diag": lambda: tf.linalg.set_diag(X, [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]),
+    "diag": lambda: tf.diag([1.0, 2.0]),
+    "diag_part": lambda: tf.diag_part(np.arange(16).reshape(4, 4)),
+}
+
+
+@pytest.fixture(scope="module")
+def theirs():
+    python = require_tensorflow("test_array_composites")
+    return json.loads(run_tf_script(python, "array_composite_cases.py").strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_tensorflow(theirs, name):
+    with tf.Graph().as_default():
+        t = CASES[name]()
+        with tf.Session() as sess:
+            got = np.asarray(sess.run(t))
+    values, dtype = theirs[name]
+    assert t.dtype.name == dtype
+    np.testing.assert_array_equal(got, np.array(values, dtype=got.dtype))
+    assert got.shape == np.array(values).shape
+
+
+def test_sequence_mask_needs_a_scalar_maxlen():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="maxlen must be scalar"):
+            tf.sequence_mask([1, 2], maxlen=[3, 4])

@@ -1,0 +1,29 @@
+"""TensorFlow's answers for test_array_composites.py: the Python-level array functions on fixed
+inputs. Prints JSON: name -> [values (nested lists), dtype name]."""
+import json
+
+import numpy as np
+import tensorflow as tf
+
+X = np.arange(24.0).reshape(2, 3, 4)
+v1 = tf.compat.v1
+
+CASES = {
+    "sequence_mask": lambda: tf.sequence_mask([1, 3, 0, 2]),
+    "sequence_mask_maxlen_float": lambda: tf.sequence_mask([[1, 3], [0, 5]], maxlen=4, dtype=tf.float32),
+    "linspace": lambda: v1.lin_space(0.5, 2.0, 4),
+    "reverse": lambda: tf.reverse(X, [0, -1]),
+    "roll": lambda: tf.roll(X, shift=[1, -1], axis=[1, 2]),
+    "invert_permutation": lambda: tf.math.invert_permutation([2, 0, 3, 1]),
+    "band_part": lambda: tf.linalg.band_part(X, 1, 0),
+    "linalg_diag": lambda: tf.linalg.diag([[1, 2], [3, 4]]),
+    "linalg_diag_part": lambda: tf.linalg.diag_part(X),
+    "linalg_set_diag": lambda: tf.linalg.set_diag(X, [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]),
+    "diag": lambda: v1.diag([1.0, 2.0]),
+    "diag_part": lambda: v1.diag_part(np.arange(16).reshape(4, 4)),
+}
+out = {}
+for name, fn in CASES.items():
+    value = fn()
+    out[name] = [value.numpy().tolist(), value.dtype.name]
+print(json.dumps(out))
