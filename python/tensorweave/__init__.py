@@ -101,3 +101,5 @@ from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_de
                                     matrix_triangular_solve, trace)
 from tensorweave.array_diag_ops import (diag, diag_part, lin_space, linspace, matrix_diag,  # noqa: E402,F401
                                         matrix_diag_part, matrix_set_diag, sequence_mask)
+from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_shape, ensure_shape,  # noqa: E402,F401
+                                     identity_n, shape_n)

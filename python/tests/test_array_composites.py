@@ -26,6 +26,10 @@ CASES = {
     "linalg_set_diag": lambda: tf.linalg.set_diag(X, [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]),
     "diag": lambda: tf.diag([1.0, 2.0]),
     "diag_part": lambda: tf.diag_part(np.arange(16).reshape(4, 4)),
+    "shape_n": lambda: tf.concat(tf.shape_n([X, np.ones(5), 2.0], out_type=tf.int64), 0),
+    "identity_n": lambda: tf.identity_n([X, [1, 2]])[1],
+    "ensure_shape": lambda: tf.ensure_shape(X, [2, None, 4]),
+    "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
 }
 
 
@@ -51,3 +55,25 @@ def test_sequence_mask_needs_a_scalar_maxlen():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="maxlen must be scalar"):
             tf.sequence_mask([1, 2], maxlen=[3, 4])
+
+
+def test_ensure_shape_fails_at_run_time_on_a_fed_shape():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        y = tf.ensure_shape(x, [2, None])
+        with tf.Session() as sess:
+            assert sess.run(y, {x: np.ones((2, 7), np.float32)}).shape == (2, 7)
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"is not compatible with expected shape"):
+                sess.run(y, {x: np.ones((3, 7), np.float32)})
+
+
+@pytest.mark.parametrize("a, b", [((2, 1, 3), (4, 1)), ((), (5,)), ((1,), (1, 0)), ((3,), (3,))])
+def test_broadcast_static_shape_is_numpys(a, b):
+    assert tf.broadcast_static_shape(tf.TensorShape(a), tf.TensorShape(b)).as_list() == list(np.broadcast_shapes(a, b))
+
+
+def test_broadcast_static_shape_unknown_and_incompatible_dims():
+    assert tf.broadcast_static_shape(tf.TensorShape([None, 1]), tf.TensorShape([3, 4])).as_list() == [3, 4]
+    assert tf.broadcast_static_shape(tf.TensorShape([None]), tf.TensorShape([1])).as_list() == [None]
+    with pytest.raises(ValueError, match="Incompatible shapes"):
+        tf.broadcast_static_shape(tf.TensorShape([2, 3]), tf.TensorShape([4]))

@@ -372,6 +372,11 @@ GRAD_SPECS = {
                            ("MatrixDiagPart", (2, 3, 5), 252))},
     "MatrixSetDiag": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3, 5)), smooth(rng, d, (2, 3))], {}, [0, 1])
                                                    for d in FLOATS], 253), 0),
+    # Pass-throughs (shape_n_grad.cc).
+    "IdentityN": (own_rng_and_dys(lambda rng: [([smooth(rng, F32, (2, 3)), smooth(rng, F64, (4,))], {}, [0, 1],
+                                                dys) for dys in ([True, True], [False, True])], 256), 0),
+    "EnsureShape": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3))], {"shape": [None, 3]}, [0])
+                                                 for d in FLOATS], 257), 0),
 }
 
 

@@ -681,6 +681,18 @@ SPECS = {
                                                                     (1.0, 1.0, 4))] +
                                      [([np.array(0.0, F32), np.array(1.0, F32), np.array(n, I32)], {REFUSED: True})
                                       for n in (0, -2)], 254), 1),
+    # Shape plumbing (array_shape_n_kernels.cc).
+    "ShapeN": (own_rng(lambda rng: [([values(rng, d, (2, 3)), values(rng, d, ()), values(rng, d, (0, 4, 1))],
+                                     {"out_type": t}) for d in NUMERIC + (BOOL,) for t in ("int32", "int64")], 255), 0),
+    "IdentityN": (own_rng(lambda rng: [([values(rng, F32, (2, 3)), values(rng, I64, ()), values(rng, BOOL, (4,))], {}),
+                                       ([values(rng, F64, (3,))], {})], 256), 0),
+    "EnsureShape": (own_rng(lambda rng: [([values(rng, d, (2, 3))], {"shape": s}) for d in NUMERIC + (BOOL,)
+                                         for s in ([2, 3], [None, 3], [None, None])] +
+                                        [([values(rng, F32, (2, 3))], {"shape": s, REFUSED: True})
+                                         for s in ([3, 2], [2, None, 1])], 257), 0),
+    "BroadcastArgs": (own_rng(lambda rng: [([np.array(a, t), np.array(b, t)], {}) for t in INTS
+                                           for a, b in (([2, 1, 3], [4, 1]), ([], [5]), ([1], [1, 0]), ([3], [3]))] +
+                                          [([np.array([2, 3], I32), np.array([4], I32)], {REFUSED: True})], 258), 0),
 }
 
 
@@ -709,7 +721,7 @@ def _differences(inputs, ours, theirs):
 
 
 # Ops with a list input: its name and how many single inputs there are beside it.
-LIST_INPUTS = {"AddN": ("inputs", 0), "Pack": ("values", 0), "ConcatV2": ("values", 1), "Concat": ("values", 1)}
+LIST_INPUTS = {"ShapeN": ("input", 0), "IdentityN": ("input", 0), "AddN": ("inputs", 0), "Pack": ("values", 0), "ConcatV2": ("values", 1), "Concat": ("values", 1)}
 # Ops whose inputs are two lists of one length (N indices, then N data).
 PAIRED_LISTS = {"DynamicStitch": ("indices", "data"), "ParallelDynamicStitch": ("indices", "data")}
 
@@ -738,7 +750,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 

@@ -10,6 +10,7 @@ void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
+void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -41,6 +42,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterReorderGradients(*r);
     RegisterLinalgDecompGradients(*r);
     RegisterDiagGradients(*r);
+    RegisterShapeNGradients(*r);
     return r;
   }();
   return *registry;

@@ -7,6 +7,7 @@ void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
+void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -39,6 +40,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayReorderOps(r);
   RegisterLinalgDecompOps(r);
   RegisterArrayDiagOps(r);
+  RegisterArrayShapeNOps(r);
 }
 
 }  // namespace tw

@@ -21,6 +21,10 @@ CASES = {
     "linalg_set_diag": lambda: tf.linalg.set_diag(X, [[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]),
     "diag": lambda: v1.diag([1.0, 2.0]),
     "diag_part": lambda: v1.diag_part(np.arange(16).reshape(4, 4)),
+    "shape_n": lambda: tf.concat(tf.shape_n([X, np.ones(5), 2.0], out_type=tf.int64), 0),
+    "identity_n": lambda: tf.identity_n([X, [1, 2]])[1],
+    "ensure_shape": lambda: tf.ensure_shape(X, [2, None, 4]),
+    "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
 }
 out = {}
 for name, fn in CASES.items():

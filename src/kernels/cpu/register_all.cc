@@ -9,6 +9,7 @@ void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
+void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -44,6 +45,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterArrayReorderKernels(r);
   RegisterLinalgDecompKernels(r);
   RegisterArrayDiagKernels(r);
+  RegisterArrayShapeNKernels(r);
 }
 
 }  // namespace tw
