@@ -103,3 +103,4 @@ from tensorweave.array_diag_ops import (diag, diag_part, lin_space, linspace, ma
                                         matrix_diag_part, matrix_set_diag, sequence_mask)
 from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_shape, ensure_shape,  # noqa: E402,F401
                                      identity_n, shape_n)
+from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # noqa: E402,F401

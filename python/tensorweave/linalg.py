@@ -15,3 +15,4 @@ from tensorweave.array_diag_ops import diag_part as tensor_diag_part  # noqa: F4
 from tensorweave.array_diag_ops import matrix_diag as diag  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_diag_part as diag_part  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_set_diag as set_diag  # noqa: F401,E402
+from tensorweave.array_composites import norm, tensordot  # noqa: F401,E402

@@ -25,6 +25,16 @@ CASES = {
     "identity_n": lambda: tf.identity_n([X, [1, 2]])[1],
     "ensure_shape": lambda: tf.ensure_shape(X, [2, None, 4]),
     "broadcast_dynamic_shape": lambda: tf.broadcast_dynamic_shape([2, 1, 3], [4, 1]),
+    "meshgrid_xy": lambda: tf.stack(tf.meshgrid([1, 2, 3], [10, 20])),
+    "meshgrid_ij_3d": lambda: tf.stack(tf.meshgrid([1.0, 2.0], [3.0, 4.0, 5.0], [6.0], indexing="ij")),
+    "tensordot_int": lambda: tf.tensordot(X, np.arange(12.0).reshape(3, 4), 2),
+    "tensordot_pairs": lambda: tf.tensordot(X, np.arange(6.0).reshape(2, 3), [[0, 1], [0, 1]]),
+    "tensordot_outer": lambda: tf.tensordot(np.arange(3.0), np.arange(2.0), 0),
+    "where_v2": lambda: tf.where([[True], [False]], X[0, :2, :], -1.0),
+    "norm_euclidean": lambda: tf.norm(X - 11.5),
+    "norm_axis_keepdims": lambda: tf.norm(X - 11.5, ord=1, axis=-1, keepdims=True),
+    "norm_inf": lambda: tf.norm(X - 11.5, ord=np.inf, axis=1),
+    "norm_fro": lambda: tf.norm(X, ord="fro", axis=[-2, -1]),
 }
 out = {}
 for name, fn in CASES.items():
