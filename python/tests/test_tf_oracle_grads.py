@@ -377,6 +377,13 @@ GRAD_SPECS = {
                                                 dys) for dys in ([True, True], [False, True])], 256), 0),
     "EnsureShape": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3))], {"shape": [None, 3]}, [0])
                                                  for d in FLOATS], 257), 0),
+    # Mirror padding (mirror_pad_grad.cc): each op's gradient is the other.
+    "MirrorPad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4)), np.array(p, I32)], {"mode": m}, [0])
+                                               for d in FLOATS for m, p in (("REFLECT", [[2, 1], [0, 3]]),
+                                                                            ("SYMMETRIC", [[3, 0], [4, 4]]))], 259), 8),
+    "MirrorPadGrad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (6, 8)), np.array([[2, 1], [0, 3]], I32)],
+                                                    {"mode": m}, [0]) for d in FLOATS
+                                                   for m in ("REFLECT", "SYMMETRIC")], 260), 0),
 }
 
 

@@ -85,7 +85,9 @@ def _denormal_positions(inputs, shape):
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
                 "DepthwiseConv2dNativeBackpropFilter",
                 "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "MatrixInverse", "MatrixSolve",
-                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant", "Sum", "Mean", "Prod", "AddN",
+                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant",
+                # Sums of up to four reflected elements, folded in another order than TensorFlow's.
+                "MirrorPadGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
@@ -693,6 +695,21 @@ SPECS = {
     "BroadcastArgs": (own_rng(lambda rng: [([np.array(a, t), np.array(b, t)], {}) for t in INTS
                                            for a, b in (([2, 1, 3], [4, 1]), ([], [5]), ([1], [1, 0]), ([3], [3]))] +
                                           [([np.array([2, 3], I32), np.array([4], I32)], {REFUSED: True})], 258), 0),
+    # Mirror padding (mirror_pad_kernels.cc): both modes up to their limits; paddings past them refused.
+    "MirrorPad": (own_rng(lambda rng: [([values(rng, d, (3, 4)), np.array(p, t)], {"mode": m})
+                                       for d in NUMERIC + (BOOL,) for t in INTS for m, p in (
+                                           ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [4, 4]]),
+                                           ("REFLECT", [[0, 0], [0, 0]]))] +
+                                      [([values(rng, F64, (2, 1, 3)), np.array([[1, 2], [1, 0], [2, 2]], I32)],
+                                        {"mode": "SYMMETRIC"})] +
+                                      [([values(rng, F32, (3, 4)), np.array(p, I32)], {"mode": m, REFUSED: True})
+                                       for m, p in (("REFLECT", [[3, 0], [0, 0]]), ("SYMMETRIC", [[0, 0], [5, 0]]),
+                                                    ("REFLECT", [[-1, 0], [0, 0]]))], 259), 0),
+    "MirrorPadGrad": (own_rng(lambda rng: [([values(rng, d, (6, 8), "small"), np.array(p, t)], {"mode": m})
+                                           for d in NUMERIC for t in INTS for m, p in (
+                                               ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [2, 2]]))] +
+                                          [([values(rng, F32, (3, 4)), np.array([[2, 2], [0, 0]], I32)],
+                                            {"mode": "REFLECT", REFUSED: True})], 260), 2),
 }
 
 

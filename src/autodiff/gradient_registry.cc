@@ -11,6 +11,7 @@ void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
+void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -43,6 +44,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterLinalgDecompGradients(*r);
     RegisterDiagGradients(*r);
     RegisterShapeNGradients(*r);
+    RegisterMirrorPadGradients(*r);
     return r;
   }();
   return *registry;

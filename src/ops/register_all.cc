@@ -8,6 +8,7 @@ void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
+void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -41,6 +42,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterLinalgDecompOps(r);
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
+  RegisterArrayMirrorPadOps(r);
 }
 
 }  // namespace tw

@@ -35,6 +35,8 @@ CASES = {
     "norm_axis_keepdims": lambda: tf.norm(X - 11.5, ord=1, axis=-1, keepdims=True),
     "norm_inf": lambda: tf.norm(X - 11.5, ord=np.inf, axis=1),
     "norm_fro": lambda: tf.norm(X, ord="fro", axis=[-2, -1]),
+    "pad_reflect": lambda: tf.pad(X, [[0, 1], [2, 1], [0, 0]], "REFLECT"),
+    "pad_symmetric": lambda: tf.pad(X, [[2, 0], [0, 3], [1, 4]], mode="symmetric"),
 }
 out = {}
 for name, fn in CASES.items():

@@ -10,6 +10,7 @@ void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.c
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
+void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -46,6 +47,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterLinalgDecompKernels(r);
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
+  RegisterMirrorPadKernels(r);
 }
 
 }  // namespace tw
