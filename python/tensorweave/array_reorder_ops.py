@@ -28,3 +28,15 @@ def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     num_upper above it; negative: all) set to 0."""
     return _op_output("MatrixBandPart", [convert_to_tensor(input), _int_tensor(num_lower, "num_lower"),
                                          _int_tensor(num_upper, "num_upper")], name=name or "MatrixBandPart")
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """[B, H, W, C] -> [B, H/bs, W/bs, C*bs*bs]: each bs x bs block of pixels into the channels."""
+    return _op_output("SpaceToDepth", [convert_to_tensor(input)],
+                      {"block_size": int(block_size), "data_format": data_format}, name=name or "SpaceToDepth")
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """[B, H, W, C] -> [B, H*bs, W*bs, C/(bs*bs)]: the inverse of space_to_depth."""
+    return _op_output("DepthToSpace", [convert_to_tensor(input)],
+                      {"block_size": int(block_size), "data_format": data_format}, name=name or "DepthToSpace")

@@ -43,6 +43,8 @@ CASES = {
     "norm_fro": lambda: tf.norm(X, ord="fro", axis=[-2, -1]),
     "pad_reflect": lambda: tf.pad(X, [[0, 1], [2, 1], [0, 0]], "REFLECT"),
     "pad_symmetric": lambda: tf.pad(X, [[2, 0], [0, 3], [1, 4]], mode="symmetric"),
+    "space_to_depth": lambda: tf.space_to_depth(np.arange(48.0).reshape(1, 4, 4, 3), 2),
+    "depth_to_space": lambda: tf.depth_to_space(np.arange(48.0).reshape(1, 2, 2, 12), 2),
 }
 
 

@@ -384,6 +384,10 @@ GRAD_SPECS = {
     "MirrorPadGrad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (6, 8)), np.array([[2, 1], [0, 3]], I32)],
                                                     {"mode": m}, [0]) for d in FLOATS
                                                    for m in ("REFLECT", "SYMMETRIC")], 260), 0),
+    "SpaceToDepth": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 4, 6, 3))], {"block_size": 2}, [0])
+                                                  for d in FLOATS], 261), 0),
+    "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])
+                                                  for d in FLOATS], 262), 0),
 }
 
 

@@ -710,6 +710,15 @@ SPECS = {
                                                ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [2, 2]]))] +
                                           [([values(rng, F32, (3, 4)), np.array([[2, 2], [0, 0]], I32)],
                                             {"mode": "REFLECT", REFUSED: True})], 260), 2),
+    # Blocks of pixels to channels and back (space_depth_kernels.cc); shapes not divisible refused.
+    "SpaceToDepth": (own_rng(lambda rng: [([values(rng, d, s)], {"block_size": bs}) for d in NUMERIC + (BOOL,)
+                                          for s, bs in (((2, 4, 6, 3), 2), ((1, 3, 3, 2), 3), ((0, 2, 2, 1), 2))] +
+                                         [([values(rng, F32, s)], {"block_size": 2, REFUSED: True})
+                                          for s in ((1, 3, 4, 1), (4, 4, 1))], 261), 0),
+    "DepthToSpace": (own_rng(lambda rng: [([values(rng, d, s)], {"block_size": bs}) for d in NUMERIC + (BOOL,)
+                                          for s, bs in (((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 2, 2, 4), 2))] +
+                                         [([values(rng, F32, (1, 2, 2, 6))], {"block_size": 2, REFUSED: True})],
+                                         262), 0),
 }
 
 

@@ -12,6 +12,7 @@ void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
+void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -45,6 +46,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterDiagGradients(*r);
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);
+    RegisterSpaceDepthGradients(*r);
     return r;
   }();
   return *registry;

@@ -9,6 +9,7 @@ void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
+void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -43,6 +44,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);
+  RegisterArraySpaceDepthOps(r);
 }
 
 }  // namespace tw

@@ -11,6 +11,7 @@ void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.c
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
+void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -48,6 +49,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
+  RegisterSpaceDepthKernels(r);
 }
 
 }  // namespace tw
