@@ -58,6 +58,8 @@ EXCLUDED = {
     "Print": "writes to stderr: its lines and values are compared with TensorFlow's in test_check_ops.py",
     "Assert": "no output: its failures (message text, summarized data) are compared with TensorFlow's in "
               "test_check_ops.py",
+    "RandomShuffle": "random: TensorFlow's generator is not ours (permutation, seeds, uniformity and shapes are "
+                     "tested in test_random_shuffle.py)",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
            "random edge values would only compare NaN statistics)"

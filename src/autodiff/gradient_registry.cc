@@ -13,6 +13,7 @@ void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
+void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -47,6 +48,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);
     RegisterSpaceDepthGradients(*r);
+    RegisterRandomShuffleGradients(*r);
     return r;
   }();
   return *registry;

@@ -10,6 +10,7 @@ void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
+void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -45,6 +46,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);
   RegisterArraySpaceDepthOps(r);
+  RegisterRandomShuffleOps(r);
 }
 
 }  // namespace tw

@@ -12,6 +12,7 @@ void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
+void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -50,6 +51,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
   RegisterSpaceDepthKernels(r);
+  RegisterRandomShuffleKernels(r);
 }
 
 }  // namespace tw

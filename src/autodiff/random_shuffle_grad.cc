@@ -1,0 +1,8 @@
+// RandomShuffle is not differentiable, as in TensorFlow.
+#include "autodiff/grad_util.h"
+
+namespace tw {
+
+void RegisterRandomShuffleGradients(GradientRegistry& r) { r.RegisterNoGradient("RandomShuffle"); }
+
+}  // namespace tw
