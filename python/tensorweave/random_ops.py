@@ -49,3 +49,12 @@ def random_shuffle(value, seed=None, name=None):
     seed1, seed2 = graph._next_seeds(seed)
     return _op_output("RandomShuffle", [convert_to_tensor(value)], {"seed": seed1, "seed2": seed2},
                       name or "RandomShuffle", graph=graph)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """num_samples class indices per row of logits [batch, classes] (unnormalized log-probabilities)."""
+    graph = get_default_graph()
+    seed1, seed2 = graph._next_seeds(seed)
+    attrs = {"seed": seed1, "seed2": seed2, "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
+    return _op_output("Multinomial", [convert_to_tensor(logits), convert_to_tensor(num_samples, dtype=dtypes.int32)],
+                      attrs, name or "Multinomial", graph=graph)

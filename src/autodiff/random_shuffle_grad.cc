@@ -1,8 +1,11 @@
-// RandomShuffle is not differentiable, as in TensorFlow.
+// RandomShuffle and Multinomial are not differentiable, as in TensorFlow.
 #include "autodiff/grad_util.h"
 
 namespace tw {
 
-void RegisterRandomShuffleGradients(GradientRegistry& r) { r.RegisterNoGradient("RandomShuffle"); }
+void RegisterRandomShuffleGradients(GradientRegistry& r) {
+  r.RegisterNoGradient("RandomShuffle");
+  r.RegisterNoGradient("Multinomial");
+}
 
 }  // namespace tw

@@ -11,6 +11,7 @@ void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
+void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -47,6 +48,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayMirrorPadOps(r);
   RegisterArraySpaceDepthOps(r);
   RegisterRandomShuffleOps(r);
+  RegisterRandomMultinomialOps(r);
 }
 
 }  // namespace tw

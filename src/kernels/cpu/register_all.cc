@@ -13,6 +13,7 @@ void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.c
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
+void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -52,6 +53,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterMirrorPadKernels(r);
   RegisterSpaceDepthKernels(r);
   RegisterRandomShuffleKernels(r);
+  RegisterMultinomialKernels(r);
 }
 
 }  // namespace tw
