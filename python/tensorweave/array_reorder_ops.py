@@ -40,3 +40,14 @@ def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A
     """[B, H, W, C] -> [B, H*bs, W*bs, C/(bs*bs)]: the inverse of space_to_depth."""
     return _op_output("DepthToSpace", [convert_to_tensor(input)],
                       {"block_size": int(block_size), "data_format": data_format}, name=name or "DepthToSpace")
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """Along seq_axis, the first seq_lengths[b] elements of batch entry b (along batch_axis) reversed."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = (batch_dim if batch_axis is None else batch_axis) or 0
+    if seq_axis is None:
+        raise ValueError("reverse_sequence needs seq_axis (or seq_dim)")
+    return _op_output("ReverseSequence", [convert_to_tensor(input), convert_to_tensor(seq_lengths)],
+                      {"seq_dim": int(seq_axis), "batch_dim": int(batch_axis)}, name=name or "ReverseSequence")

@@ -388,6 +388,8 @@ GRAD_SPECS = {
                                                   for d in FLOATS], 261), 0),
     "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])
                                                   for d in FLOATS], 262), 0),
+    "ReverseSequence": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4, 2)), np.array([4, 0, 2], I64)],
+                                                      {"seq_dim": 1, "batch_dim": 0}, [0]) for d in FLOATS], 263), 0),
 }
 
 

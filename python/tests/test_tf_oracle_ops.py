@@ -723,6 +723,12 @@ SPECS = {
                                           for s, bs in (((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 2, 2, 4), 2))] +
                                          [([values(rng, F32, (1, 2, 2, 6))], {"block_size": 2, REFUSED: True})],
                                          262), 0),
+    "ReverseSequence": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(n, t)], {"seq_dim": s, "batch_dim": b})
+                                             for d in NUMERIC + (BOOL,) for t in INTS
+                                             for s, b, n in ((1, 0, [4, 0, 2]), (0, 2, [3, 1]), (2, 1, [2, 1, 0, 2]))] +
+                                            [([values(rng, F32, (3, 4)), np.array(n, I64)],
+                                              {"seq_dim": 1, "batch_dim": b, REFUSED: True})
+                                             for n, b in (([5, 0, 1], 0), ([1, 1], 0), ([1, 1, 1, 1], 1))], 263), 0),
 }
 
 

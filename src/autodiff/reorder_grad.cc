@@ -18,6 +18,14 @@ void RegisterReorderGradients(GradientRegistry& r) {
         grad::Op("MatrixBandPart", {ctx.grad_outputs[0], ctx.input(1), ctx.input(2)}), Output(), Output()};
   });
   r.RegisterNoGradient("InvertPermutation");
+  r.Register("ReverseSequence", [](const GradContext& ctx) {
+    AttrMap attrs;
+    for (const char* name : {"seq_dim", "batch_dim"}) {
+      auto v = GetIntAttr(ctx.attrs(), name);
+      attrs[name] = MakeAttr(static_cast<int64_t>(v.ok() ? *v : 0));
+    }
+    return std::vector<Output>{grad::Op("ReverseSequence", {ctx.grad_outputs[0], ctx.input(1)}, attrs), Output()};
+  });
 }
 
 }  // namespace tw

@@ -12,6 +12,7 @@ void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
+void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -49,6 +50,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArraySpaceDepthOps(r);
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
+  RegisterArrayReverseSequenceOps(r);
 }
 
 }  // namespace tw

@@ -14,6 +14,7 @@ void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
+void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -54,6 +55,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSpaceDepthKernels(r);
   RegisterRandomShuffleKernels(r);
   RegisterMultinomialKernels(r);
+  RegisterReverseSequenceKernels(r);
 }
 
 }  // namespace tw
