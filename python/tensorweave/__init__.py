@@ -108,3 +108,4 @@ from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa
 from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
 from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
+from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401

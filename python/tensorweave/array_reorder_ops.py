@@ -51,3 +51,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         raise ValueError("reverse_sequence needs seq_axis (or seq_dim)")
     return _op_output("ReverseSequence", [convert_to_tensor(input), convert_to_tensor(seq_lengths)],
                       {"seq_dim": int(seq_axis), "batch_dim": int(batch_axis)}, name=name or "ReverseSequence")
+
+
+def unravel_index(indices, dims, name=None):
+    """Flat indices into shape `dims` as row-major coordinates ([len(dims)] or [len(dims), n])."""
+    indices = convert_to_tensor(indices)
+    return _op_output("UnravelIndex", [indices, convert_to_tensor(dims, dtype=indices.dtype)],
+                      name=name or "UnravelIndex")

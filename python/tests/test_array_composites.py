@@ -44,6 +44,7 @@ CASES = {
     "pad_reflect": lambda: tf.pad(X, [[0, 1], [2, 1], [0, 0]], "REFLECT"),
     "pad_symmetric": lambda: tf.pad(X, [[2, 0], [0, 3], [1, 4]], mode="symmetric"),
     "space_to_depth": lambda: tf.space_to_depth(np.arange(48.0).reshape(1, 4, 4, 3), 2),
+    "unravel_index": lambda: tf.unravel_index([22, 41, 37], (7, 6)),
     "reverse_sequence": lambda: tf.reverse_sequence(X, [3, 1], seq_axis=2, batch_axis=0),
     "reverse_sequence_dims": lambda: tf.reverse_sequence(X, [2, 0, 3, 1], seq_dim=1, batch_dim=2),
     "depth_to_space": lambda: tf.depth_to_space(np.arange(48.0).reshape(1, 2, 2, 12), 2),

@@ -729,6 +729,10 @@ SPECS = {
                                             [([values(rng, F32, (3, 4)), np.array(n, I64)],
                                               {"seq_dim": 1, "batch_dim": b, REFUSED: True})
                                              for n, b in (([5, 0, 1], 0), ([1, 1], 0), ([1, 1, 1, 1], 1))], 263), 0),
+    "UnravelIndex": (own_rng(lambda rng: [([np.array(i, t), np.array(d, t)], {}) for t in INTS
+                                          for i, d in ((1621, [6, 7, 8, 9]), ([0, 5, 11], [3, 4]), (3, [4]))] +
+                                         [([np.array(i, I32), np.array(d, I32)], {REFUSED: True})
+                                          for i, d in ((12, [3, 4]), (0, [[3, 4]]))], 264), 0),
 }
 
 

@@ -18,6 +18,7 @@ void RegisterReorderGradients(GradientRegistry& r) {
         grad::Op("MatrixBandPart", {ctx.grad_outputs[0], ctx.input(1), ctx.input(2)}), Output(), Output()};
   });
   r.RegisterNoGradient("InvertPermutation");
+  r.RegisterNoGradient("UnravelIndex");
   r.Register("ReverseSequence", [](const GradContext& ctx) {
     AttrMap attrs;
     for (const char* name : {"seq_dim", "batch_dim"}) {

@@ -13,6 +13,7 @@ void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
+void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -51,6 +52,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
   RegisterArrayReverseSequenceOps(r);
+  RegisterArrayUnravelIndexOps(r);
 }
 
 }  // namespace tw

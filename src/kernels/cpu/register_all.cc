@@ -15,6 +15,7 @@ void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
+void RegisterUnravelIndexKernels(KernelRegistry& r);     // unravel_index_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -56,6 +57,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterRandomShuffleKernels(r);
   RegisterMultinomialKernels(r);
   RegisterReverseSequenceKernels(r);
+  RegisterUnravelIndexKernels(r);
 }
 
 }  // namespace tw
