@@ -93,3 +93,19 @@ from tensorweave.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa
 from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
                                        unsorted_segment_min)
 from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
+from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part, reverse, reverse_v2,  # noqa: E402,F401
+                                           roll)
+from tensorweave import linalg  # noqa: E402,F401 - tf.linalg
+from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_determinant,  # noqa: E402,F401
+                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_transpose,
+                                    matrix_triangular_solve, trace)
+from tensorweave.array_diag_ops import (diag, diag_part, lin_space, linspace, matrix_diag,  # noqa: E402,F401
+                                        matrix_diag_part, matrix_set_diag, sequence_mask)
+from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_shape, ensure_shape,  # noqa: E402,F401
+                                     identity_n, shape_n)
+from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # noqa: E402,F401
+from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa: E402,F401
+from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
+from tensorweave.random_ops import multinomial  # noqa: E402,F401
+from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
+from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401

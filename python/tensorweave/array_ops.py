@@ -217,8 +217,12 @@ def tile(input, multiples, name="Tile"):  # noqa: A002
 
 
 def pad(tensor, paddings, mode="CONSTANT", name="Pad"):
-    if mode.upper() != "CONSTANT":
-        raise ValueError("pad: only mode CONSTANT is supported")
+    mode = mode.upper()
+    if mode in ("REFLECT", "SYMMETRIC"):  # the edge not repeated / repeated (MirrorPad)
+        return _op_output("MirrorPad", [convert_to_tensor(tensor), _int_tensor(paddings, "paddings")],
+                          {"mode": mode}, name=name if name != "Pad" else "MirrorPad")
+    if mode != "CONSTANT":
+        raise ValueError(f"Unknown padding mode: {mode}")
     return _op_output("Pad", [convert_to_tensor(tensor), _int_tensor(paddings, "paddings")], name=name)
 
 

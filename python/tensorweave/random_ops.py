@@ -1,7 +1,7 @@
 """Random tensors (tf.random_uniform, tf.random_normal, tf.truncated_normal). Seeds follow
 TensorFlow: an op seed and the graph seed (tf.set_random_seed) give the (seed, seed2) pair."""
 from tensorweave import array_ops, dtypes, math_ops
-from tensorweave.framework import _op_output, get_default_graph, name_scope
+from tensorweave.framework import _op_output, convert_to_tensor, get_default_graph, name_scope
 
 
 def _random(op_type, shape, dtype, seed, extra_inputs=(), name=None):
@@ -41,3 +41,20 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name="truncated_normal"):
     return _scaled_normal("TruncatedNormal", shape, mean, stddev, dtype, seed, name)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """The rows (first dim) of value in a random order; seeds as the other random ops."""
+    graph = get_default_graph()
+    seed1, seed2 = graph._next_seeds(seed)
+    return _op_output("RandomShuffle", [convert_to_tensor(value)], {"seed": seed1, "seed2": seed2},
+                      name or "RandomShuffle", graph=graph)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """num_samples class indices per row of logits [batch, classes] (unnormalized log-probabilities)."""
+    graph = get_default_graph()
+    seed1, seed2 = graph._next_seeds(seed)
+    attrs = {"seed": seed1, "seed2": seed2, "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
+    return _op_output("Multinomial", [convert_to_tensor(logits), convert_to_tensor(num_samples, dtype=dtypes.int32)],
+                      attrs, name or "Multinomial", graph=graph)

@@ -14,8 +14,8 @@ import subprocess
 import numpy as np
 
 import tensorweave as tf
-from test_tf_oracle_ops import (BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, our_attrs, own_rng, run_ours,
-                                values)
+from test_tf_oracle_ops import (BOOL, F32, F64, FLOATS, I32, I64, SPECS, list_sizes, our_attrs, own_rng,
+                                positive_definite, run_ours, values, well_conditioned)
 from tf_peer import BUILD_DIR, require_tensorflow, run_tf_cases
 
 GRAD_EXCLUDED = {
@@ -89,6 +89,14 @@ def own_rng(make, seed=2525):
     def cases(_):
         return make(np.random.default_rng(seed))
     cases.dy_rng = np.random.default_rng(seed + 1)
+    return cases
+
+
+def own_rng_and_dys(make, seed):
+    """As own_rng, and the test draws these cases' dys from a generator of their own too (own_seed), so that
+    the shared one's dys for later ops stay as they were."""
+    cases = own_rng(make, seed)
+    cases.own_seed = seed
     return cases
 
 
@@ -335,6 +343,53 @@ GRAD_SPECS = {
                                    [1]) for d in FLOATS]), 16),
     "Polygamma": (own_rng(lambda rng: [([np.array([[0], [1], [2]], d), smooth(rng, d, (4,), "positive")], {}, [1])
                                        for d in FLOATS]), 16),
+    # Element movers (reorder_grad.cc): the gradient moved back.
+    "ReverseV2": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3, 4)), np.array(a, I32)], {}, [0]) for d in FLOATS
+                                       for a in ([0], [1, -1])], 240), 0),
+    "Roll": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4)), np.array(s, I32), np.array(a, I32)], {}, [0])
+                                  for d in FLOATS for s, a in ((1, 0), ([2, -5], [1, 0]))], 241), 0),
+    "MatrixBandPart": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3, 4)), np.array(lo, I64), np.array(up, I64)], {},
+                                             [0]) for d in FLOATS for lo, up in ((1, 0), (-1, 2))], 243), 0),
+    # Matrix functions (linalg_decomp_grad.cc) on well-conditioned batches.
+    "MatrixInverse": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, s)], {"adjoint": adj}, [0]) for d in FLOATS
+                                           for s in ((3, 3), (2, 4, 4)) for adj in (False, True)], 244), 64),
+    "MatrixDeterminant": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, s)], {}, [0]) for d in FLOATS
+                                               for s in ((3, 3), (2, 4, 4))], 245), 64),
+    "LogMatrixDeterminant": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, s)], {}, [0], [False, True])
+                                                  for d in FLOATS for s in ((3, 3), (2, 4, 4))], 245), 64),
+    "Cholesky": (own_rng_and_dys(lambda rng: [([positive_definite(rng, d, s)], {}, [0]) for d in FLOATS
+                                      for s in ((3, 3), (2, 4, 4))], 246), 64),
+    "MatrixSolve": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, a), smooth(rng, d, b)], {"adjoint": adj}, [0, 1])
+                                         for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
+                                         for adj in (False, True)], 247), 64),
+    "MatrixTriangularSolve": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, a), smooth(rng, d, b)],
+                                                    {"lower": lo, "adjoint": adj}, [0, 1])
+                                                   for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
+                                                   for lo in (False, True) for adj in (False, True)], 248), 64),
+    # Diagonals (diag_grad.cc).
+    **{op: (own_rng_and_dys(lambda rng, s=s: [([smooth(rng, d, s)], {}, [0]) for d in FLOATS], seed), 0)
+       for op, s, seed in (("Diag", (2, 3), 249), ("DiagPart", (2, 3, 2, 3), 250), ("MatrixDiag", (2, 4), 251),
+                           ("MatrixDiagPart", (2, 3, 5), 252))},
+    "MatrixSetDiag": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3, 5)), smooth(rng, d, (2, 3))], {}, [0, 1])
+                                                   for d in FLOATS], 253), 0),
+    # Pass-throughs (shape_n_grad.cc).
+    "IdentityN": (own_rng_and_dys(lambda rng: [([smooth(rng, F32, (2, 3)), smooth(rng, F64, (4,))], {}, [0, 1],
+                                                dys) for dys in ([True, True], [False, True])], 256), 0),
+    "EnsureShape": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 3))], {"shape": [None, 3]}, [0])
+                                                 for d in FLOATS], 257), 0),
+    # Mirror padding (mirror_pad_grad.cc): each op's gradient is the other.
+    "MirrorPad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4)), np.array(p, I32)], {"mode": m}, [0])
+                                               for d in FLOATS for m, p in (("REFLECT", [[2, 1], [0, 3]]),
+                                                                            ("SYMMETRIC", [[3, 0], [4, 4]]))], 259), 8),
+    "MirrorPadGrad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (6, 8)), np.array([[2, 1], [0, 3]], I32)],
+                                                    {"mode": m}, [0]) for d in FLOATS
+                                                   for m in ("REFLECT", "SYMMETRIC")], 260), 0),
+    "SpaceToDepth": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 4, 6, 3))], {"block_size": 2}, [0])
+                                                  for d in FLOATS], 261), 0),
+    "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])
+                                                  for d in FLOATS], 262), 0),
+    "ReverseSequence": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4, 2)), np.array([4, 0, 2], I64)],
+                                                      {"seq_dim": 1, "batch_dim": 0}, [0]) for d in FLOATS], 263), 0),
 }
 
 

@@ -60,6 +60,10 @@ EXCLUDED = {
     "Print": "writes to stderr: its lines and values are compared with TensorFlow's in test_check_ops.py",
     "Assert": "no output: its failures (message text, summarized data) are compared with TensorFlow's in "
               "test_check_ops.py",
+    "RandomShuffle": "random: TensorFlow's generator is not ours (permutation, seeds, uniformity and shapes are "
+                     "tested in test_random_shuffle.py)",
+    "Multinomial": "random: TensorFlow's generator is not ours (frequencies by chi-square, seeds, shapes and "
+                   "TensorFlow's error texts are tested in test_multinomial.py)",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
            "random edge values would only compare NaN statistics)"
@@ -86,7 +90,10 @@ def _denormal_positions(inputs, shape):
 # result's magnitude (a result near 0 from cancelling terms has no relative precision).
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
                 "DepthwiseConv2dNativeBackpropFilter",
-                "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "Sum", "Mean", "Prod", "AddN",
+                "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "MatrixInverse", "MatrixSolve",
+                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant",
+                # Sums of up to four reflected elements, folded in another order than TensorFlow's.
+                "MirrorPadGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
 
 
@@ -612,7 +619,134 @@ SPECS = {
     "Polygamma": (own_rng(lambda rng: [([np.array(n, d), values(rng, d, (3, 4), "positive")], {}) for d in FLOATS
                                        for n in (0, 1, 2, 3)] +
                           [([np.array([[-1], [0.5], [1]], d), values(rng, d, (4,))], {}) for d in FLOATS]), 16),
+    # Element movers (array_reorder_kernels.cc): every dtype, negative and summed axes, empty tensors; bad axes,
+    # permutations and band widths refused by both.
+    "ReverseV2": (own_rng(lambda rng: [([values(rng, d, (2, 3, 4)), np.array(a, t)], {}) for d in NUMERIC + (BOOL,)
+                                       for t in INTS for a in ([0], [1, 2], [-1], [])] +
+                                      [([values(rng, F32, (0, 3)), np.array([1], I32)], {})] +
+                                      [([values(rng, F32, (2, 3)), np.array(a, I32)], {REFUSED: True})
+                                       for a in ([2], [0, 0], [-3])], 240), 0),
+    "Roll": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(s, t), np.array(a, u)], {})
+                                  for d in NUMERIC + (BOOL,) for t, u in ((I32, I32), (I64, I32))
+                                  for s, a in ((2, 0), ([1, -2], [0, 1]), ([3, 1], [1, 1]), ([-7], [-1]), (9, 2))] +
+                                 [([values(rng, F64, (0, 3)), np.array(1, I32), np.array(1, I32)], {})] +
+                                 [([values(rng, F32, (2, 3)), np.array(s, I32), np.array(a, I32)], {REFUSED: True})
+                                  for s, a in (([1, 2], [0]), ([1], [2]))], 241), 0),
+    "InvertPermutation": (own_rng(lambda rng: [([np.array(p, t)], {}) for t in INTS
+                                               for p in ([3, 0, 2, 1], [], list(rng.permutation(9)))] +
+                                              [([np.array(p, I32)], {REFUSED: True})
+                                               for p in ([0, 0], [1, 2], [[0]], [-1, 0])], 242), 0),
+    "MatrixBandPart": (own_rng(lambda rng: [([values(rng, d, (2, 3, 4)), np.array(lo, t), np.array(up, t)], {})
+                                            for d in NUMERIC + (BOOL,) for t in INTS
+                                            for lo, up in ((0, 0), (-1, 0), (1, -1), (2, 3), (-1, -1))] +
+                                           [([values(rng, F32, (3, 0)), np.array(1, I64), np.array(0, I64)], {})] +
+                                           [([values(rng, F32, (3, 4)), np.array(lo, I64), np.array(up, I64)],
+                                             {REFUSED: True}) for lo, up in ((4, 0), (0, 5), ([1], 0))] +
+                                           [([values(rng, F32, (4,)), np.array(0, I64), np.array(0, I64)],
+                                             {REFUSED: True})], 243), 0),
+    # Matrix functions (linalg_decomp_kernels.cc) on well-conditioned batches, both float dtypes; singular and
+    # non-square matrices refused by both. Compared within 64 ulps of the largest result (LU/LLT sums).
+    "MatrixInverse": (own_rng(lambda rng: [([well_conditioned(rng, d, s)], {"adjoint": adj}) for d in FLOATS
+                                           for s in ((3, 3), (2, 4, 4), (0, 0), (2, 0, 0)) for adj in (False, True)] +
+                                          [([np.zeros((2, 2), F64)], {REFUSED: True}),
+                                           ([np.ones((2, 3), F32)], {REFUSED: True})], 244), 64),
+    **{op: (own_rng(lambda rng: [([well_conditioned(rng, d, s)], {}) for d in FLOATS
+                                 for s in ((3, 3), (2, 4, 4), (0, 0), (2, 0, 0))] +
+                                [([np.array([[1.0, 2.0], [2.0, 4.0]], F64)], {}),
+                                 ([np.ones((2, 3), F32)], {REFUSED: True})], 245), 64)
+       for op in ("MatrixDeterminant", "LogMatrixDeterminant")},
+    "Cholesky": (own_rng(lambda rng: [([positive_definite(rng, d, s)], {}) for d in FLOATS
+                                      for s in ((3, 3), (2, 4, 4), (0, 0))] +
+                                     [([np.ones((2, 3), F32)], {REFUSED: True})], 246), 64),
+    "MatrixSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")], {"adjoint": adj})
+                                         for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)),
+                                                                      ((0, 0), (0, 2)))
+                                         for adj in (False, True)] +
+                                        [([np.zeros((2, 2), F64), np.ones((2, 1), F64)], {REFUSED: True}),
+                                         ([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 247), 64),
+    "MatrixTriangularSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")],
+                                                    {"lower": lo, "adjoint": adj})
+                                                   for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
+                                                   for lo in (False, True) for adj in (False, True)] +
+                                                  [([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 248), 64),
+    # Diagonals (array_diag_kernels.cc): every dtype, non-square and empty matrices; bad ranks and shapes refused.
+    "Diag": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC for s in ((3,), (2, 2), (0,))] +
+                                 [([np.array(1.0, F32)], {REFUSED: True})], 249), 0),
+    "DiagPart": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC for s in ((3, 3), (2, 3, 2, 3))] +
+                                     [([values(rng, F32, s)], {REFUSED: True}) for s in ((3,), (2, 3), ())], 250), 0),
+    "MatrixDiag": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC + (BOOL,)
+                                        for s in ((3,), (2, 4), (2, 0))] +
+                                       [([np.array(1.0, F32)], {REFUSED: True})], 251), 0),
+    "MatrixDiagPart": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC + (BOOL,)
+                                            for s in ((3, 3), (2, 3, 5), (4, 2), (2, 0, 3))] +
+                                           [([values(rng, F32, (3,))], {REFUSED: True})], 252), 0),
+    "MatrixSetDiag": (own_rng(lambda rng: [([values(rng, d, s), values(rng, d, k)], {}) for d in NUMERIC + (BOOL,)
+                                           for s, k in (((3, 3), (3,)), ((2, 3, 5), (2, 3)), ((4, 2), (2,)))] +
+                                          [([values(rng, F32, s), values(rng, F32, k)], {REFUSED: True})
+                                           for s, k in (((3, 3), (2,)), ((2, 3, 3), (3, 3)))], 253), 0),
+    "LinSpace": (own_rng(lambda rng: [([np.array(a, d), np.array(b, d), np.array(n, t)], {}) for d in FLOATS
+                                      for t in INTS for a, b, n in ((0.1, 1.0, 7), (-3.0, 5.5, 1), (2.0, -1.0, 30),
+                                                                    (1.0, 1.0, 4))] +
+                                     [([np.array(0.0, F32), np.array(1.0, F32), np.array(n, I32)], {REFUSED: True})
+                                      for n in (0, -2)], 254), 1),
+    # Shape plumbing (array_shape_n_kernels.cc).
+    "ShapeN": (own_rng(lambda rng: [([values(rng, d, (2, 3)), values(rng, d, ()), values(rng, d, (0, 4, 1))],
+                                     {"out_type": t}) for d in NUMERIC + (BOOL,) for t in ("int32", "int64")], 255), 0),
+    "IdentityN": (own_rng(lambda rng: [([values(rng, F32, (2, 3)), values(rng, I64, ()), values(rng, BOOL, (4,))], {}),
+                                       ([values(rng, F64, (3,))], {})], 256), 0),
+    "EnsureShape": (own_rng(lambda rng: [([values(rng, d, (2, 3))], {"shape": s}) for d in NUMERIC + (BOOL,)
+                                         for s in ([2, 3], [None, 3], [None, None])] +
+                                        [([values(rng, F32, (2, 3))], {"shape": s, REFUSED: True})
+                                         for s in ([3, 2], [2, None, 1])], 257), 0),
+    "BroadcastArgs": (own_rng(lambda rng: [([np.array(a, t), np.array(b, t)], {}) for t in INTS
+                                           for a, b in (([2, 1, 3], [4, 1]), ([], [5]), ([1], [1, 0]), ([3], [3]))] +
+                                          [([np.array([2, 3], I32), np.array([4], I32)], {REFUSED: True})], 258), 0),
+    # Mirror padding (mirror_pad_kernels.cc): both modes up to their limits; paddings past them refused.
+    "MirrorPad": (own_rng(lambda rng: [([values(rng, d, (3, 4)), np.array(p, t)], {"mode": m})
+                                       for d in NUMERIC + (BOOL,) for t in INTS for m, p in (
+                                           ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [4, 4]]),
+                                           ("REFLECT", [[0, 0], [0, 0]]))] +
+                                      [([values(rng, F64, (2, 1, 3)), np.array([[1, 2], [1, 0], [2, 2]], I32)],
+                                        {"mode": "SYMMETRIC"})] +
+                                      [([values(rng, F32, (3, 4)), np.array(p, I32)], {"mode": m, REFUSED: True})
+                                       for m, p in (("REFLECT", [[3, 0], [0, 0]]), ("SYMMETRIC", [[0, 0], [5, 0]]),
+                                                    ("REFLECT", [[-1, 0], [0, 0]]))], 259), 0),
+    "MirrorPadGrad": (own_rng(lambda rng: [([values(rng, d, (6, 8), "small"), np.array(p, t)], {"mode": m})
+                                           for d in NUMERIC for t in INTS for m, p in (
+                                               ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [2, 2]]))] +
+                                          [([values(rng, F32, (3, 4)), np.array([[2, 2], [0, 0]], I32)],
+                                            {"mode": "REFLECT", REFUSED: True})], 260), 2),
+    # Blocks of pixels to channels and back (space_depth_kernels.cc); shapes not divisible refused.
+    "SpaceToDepth": (own_rng(lambda rng: [([values(rng, d, s)], {"block_size": bs}) for d in NUMERIC + (BOOL,)
+                                          for s, bs in (((2, 4, 6, 3), 2), ((1, 3, 3, 2), 3), ((0, 2, 2, 1), 2))] +
+                                         [([values(rng, F32, s)], {"block_size": 2, REFUSED: True})
+                                          for s in ((1, 3, 4, 1), (4, 4, 1))], 261), 0),
+    "DepthToSpace": (own_rng(lambda rng: [([values(rng, d, s)], {"block_size": bs}) for d in NUMERIC + (BOOL,)
+                                          for s, bs in (((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 2, 2, 4), 2))] +
+                                         [([values(rng, F32, (1, 2, 2, 6))], {"block_size": 2, REFUSED: True})],
+                                         262), 0),
+    "ReverseSequence": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(n, t)], {"seq_dim": s, "batch_dim": b})
+                                             for d in NUMERIC + (BOOL,) for t in INTS
+                                             for s, b, n in ((1, 0, [4, 0, 2]), (0, 2, [3, 1]), (2, 1, [2, 1, 0, 2]))] +
+                                            [([values(rng, F32, (3, 4)), np.array(n, I64)],
+                                              {"seq_dim": 1, "batch_dim": b, REFUSED: True})
+                                             for n, b in (([5, 0, 1], 0), ([1, 1], 0), ([1, 1, 1, 1], 1))], 263), 0),
+    "UnravelIndex": (own_rng(lambda rng: [([np.array(i, t), np.array(d, t)], {}) for t in INTS
+                                          for i, d in ((1621, [6, 7, 8, 9]), ([0, 5, 11], [3, 4]), (3, [4]))] +
+                                         [([np.array(i, I32), np.array(d, I32)], {REFUSED: True})
+                                          for i, d in ((12, [3, 4]), (0, [[3, 4]]))], 264), 0),
 }
+
+
+def well_conditioned(rng, dtype, shape):
+    """Random matrices with a dominant diagonal (far from singular)."""
+    x = rng.uniform(-1, 1, shape)
+    return (x + 2 * shape[-1] * np.eye(shape[-1]) if shape[-1] else x).astype(dtype)
+
+
+def positive_definite(rng, dtype, shape):
+    x = rng.uniform(-1, 1, shape)
+    return (x @ np.swapaxes(x, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
 
 
 def _differences(inputs, ours, theirs):
@@ -629,7 +763,7 @@ def _differences(inputs, ours, theirs):
 
 
 # Ops with a list input: its name and how many single inputs there are beside it.
-LIST_INPUTS = {"AddN": ("inputs", 0), "Pack": ("values", 0), "ConcatV2": ("values", 1), "Concat": ("values", 1)}
+LIST_INPUTS = {"ShapeN": ("input", 0), "IdentityN": ("input", 0), "AddN": ("inputs", 0), "Pack": ("values", 0), "ConcatV2": ("values", 1), "Concat": ("values", 1)}
 # Ops whose inputs are two lists of one length (N indices, then N data).
 PAIRED_LISTS = {"DynamicStitch": ("indices", "data"), "ParallelDynamicStitch": ("indices", "data")}
 
@@ -658,7 +792,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 

@@ -7,6 +7,13 @@ namespace tw {
 
 void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
+void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
+void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
+void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
+void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
+void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
+void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
+void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -35,6 +42,13 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterClipGradients(*r);
     RegisterPartitionGradients(*r);
     RegisterSegmentGradients(*r);
+    RegisterReorderGradients(*r);
+    RegisterLinalgDecompGradients(*r);
+    RegisterDiagGradients(*r);
+    RegisterShapeNGradients(*r);
+    RegisterMirrorPadGradients(*r);
+    RegisterSpaceDepthGradients(*r);
+    RegisterRandomShuffleGradients(*r);
     return r;
   }();
   return *registry;

@@ -4,6 +4,16 @@ namespace tw {
 
 void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
+void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
+void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
+void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
+void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
+void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
+void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
+void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
+void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
+void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
+void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -33,6 +43,16 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnTopKOps(r);
   RegisterMathScanOps(r);
   RegisterMathClipOps(r);
+  RegisterArrayReorderOps(r);
+  RegisterLinalgDecompOps(r);
+  RegisterArrayDiagOps(r);
+  RegisterArrayShapeNOps(r);
+  RegisterArrayMirrorPadOps(r);
+  RegisterArraySpaceDepthOps(r);
+  RegisterRandomShuffleOps(r);
+  RegisterRandomMultinomialOps(r);
+  RegisterArrayReverseSequenceOps(r);
+  RegisterArrayUnravelIndexOps(r);
 }
 
 }  // namespace tw

@@ -6,6 +6,16 @@ void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
 void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
 void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
+void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
+void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
+void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
+void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
+void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
+void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
+void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
+void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
+void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
+void RegisterUnravelIndexKernels(KernelRegistry& r);     // unravel_index_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -38,6 +48,16 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSparseTrainingKernels(r);
   RegisterSegmentKernels(r);
   RegisterNdKernels(r);
+  RegisterArrayReorderKernels(r);
+  RegisterLinalgDecompKernels(r);
+  RegisterArrayDiagKernels(r);
+  RegisterArrayShapeNKernels(r);
+  RegisterMirrorPadKernels(r);
+  RegisterSpaceDepthKernels(r);
+  RegisterRandomShuffleKernels(r);
+  RegisterMultinomialKernels(r);
+  RegisterReverseSequenceKernels(r);
+  RegisterUnravelIndexKernels(r);
 }
 
 }  // namespace tw

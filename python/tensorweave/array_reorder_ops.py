@@ -1,0 +1,60 @@
+"""tf.reverse, tf.roll, tf.invert_permutation and tf.matrix_band_part: ops that move (or,
+for the band, zero) elements, with TensorFlow 1's argument names."""
+from tensorweave.array_ops import _int_tensor
+from tensorweave.framework import _op_output, convert_to_tensor
+
+
+def reverse(tensor, axis, name=None):
+    """`tensor` with the order of its elements reversed along each dim in `axis` (ReverseV2)."""
+    return _op_output("ReverseV2", [convert_to_tensor(tensor), _int_tensor(axis, "axis")], name=name or "ReverseV2")
+
+
+reverse_v2 = reverse
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument name
+    """Elements shifted by `shift` along `axis`, those leaving one end coming back at the other."""
+    return _op_output("Roll", [convert_to_tensor(input), _int_tensor(shift, "shift"), _int_tensor(axis, "axis")],
+                      name=name or "Roll")
+
+
+def invert_permutation(x, name=None):
+    """y with y[x[i]] = i: the inverse of the permutation `x`."""
+    return _op_output("InvertPermutation", [convert_to_tensor(x)], name=name or "InvertPermutation")
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Each innermost matrix with the entries outside the band (num_lower below the diagonal,
+    num_upper above it; negative: all) set to 0."""
+    return _op_output("MatrixBandPart", [convert_to_tensor(input), _int_tensor(num_lower, "num_lower"),
+                                         _int_tensor(num_upper, "num_upper")], name=name or "MatrixBandPart")
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """[B, H, W, C] -> [B, H/bs, W/bs, C*bs*bs]: each bs x bs block of pixels into the channels."""
+    return _op_output("SpaceToDepth", [convert_to_tensor(input)],
+                      {"block_size": int(block_size), "data_format": data_format}, name=name or "SpaceToDepth")
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """[B, H, W, C] -> [B, H*bs, W*bs, C/(bs*bs)]: the inverse of space_to_depth."""
+    return _op_output("DepthToSpace", [convert_to_tensor(input)],
+                      {"block_size": int(block_size), "data_format": data_format}, name=name or "DepthToSpace")
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002
+                     batch_dim=None):
+    """Along seq_axis, the first seq_lengths[b] elements of batch entry b (along batch_axis) reversed."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = (batch_dim if batch_axis is None else batch_axis) or 0
+    if seq_axis is None:
+        raise ValueError("reverse_sequence needs seq_axis (or seq_dim)")
+    return _op_output("ReverseSequence", [convert_to_tensor(input), convert_to_tensor(seq_lengths)],
+                      {"seq_dim": int(seq_axis), "batch_dim": int(batch_axis)}, name=name or "ReverseSequence")
+
+
+def unravel_index(indices, dims, name=None):
+    """Flat indices into shape `dims` as row-major coordinates ([len(dims)] or [len(dims), n])."""
+    indices = convert_to_tensor(indices)
+    return _op_output("UnravelIndex", [indices, convert_to_tensor(dims, dtype=indices.dtype)],
+                      name=name or "UnravelIndex")

@@ -1,0 +1,18 @@
+"""tf.linalg: TensorFlow 1's linear-algebra namespace, aliasing functions defined elsewhere
+under the names tf.linalg gives them."""
+from tensorweave.array_reorder_ops import matrix_band_part as band_part  # noqa: F401
+from tensorweave.linalg_ops import cholesky, cholesky_solve, eye, matrix_transpose, trace  # noqa: F401
+from tensorweave.linalg_ops import log_matrix_determinant as slogdet  # noqa: F401
+from tensorweave.linalg_ops import matrix_determinant as det  # noqa: F401
+from tensorweave.linalg_ops import matrix_inverse as inv  # noqa: F401
+from tensorweave.linalg_ops import matrix_solve as solve  # noqa: F401
+from tensorweave.linalg_ops import matrix_transpose as adjoint  # noqa: F401 - real dtypes: the transpose
+from tensorweave.linalg_ops import matrix_transpose as transpose  # noqa: F401
+from tensorweave.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401
+from tensorweave.math_ops import matmul  # noqa: F401
+from tensorweave.array_diag_ops import diag as tensor_diag  # noqa: F401,E402
+from tensorweave.array_diag_ops import diag_part as tensor_diag_part  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_diag as diag  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_diag_part as diag_part  # noqa: F401,E402
+from tensorweave.array_diag_ops import matrix_set_diag as set_diag  # noqa: F401,E402
+from tensorweave.array_composites import norm, tensordot  # noqa: F401,E402
