@@ -7,6 +7,7 @@ namespace tw {
 
 void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
+void RegisterControlFlowGradients(GradientRegistry& r);  // control_flow_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -19,6 +20,7 @@ const GradientRegistry& GradientRegistry::Global() {
   static const GradientRegistry* registry = [] {
     auto* r = new GradientRegistry;
     RegisterBaseGradients(*r);
+    RegisterControlFlowGradients(*r);
     RegisterMathGradients(*r);
     RegisterReductionGradients(*r);
     RegisterLinalgGradients(*r);

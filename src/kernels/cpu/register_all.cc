@@ -6,6 +6,7 @@ void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
 void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
 void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
+void RegisterControlFlowKernels(KernelRegistry& r);  // control_flow_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -38,6 +39,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSparseTrainingKernels(r);
   RegisterSegmentKernels(r);
   RegisterNdKernels(r);
+  RegisterControlFlowKernels(r);
 }
 
 }  // namespace tw

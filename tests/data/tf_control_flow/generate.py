@@ -1,0 +1,81 @@
+"""Writes GraphDefs with TF1 dataflow control flow (tf.compat.v1.cond / tf.case with control
+flow v2 disabled: Switch, Merge, pivots) and what TensorFlow computed with them, for
+python/tests/test_control_flow_cond.py.
+
+Run with the suite's pinned TensorFlow (scripts/tf_env.sh prints its python):
+    $(scripts/tf_env.sh) tests/data/tf_control_flow/generate.py
+Each fixture NAME is NAME.pb (a binary GraphDef as TensorFlow serialized it) and NAME.npz with,
+for every run k, run<k>/feed:<tensor> arrays fed and run<k>/fetch:<tensor> what TensorFlow
+returned. MANIFEST.txt records the TensorFlow version that wrote them.
+"""
+import os
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.disable_control_flow_v2()
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def write(name, graph, runs, fetches):
+    arrays = {}
+    with tf1.Session(graph=graph) as sess:
+        for k, feeds in enumerate(runs):
+            values = sess.run([graph.get_tensor_by_name(f) for f in fetches],
+                              {graph.get_tensor_by_name(t): v for t, v in feeds.items()})
+            arrays.update({f"run{k}/feed:{t}": v for t, v in feeds.items()})
+            arrays.update({f"run{k}/fetch:{f}": v for f, v in zip(fetches, values)})
+    graph_def = graph.as_graph_def()
+    assert any(n.op == "Switch" for n in graph_def.node) and any(n.op == "Merge" for n in graph_def.node)
+    with open(os.path.join(HERE, name + ".pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    np.savez(os.path.join(HERE, name + ".npz"), **arrays)
+    print(f"{name}: {len(graph_def.node)} nodes, {len(runs)} runs, fetches {fetches}")
+
+
+def cond_branches():
+    """A cond whose branches read outside tensors, make constants, and nest another cond."""
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [3], name="x")
+        w = tf.constant([1.5, -2.0, 0.25], name="w")
+        s = tf.reduce_sum(x * w)
+        y = tf1.cond(s > 0.0,
+                     lambda: tf.tanh(x) * w + 1.0,
+                     lambda: tf1.cond(s < -1.0, lambda: tf.square(x) - w, lambda: x * 0.5),
+                     name="outer")
+        pair = tf1.cond(x[0] > x[1], lambda: (x[0], tf.cast(x[1], tf.int32)),
+                        lambda: (x[1], tf.constant(-7)), name="pair")
+        tf.identity(y, name="y")
+        tf.identity(pair[0], name="pair_value")
+        tf.identity(pair[1], name="pair_int")
+    rng = np.random.default_rng(18)
+    runs = [{"x:0": np.array(v, np.float32)} for v in
+            ([1.0, -1.0, 2.0], [-3.0, 0.5, 1.0], [0.1, 0.2, -0.1], [-0.5, 0.0, 0.0])]
+    runs.append({"x:0": rng.standard_normal(3).astype(np.float32)})
+    write("cond_branches", g, runs, ["y:0", "pair_value:0", "pair_int:0"])
+
+
+def case_select():
+    """tf.case over an int feed: nested conds, the default last."""
+    g = tf1.Graph()
+    with g.as_default():
+        n = tf1.placeholder(tf.int32, [], name="n")
+        v = tf1.placeholder(tf.float32, [2, 2], name="v")
+        out = tf1.case([(tf.equal(n, 0), lambda: tf.matmul(v, v)),
+                        (tf.equal(n, 1), lambda: tf.transpose(v)),
+                        (n > 5, lambda: tf.reduce_sum(v, keepdims=True) + v)],
+                       default=lambda: -v, name="select")
+        tf.identity(out, name="out")
+    v = np.array([[1.0, 2.0], [3.0, -4.0]], np.float32)
+    write("case_select", g, [{"n:0": np.int32(k), "v:0": v} for k in (0, 1, 2, 9)], ["out:0"])
+
+
+if __name__ == "__main__":
+    cond_branches()
+    case_select()
+    with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
+        f.write(f"written by TensorFlow {tf.__version__} (tf.compat.v1, control flow v2 disabled) "
+                "with generate.py in this folder\n")
