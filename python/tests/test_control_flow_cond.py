@@ -232,3 +232,18 @@ def test_cond_gradient_matches_finite_differences():
                 numeric = [(sess.run(y, {x: p + eps * e, flag: True}) - sess.run(y, {x: p - eps * e, flag: True}))
                            / (2 * eps) for e in np.eye(3)]
                 np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-6)
+
+
+def test_training_through_cond_updates_by_the_taken_branch():
+    """loss = w*x when x > 0 else w*w: SGD steps follow d(loss)/dw of the branch taken."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    w = tf.Variable(2.0, name="w")
+    loss = tf.cond(x > 0, lambda: w * x, lambda: w * w)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    expected = 2.0
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for value in (3.0, -1.0, 0.5, -2.0):
+            sess.run(train, {x: value})
+            expected -= 0.1 * (value if value > 0 else 2 * expected)
+            np.testing.assert_allclose(sess.run(w), expected, rtol=1e-6)
