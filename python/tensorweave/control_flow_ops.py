@@ -1,7 +1,8 @@
 """tf.cond and tf.case as TensorFlow 1 builds them (cond_v1): a Switch of the predicate
 gives each branch a pivot; every tensor a branch takes from outside goes through its own
-Switch (output 1 for the true branch, 0 for the false one); ops without inputs depend on
-the pivot; one Merge per output. The untaken branch's tensors are dead and the executor
+Switch (output 1 for the true branch, 0 for the false one); the ops a branch makes depend
+on its pivot (TF does that for ops without inputs; here for all, which also covers ops the
+C++ side makes without passing through Graph.create_op); one Merge per output. The untaken branch's tensors are dead and the executor
 skips the ops that read them (src/runtime/executor.cc).
 
 While a branch function runs, the graph's `_control_flow_context` is its CondContext, and
@@ -36,13 +37,21 @@ class CondContext:
             return tensor
         switched = self._switched.get(tensor.name)
         if switched is None:
+            # The enclosing branch captures it first (its own Switch, for a nested cond).
+            outer_tensor = self._outer._capture(tensor) if self._outer is not None else tensor
             graph = self._graph
-            # The Switch belongs to the enclosing context, which captures its inputs in turn.
-            graph._control_flow_context = self._outer
+            saved = graph._control_flow_context
+            graph._control_flow_context = None
             try:
-                switch = graph.create_op("Switch", [tensor, self._pred], name="Switch")
+                # As TF: no control dependencies (this branch's pivot among them), so that
+                # the side the branch does not read stays live for the gradient's zeros.
+                # (_init_scope is not reentrant: nothing inside may capture again.)
+                with graph._init_scope():
+                    switch = graph._create_op("Switch", [outer_tensor, self._pred], name="Switch")
             finally:
-                graph._control_flow_context = self
+                graph._control_flow_context = saved
+            if self._outer is not None:
+                self._outer._add_op(switch.name)
             switched = self._switched[tensor.name] = switch.outputs[self._branch]
         return switched
 
@@ -51,11 +60,7 @@ class CondContext:
         inputs = [self._capture(convert_to_tensor(i)) for i in inputs]
         graph._control_flow_context = None
         try:
-            if inputs:
-                op = graph._create_op(op_type, inputs, attrs, name)
-            else:  # A constant in a branch runs only when the branch is taken.
-                with graph.control_dependencies([self._pivot]):
-                    op = graph._create_op(op_type, inputs, attrs, name)
+            op = graph._create_op(op_type, inputs, attrs, name)
         finally:
             graph._control_flow_context = self
         self._add_op(op.name)
@@ -67,10 +72,13 @@ class CondContext:
         saved = getattr(graph, "_control_flow_context", None)
         graph._control_flow_context = self
         try:
-            result = fn()
-            if result is None:
-                raise ValueError("'%s' must have a return value." % ("true_fn" if self._branch else "false_fn"))
-            flat = [self._capture(convert_to_tensor(v)) for v in _flatten(result)]
+            # Every op made in the branch depends on the pivot: ops the C++ side makes (a
+            # variable's assign) never pass through create_op, and must not run untaken.
+            with graph.control_dependencies([self._pivot]):
+                result = fn()
+                if result is None:
+                    raise ValueError("'%s' must have a return value." % ("true_fn" if self._branch else "false_fn"))
+                flat = [self._capture(convert_to_tensor(v)) for v in _flatten(result)]
         finally:
             graph._control_flow_context = saved
         return result, flat

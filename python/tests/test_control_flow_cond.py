@@ -247,3 +247,16 @@ def test_training_through_cond_updates_by_the_taken_branch():
             sess.run(train, {x: value})
             expected -= 0.1 * (value if value > 0 else 2 * expected)
             np.testing.assert_allclose(sess.run(w), expected, rtol=1e-6)
+
+
+def test_state_changes_happen_only_on_the_taken_branch():
+    """Assignments (made by the C++ variable, not through create_op) of an outside value
+    run only when their branch is taken."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    w = tf.Variable(2.0, name="w")
+    update = tf.cond(x > 0, lambda: w.assign(x), lambda: w.assign_add(x * 0.5))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(update, {x: -4.0}) == 0.0 and sess.run(w) == 0.0
+        assert sess.run(update, {x: 3.0}) == 3.0 and sess.run(w) == 3.0
+        assert sess.run(update, {x: -1.0}) == 2.5 and sess.run(w) == 2.5
