@@ -26,6 +26,7 @@ void RegisterControlFlowGradients(GradientRegistry& r) {
     Output merged = grad::Op("Merge", {ctx.grad_outputs[0], ctx.grad_outputs[1]}, {{"N", MakeAttr(int64_t{2})}});
     return std::vector<Output>{merged, Output()};
   });
+  r.RegisterNoGradient("VariableShape");  // As TF (NotDifferentiable).
 }
 
 }  // namespace tw

@@ -57,6 +57,17 @@ void RegisterControlFlowOps(OpRegistry& r) {
                  .Attr("T: type")
                  .Attr("N: int >= 1")
                  .SetShapeFn(MergeShape));
+  // A resource variable's shape: TF's cond gradient makes the untaken side's zeros for a
+  // variable read in a branch from it (so TF-written cond training graphs need it).
+  r.Register(OpDefBuilder("VariableShape")
+                 .Input("input: resource")
+                 .Output("output: out_type")
+                 .Attr("out_type: {int32, int64} = int32")
+                 .SetStateful()
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   c.set_output(0, PartialShape::Unknown(1));
+                   return absl::OkStatus();
+                 }));
 }
 
 }  // namespace tw

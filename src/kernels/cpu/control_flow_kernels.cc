@@ -1,7 +1,9 @@
 // Kernels of Switch and Merge. Switch sets only the output its predicate picks; the
 // executor treats the unset one as dead. Merge runs once one input is live (the executor
 // passes dead inputs as unset tensors) and forwards the first live one.
+#include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/resource_handle_input.h"
 
 namespace tw {
 namespace {
@@ -36,11 +38,45 @@ class MergeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// VariableShape: the shape of the variable's current value (TF's cond gradients use it).
+class VariableShapeOp : public OpKernel {
+ public:
+  explicit VariableShapeOp(OpKernelConstruction& c) : OpKernel(c) { c.GetAttr("out_type", &out_type_); }
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(ResourceHandle h, ResourceHandleInput(ctx, 0, "variable"));
+    auto var = ctx.resource_mgr()->Lookup(h.container, h.name);
+    if (!var.ok()) return var.status();
+    TensorShape shape;
+    {
+      absl::MutexLock lock((*var)->mu());
+      if (!(*var)->initialized()) {
+        return absl::FailedPreconditionError(absl::StrCat("variable '", h.name, "' is uninitialized"));
+      }
+      shape = (*var)->value().shape();
+    }
+    std::vector<int64_t> dims(shape.dims().begin(), shape.dims().end());
+    if (out_type_ == DType::kInt64) {
+      TW_ASSIGN_OR_RETURN(Tensor out, Tensor::FromVector<int64_t>(dims, TensorShape({shape.rank()})));
+      ctx.set_output(0, std::move(out));
+    } else {
+      std::vector<int32_t> narrow(dims.begin(), dims.end());
+      TW_ASSIGN_OR_RETURN(Tensor out, Tensor::FromVector<int32_t>(narrow, TensorShape({shape.rank()})));
+      ctx.set_output(0, std::move(out));
+    }
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  DType out_type_ = DType::kInt32;
+};
+
 }  // namespace
 
 void RegisterControlFlowKernels(KernelRegistry& r) {
   r.Register("Switch", kDeviceCpu, Factory<SwitchOp>());
   r.Register("Merge", kDeviceCpu, Factory<MergeOp>());
+  r.Register("VariableShape", kDeviceCpu, Factory<VariableShapeOp>());
 }
 
 }  // namespace tw

@@ -6,7 +6,8 @@ Run with the suite's pinned TensorFlow (scripts/tf_env.sh prints its python):
     $(scripts/tf_env.sh) tests/data/tf_control_flow/generate.py
 Each fixture NAME is NAME.pb (a binary GraphDef as TensorFlow serialized it) and NAME.npz with,
 for every run k, run<k>/feed:<tensor> arrays fed and run<k>/fetch:<tensor> what TensorFlow
-returned. MANIFEST.txt records the TensorFlow version that wrote them.
+returned; a training fixture also has init:<op> and train:<op> (run once before each run's
+fetches). MANIFEST.txt records the TensorFlow version that wrote them.
 """
 import os
 
@@ -19,10 +20,17 @@ tf1.disable_control_flow_v2()
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def write(name, graph, runs, fetches):
+def write(name, graph, runs, fetches, init=None, train=None):
+    """With `train`: `init` runs first, and each run is one training step before the fetches."""
     arrays = {}
     with tf1.Session(graph=graph) as sess:
+        if init is not None:
+            sess.run(init)
+            arrays["init:" + init.name] = np.array(1)
+            arrays["train:" + train.name] = np.array(1)
         for k, feeds in enumerate(runs):
+            if train is not None:
+                sess.run(train, {graph.get_tensor_by_name(t): v for t, v in feeds.items()})
             values = sess.run([graph.get_tensor_by_name(f) for f in fetches],
                               {graph.get_tensor_by_name(t): v for t, v in feeds.items()})
             arrays.update({f"run{k}/feed:{t}": v for t, v in feeds.items()})
@@ -73,9 +81,36 @@ def case_select():
     write("case_select", g, [{"n:0": np.int32(k), "v:0": v} for k in (0, 1, 2, 9)], ["out:0"])
 
 
+def cond_training():
+    """Resource variables trained through a cond (TF's own cond gradient graph: Switch and
+    Merge in the backward pass too); the loss and weights after each step, the flag picking
+    the branch."""
+    rng = np.random.default_rng(181)
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.placeholder(tf.float32, [8, 3], name="x")
+        y = tf1.placeholder(tf.float32, [8, 1], name="y")
+        flag = tf1.placeholder(tf.bool, [], name="flag")
+        w = tf1.get_variable("w", initializer=tf1.constant(rng.normal(size=(3, 1)).astype(np.float32)),
+                             use_resource=True)
+        b = tf1.get_variable("b", initializer=tf1.constant([0.5], tf.float32), use_resource=True)
+        pred = tf1.matmul(x, w) + b
+        loss = tf1.cond(flag, lambda: tf1.reduce_mean(tf1.square(pred - y)),
+                        lambda: tf1.reduce_mean(tf1.abs(pred - y)) + 0.1 * tf1.reduce_sum(tf1.square(w)))
+        tf1.identity(loss, name="loss")
+        train = tf1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        init = tf1.global_variables_initializer()
+        tf1.identity(w.read_value(), name="w_value")
+    xs = rng.normal(size=(8, 3)).astype(np.float32)
+    ys = (xs @ np.array([[1.0], [-2.0], [3.0]], np.float32) + 0.25).astype(np.float32)
+    runs = [{"x:0": xs, "y:0": ys, "flag:0": np.bool_(f)} for f in (True, False, False, True, True, False)]
+    write("cond_training", g, runs, ["loss:0", "w_value:0"], init=init, train=train)
+
+
 if __name__ == "__main__":
     cond_branches()
     case_select()
+    cond_training()
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tf.compat.v1, control flow v2 disabled) "
                 "with generate.py in this folder\n")
