@@ -10,7 +10,7 @@ Graph.create_op hands every new op to it to rewire the inputs."""
 import collections
 
 from tensorweave import dtypes
-from tensorweave.framework import Tensor, convert_to_tensor, get_default_graph
+from tensorweave.framework import Operation, convert_to_tensor, get_default_graph
 
 
 class CondContext:
@@ -24,6 +24,8 @@ class CondContext:
         self._outer = outer
         self._ops = set()  # Names of ops made in this branch and the conds nested in it.
         self._switched = {}  # Outside tensor name -> its Switch output in this branch.
+        # Read as they are, never switched (as TF's CondContext values).
+        self._ops.update((pivot.op.name, pred.op.name))
 
     def _add_op(self, name):
         ctx = self
@@ -66,6 +68,14 @@ class CondContext:
         self._add_op(op.name)
         return op
 
+    def _output(self, value):
+        """A branch result as a tensor: an operation becomes the pivot after it, as TF's
+        with_dependencies([op], pivot) (the cond then returns a bool tensor for it)."""
+        if isinstance(value, Operation):
+            with self._graph.control_dependencies([value]):
+                return self._graph.create_op("Identity", [self._pivot], name="Identity").outputs[0]
+        return self._capture(convert_to_tensor(value))
+
     def build(self, fn):
         """Runs the branch function in this context; returns (its result, its tensors)."""
         graph = self._graph
@@ -78,7 +88,7 @@ class CondContext:
                 result = fn()
                 if result is None:
                     raise ValueError("'%s' must have a return value." % ("true_fn" if self._branch else "false_fn"))
-                flat = [self._capture(convert_to_tensor(v)) for v in _flatten(result)]
+                flat = [self._output(v) for v in _flatten(result)]
         finally:
             graph._control_flow_context = saved
         return result, flat

@@ -273,3 +273,17 @@ def test_state_changes_happen_only_on_the_taken_branch():
         assert sess.run(update, {x: -4.0}) == 0.0 and sess.run(w) == 0.0
         assert sess.run(update, {x: 3.0}) == 3.0 and sess.run(w) == 3.0
         assert sess.run(update, {x: -1.0}) == 2.5 and sess.run(w) == 2.5
+
+
+def test_branches_returning_operations_give_a_bool_tensor_as_tensorflow():
+    """TF1 turns an op a branch returns into its pivot run after the op: a bool tensor."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    v = tf.Variable(1.0, name="v")
+    done = tf.cond(x > 0, lambda: v.assign(3.0).op, lambda: tf.no_op())
+    value, op_done = tf.cond(x > 0, lambda: (x, tf.no_op()), lambda: (x * 2, tf.no_op()))
+    assert done.dtype == tf.bool and op_done.dtype == tf.bool and value.dtype == tf.float32
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert not sess.run(done, {x: -1.0}) and sess.run(v) == 1.0
+        assert sess.run(done, {x: 1.0}) and sess.run(v) == 3.0
+        assert sess.run([value, op_done], {x: -2.0}) == [-4.0, False]
