@@ -107,10 +107,25 @@ def cond_training():
     write("cond_training", g, runs, ["loss:0", "w_value:0"], init=init, train=train)
 
 
+def while_collatz():
+    """A while_loop (Enter/Exit/NextIteration/LoopCond): the Collatz steps of a fed number.
+    tensorweave has no loops yet: test_control_flow_cond.py expects a clear error naming the
+    loop op; the values are for the loop work to come."""
+    g = tf1.Graph()
+    with g.as_default():
+        n = tf1.placeholder(tf.int64, [], name="n")
+        _, steps = tf1.while_loop(lambda v, k: v > 1,
+                                  lambda v, k: (tf1.where(tf.equal(v % 2, 0), v // 2, 3 * v + 1), k + 1),
+                                  [n, tf.constant(0, tf.int64)], name="collatz")
+        tf1.identity(steps, name="steps")
+    write("while_collatz", g, [{"n:0": np.int64(v)} for v in (1, 6, 27, 97)], ["steps:0"])
+
+
 if __name__ == "__main__":
     cond_branches()
     case_select()
     cond_training()
+    while_collatz()
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tf.compat.v1, control flow v2 disabled) "
                 "with generate.py in this folder\n")
