@@ -300,3 +300,28 @@ def test_a_tensorflow_while_loop_is_refused_naming_the_loop():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"collatz/Enter.*unknown op 'Enter'"):
         g.import_graph_def(data)
     assert g.get_operations() == []
+
+
+def test_a_cond_spanning_tasks_is_unimplemented_not_a_hang():
+    """Control flow across tasks is not in scope yet: the dead tensor the untaken branch would
+    send to the other task stops the step with Unimplemented; the taken side still works."""
+    from conftest import ServerProcesses, free_port
+    addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
+    servers = ServerProcesses("local|" + ";".join(addresses), "local", 2)
+    try:
+        x = tf.placeholder(tf.float32, [], name="x")
+        with tf.device("/job:local/task:0"):
+            y = tf.cond(x > 0, lambda: x * 2.0, lambda: x - 1.0)
+        with tf.device("/job:local/task:1"):
+            z = y + 100.0
+            _, only_positive = control_flow_ops.switch(x, x > 0)
+            w = only_positive * 3.0
+        with tf.device("/job:local/task:0"):
+            v = w + 1.0
+        with tf.Session("grpc://" + addresses[0]) as sess:
+            assert sess.run(z, {x: 2.0}) == 104.0 and sess.run(z, {x: -2.0}) == 97.0
+            assert sess.run(v, {x: 1.0}) == 4.0
+            with pytest.raises(tf.errors.UnimplementedError, match="control flow spanning devices"):
+                sess.run(v, {x: -1.0}, options=tf.RunOptions(timeout_in_ms=30000))
+    finally:
+        servers.stop()
