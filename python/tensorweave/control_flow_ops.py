@@ -205,13 +205,27 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     for pair in pairs:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or not callable(pair[1]):
             raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple (pred, callable), got %r" % (pair,))
+    all_preds = [convert_to_tensor(p) for p, _ in pairs]
     if default is None:
         if not pairs:
             raise ValueError("pred_fn_pairs is empty and there is no default")
         *pairs, (_, default) = pairs  # TF: the last pair's fn is the default.
     graph = get_default_graph()
     with graph.name_scope(name):
-        fn = default
-        for pred, branch in reversed(pairs):
-            fn = (lambda p, b, rest: lambda: cond(p, b, rest, strict=strict))(pred, branch, fn)
-        return fn()
+        guard = []
+        if exclusive:  # As TF: an Assert, run before the conds, that at most one pred holds.
+            from tensorweave import array_ops, check_ops, math_ops
+            as_int = array_ops.stack([array_ops.cast(p, dtypes.int32) for p in all_preds])
+            message = ("Input error: exclusive=True: more than 1 conditions (%s) evaluated as True:"
+                       % ", ".join(p.name for p in all_preds))
+            guard = [check_ops.Assert(math_ops.reduce_sum(as_int) <= 1, [message, as_int])]
+        with graph.control_dependencies(guard):
+            return _nested_conds(pairs, default, strict)
+
+
+def _nested_conds(pairs, default, strict):
+    """cond(p0, f0, lambda: cond(p1, f1, ... default)): the first true pred wins."""
+    fn = default
+    for pred, branch in reversed(pairs):
+        fn = (lambda p, b, rest: lambda: cond(p, b, rest, strict=strict))(pred, branch, fn)
+    return fn()

@@ -6,6 +6,7 @@ values here, and the same programs built with our tf.cond must too. Errors (mism
 branches, fetching a dead tensor) are compared with the ones TensorFlow raises."""
 import json
 import os
+import re
 import threading
 
 import numpy as np
@@ -158,6 +159,18 @@ def test_errors_match_tensorflow():
     assert got["structure"][0] == expected["structure"][0]
     assert got["structure"][1].startswith("The two structures don't have the same nested structure.")
     assert got["structure"][1].endswith(expected["structure"][1][expected["structure"][1].index("Entire first"):])
+
+    with tf.Graph().as_default() as fresh:  # A fresh graph: the message names the preds.
+        n = tf.placeholder(tf.int32, [], name="n")
+        both = tf.case([(n > 0, lambda: tf.constant(1)), (n > 1, lambda: tf.constant(2))],
+                       default=lambda: tf.constant(0), exclusive=True)
+    with tf.Session(graph=fresh) as sess:
+        assert sess.run(both, {n: 1}) == expected["exclusive_ok"]
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(both, {n: 5})
+    assert expected["exclusive"][0] == "InvalidArgumentError"
+    tf_assertion = re.search(r"assertion failed: .*", expected["exclusive"][1]).group(0)
+    assert tf_assertion in str(info.value)
 
     _, when_positive = control_flow_ops.switch(x, x > 0)
     with tf.Session() as sess:

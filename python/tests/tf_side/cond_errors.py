@@ -26,4 +26,11 @@ out = {
 _, taken_only_when_positive = tf1.raw_ops.Switch(data=x, pred=x > 0)
 with tf1.Session() as sess:
     out["dead_fetch"] = error(lambda: sess.run(taken_only_when_positive, {x: -1.0}))
+with tf1.Graph().as_default() as fresh:  # A fresh graph: the message names the preds.
+    n = tf1.placeholder(tf.int32, [], name="n")
+    both = tf1.case([(n > 0, lambda: tf.constant(1)), (n > 1, lambda: tf.constant(2))],
+                    default=lambda: tf.constant(0), exclusive=True)
+with tf1.Session(graph=fresh) as sess:
+    out["exclusive_ok"] = int(sess.run(both, {n: 1}))
+    out["exclusive"] = error(lambda: sess.run(both, {n: 5}))
 print(json.dumps(out))
