@@ -2,13 +2,12 @@
 gives each branch a pivot; every tensor a branch takes from outside goes through its own
 Switch (output 1 for the true branch, 0 for the false one); the ops a branch makes depend
 on its pivot (TF does that for ops without inputs; here for all, which also covers ops the
-C++ side makes without passing through Graph.create_op); one Merge per output. The untaken branch's tensors are dead and the executor
-skips the ops that read them (src/runtime/executor.cc).
+C++ side makes without passing through Graph.create_op); one Merge per output. The
+untaken branch's tensors are dead and the executor skips the ops that read them
+(src/runtime/executor.cc).
 
 While a branch function runs, the graph's `_control_flow_context` is its CondContext, and
 Graph.create_op hands every new op to it to rewire the inputs."""
-import collections
-
 from tensorweave import dtypes
 from tensorweave.framework import Operation, convert_to_tensor, get_default_graph
 
