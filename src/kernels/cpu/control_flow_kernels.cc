@@ -45,12 +45,13 @@ class VariableShapeOp : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(ResourceHandle h, ResourceHandleInput(ctx, 0, "variable"));
     auto var = ctx.resource_mgr()->Lookup(h.container, h.name);
-    if (!var.ok()) return var.status();
+    // NotFound for a variable never assigned, as TensorFlow's (its resource does not exist yet).
+    if (!var.ok()) return absl::NotFoundError(absl::StrCat("variable '", h.name, "' does not exist (uninitialized)"));
     TensorShape shape;
     {
       absl::MutexLock lock((*var)->mu());
       if (!(*var)->initialized()) {
-        return absl::FailedPreconditionError(absl::StrCat("variable '", h.name, "' is uninitialized"));
+        return absl::NotFoundError(absl::StrCat("variable '", h.name, "' does not exist (uninitialized)"));
       }
       shape = (*var)->value().shape();
     }
