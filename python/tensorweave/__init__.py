@@ -109,3 +109,4 @@ from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
 from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
 from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401
+from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dataflow cond (Switch/Merge)

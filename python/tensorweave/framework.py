@@ -296,6 +296,12 @@ class Graph:
     def create_op(self, op_type, inputs, attrs=None, name=None):
         """Adds one operation: `inputs` are tensors (or values converted to tensors), `attrs`
         a dict of Python values (type attrs are inferred from the inputs)."""
+        context = self.__dict__.get("_control_flow_context")
+        if context is not None:  # Inside a tf.cond branch (control_flow_ops.CondContext).
+            return context.create_op(op_type, inputs, attrs, name)
+        return self._create_op(op_type, inputs, attrs, name)
+
+    def _create_op(self, op_type, inputs, attrs=None, name=None):
         core_inputs = [convert_to_tensor(i)._core for i in inputs]
         core_attrs = {}
         for key, value in (attrs or {}).items():

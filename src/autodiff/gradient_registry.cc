@@ -14,6 +14,7 @@ void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
 void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
+void RegisterControlFlowGradients(GradientRegistry& r);  // control_flow_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -26,6 +27,7 @@ const GradientRegistry& GradientRegistry::Global() {
   static const GradientRegistry* registry = [] {
     auto* r = new GradientRegistry;
     RegisterBaseGradients(*r);
+    RegisterControlFlowGradients(*r);
     RegisterMathGradients(*r);
     RegisterReductionGradients(*r);
     RegisterLinalgGradients(*r);

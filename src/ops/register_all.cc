@@ -14,6 +14,7 @@ void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
 void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
+void RegisterControlFlowOps(OpRegistry& r);     // control_flow_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -53,6 +54,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterRandomMultinomialOps(r);
   RegisterArrayReverseSequenceOps(r);
   RegisterArrayUnravelIndexOps(r);
+  RegisterControlFlowOps(r);
 }
 
 }  // namespace tw

@@ -6,6 +6,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "core/denormal.h"
+#include "absl/strings/str_cat.h"
+#include "graph/attr_value.h"
 #include "kernels/kernel_registry.h"
 
 namespace tw {
@@ -51,6 +53,20 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
     item.initial_pending = node.num_inputs() + static_cast<int>(node.control_inputs().size());
     item.async = item.kernel->IsAsync();
     item.expensive = item.kernel->IsExpensive() && !HasSmallStaticOutputs(node);
+    item.num_control_inputs = static_cast<int>(node.control_inputs().size());
+    item.is_merge = node.op() == "Merge";
+    item.may_leave_unset = node.op() == "Switch";
+    if (node.op() == "_Retval" && node.num_inputs() == 1) {
+      const Edge* in = node.input_edge(0);
+      auto index = GetIntAttr(node.attrs(), "index");
+      item.dead_error = absl::StrCat("Retval[", index.ok() ? *index : 0, "] does not have value: the fetched tensor ",
+                                     in->src->name(), ":", in->src_output,
+                                     " is dead (it depends on a cond branch that was not taken)");
+    } else if (node.op() == "_Send") {
+      item.dead_error = absl::StrCat("node ", node.name(), ": the tensor it sends to another device is dead ",
+                                     "(a cond branch not taken); control flow spanning devices is not supported");
+      item.dead_error_unimplemented = true;
+    }
     ex->num_slots_ += item.num_inputs;
     if (item.initial_pending == 0) ex->roots_.push_back(static_cast<int>(i));
   }
@@ -79,9 +95,12 @@ class ExecutorState {
         args_(args),
         done_(std::move(done)),
         slots_(ex->num_slots_),
-        pending_(new std::atomic<int>[ex->items_.size()]) {
+        pending_(new std::atomic<int>[ex->items_.size()]),
+        dead_(new std::atomic<bool>[ex->items_.size()]) {
     for (size_t i = 0; i < ex->items_.size(); ++i) {
       pending_[i].store(ex->items_[i].initial_pending, std::memory_order_relaxed);
+      dead_[i].store(false, std::memory_order_relaxed);
+      if (ex->items_[i].is_merge) merges_[static_cast<int>(i)].control_pending = ex->items_[i].num_control_inputs;
     }
     if (args_.cancellation == nullptr) args_.cancellation = &own_cancellation_;
   }
@@ -118,6 +137,16 @@ class ExecutorState {
     // ready nodes instead could stop a step half-way through its updates: a ps whose
     // caller went away applied some variables' updates and not the others' or the global
     // step's increment (scripts/netns_fault_test.sh, RELIABILITY.md).
+    if (dead_[id].load(std::memory_order_acquire)) {
+      if (!item.dead_error.empty()) {
+        Abort(item.dead_error_unimplemented ? absl::UnimplementedError(item.dead_error)
+                                            : absl::InvalidArgumentError(item.dead_error));
+        NodeDone(id, nullptr, ready);
+      } else {
+        NodeDone(id, nullptr, ready, /*dead=*/true);
+      }
+      return;
+    }
     OpKernelContext::Params params;
     params.inputs = slots_.data() + item.input_start;
     params.num_inputs = item.num_inputs;
@@ -148,27 +177,34 @@ class ExecutorState {
   }
 
   // Releases the node's inputs, hands its outputs (if it succeeded) to consumers and
-  // queues those that became ready. `ctx` is null when the node failed or was skipped.
-  void NodeDone(int id, OpKernelContext* ctx, Ready& ready) {
+  // queues those that became ready. `ctx` is null when the node failed, was skipped or is
+  // dead; a dead node passes deadness along every out edge.
+  void NodeDone(int id, OpKernelContext* ctx, Ready& ready, bool dead = false) {
     const Executor::Item& item = ex_->items_[id];
     for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
     Ready became_ready;
-    if (ctx != nullptr) {
-      auto& outputs = ctx->outputs();
+    if (ctx != nullptr || dead) {
       for (int e = item.out_begin; e < item.out_end; ++e) {
         const Executor::OutEdge& edge = ex_->out_edges_[e];
-        if (edge.dst_slot >= 0) {
-          const Tensor& out = outputs[edge.src_output];
-          if (!out.IsInitialized()) {
-            Abort(NodeError(item.kernel->name(), item.kernel->op(),
-                            absl::InternalError(absl::StrCat("output ", edge.src_output, " was not set"))));
-            break;
+        if (dead) {
+          Deliver(edge, nullptr, /*dead=*/true, became_ready);
+          continue;
+        }
+        if (edge.dst_slot < 0) {
+          Deliver(edge, nullptr, /*dead=*/false, became_ready);
+          continue;
+        }
+        const Tensor& out = ctx->outputs()[edge.src_output];
+        if (!out.IsInitialized()) {
+          if (item.may_leave_unset) {
+            Deliver(edge, nullptr, /*dead=*/true, became_ready);
+            continue;
           }
-          slots_[edge.dst_slot] = out;
+          Abort(NodeError(item.kernel->name(), item.kernel->op(),
+                          absl::InternalError(absl::StrCat("output ", edge.src_output, " was not set"))));
+          break;
         }
-        if (pending_[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-          became_ready.push_back(edge.dst);
-        }
+        Deliver(edge, &out, /*dead=*/false, became_ready);
       }
     }
     // Count the new nodes before any can run (and finish) on another thread.
@@ -177,6 +213,42 @@ class ExecutorState {
       for (int dst : became_ready) Schedule(dst, ready);
     }
     if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
+  }
+
+  // Hands one edge's value (null for a control edge or a dead one) to its consumer.
+  void Deliver(const Executor::OutEdge& edge, const Tensor* value, bool dead, Ready& became_ready) {
+    if (ex_->items_[edge.dst].is_merge) {
+      DeliverToMerge(edge, value, dead, became_ready);
+      return;
+    }
+    if (dead) {
+      dead_[edge.dst].store(true, std::memory_order_relaxed);  // Published by the fetch_sub.
+    } else if (edge.dst_slot >= 0) {
+      slots_[edge.dst_slot] = *value;
+    }
+    if (pending_[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) became_ready.push_back(edge.dst);
+  }
+
+  // A Merge fires once: when its control inputs are done and one data input is live (it
+  // forwards that one; later live inputs are dropped), or dead once every data input is dead.
+  void DeliverToMerge(const Executor::OutEdge& edge, const Tensor* value, bool dead, Ready& became_ready) {
+    const Executor::Item& dst = ex_->items_[edge.dst];
+    absl::MutexLock lock(&merge_mu_);
+    MergeState& m = merges_[edge.dst];
+    if (m.fired) return;
+    if (edge.dst_slot < 0) {
+      --m.control_pending;
+    } else if (dead) {
+      ++m.dead_inputs;
+    } else {
+      slots_[edge.dst_slot] = *value;
+      m.live = true;
+    }
+    if (m.control_pending == 0 && (m.live || m.dead_inputs == dst.num_inputs)) {
+      m.fired = true;
+      if (!m.live) dead_[edge.dst].store(true, std::memory_order_release);
+      became_ready.push_back(edge.dst);
+    }
   }
 
   void Schedule(int id, Ready& ready) {
@@ -216,6 +288,15 @@ class ExecutorState {
   std::function<void(absl::Status)> done_;
   std::vector<Tensor> slots_;
   std::unique_ptr<std::atomic<int>[]> pending_;
+  std::unique_ptr<std::atomic<bool>[]> dead_;  // A data or control input was dead.
+  struct MergeState {
+    int control_pending = 0;
+    int dead_inputs = 0;
+    bool live = false;
+    bool fired = false;
+  };
+  absl::Mutex merge_mu_;
+  absl::flat_hash_map<int, MergeState> merges_ ABSL_GUARDED_BY(merge_mu_);
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
   CancellationManager own_cancellation_;

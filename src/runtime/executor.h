@@ -6,6 +6,11 @@
 // decrements their pending counts; newly ready cheap nodes run inline on the same
 // thread, expensive ones go to the inter-op pool so independent branches run in parallel.
 // The first error cancels the step; its Status names the failing node and op.
+//
+// Dead tensors (TF1's dataflow cond): the output a Switch does not take is dead; a node
+// with a dead input (data or control) does not run and its outputs are dead; a Merge runs
+// on its first live input, or is dead when all its data inputs are dead. Fetching a dead
+// tensor fails naming it; sending one to another partition is Unimplemented.
 #ifndef TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 #define TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 
@@ -71,6 +76,12 @@ class Executor {
     bool expensive = false;
     bool async = false;
     int out_begin = 0, out_end = 0;  // Range in out_edges_.
+    bool is_merge = false;          // Fires on its first live input (see above).
+    bool may_leave_unset = false;   // Switch: an unset output is dead, not a bug.
+    int num_control_inputs = 0;
+    // Non-empty for nodes that must not be skipped when dead (_Retval, _Send): the error.
+    std::string dead_error;
+    bool dead_error_unimplemented = false;
   };
   Executor() = default;
 

@@ -257,6 +257,26 @@ def resource_gather(tf, raw):
     return out, [graph]
 
 
+def variable_shape(tf, raw):
+    """VariableShape (TF's cond gradient uses it): int32 and int64, a scalar, a matrix, and a
+    variable not yet initialized (an error)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        m = tf.Variable(np.zeros((2, 3), np.float32), name="m")
+        s = tf.Variable(1.5, name="s")
+        later = tf.Variable(np.zeros((4,), np.float64), name="later")
+        shape_m = raw("VariableShape", [m.handle], {}).outputs[0]
+        shape_m64 = raw("VariableShape", [m.handle], {"out_type": tf.int64}).outputs[0]
+        shape_s = raw("VariableShape", [s.handle], {}).outputs[0]
+        shape_later = raw("VariableShape", [later.handle], {}).outputs[0]
+        with tf.Session() as sess:
+            uninitialized = _error_name(sess, shape_later)
+            sess.run([m.initializer, s.initializer])
+            out = {"matrix": sess.run(shape_m), "matrix64": sess.run(shape_m64), "scalar": sess.run(shape_s),
+                   "uninitialized": uninitialized}
+    return out, [graph]
+
+
 PROGRAMS = {"variables": variables, "optimizers": optimizers, "number_hyperparameters": number_hyperparameters,
             "minimize": minimize, "queues": queues, "accumulators": accumulators, "sparse_updates": sparse_updates,
-            "resource_gather": resource_gather}
+            "resource_gather": resource_gather, "variable_shape": variable_shape}

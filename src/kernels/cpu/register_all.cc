@@ -16,6 +16,7 @@ void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
 void RegisterUnravelIndexKernels(KernelRegistry& r);     // unravel_index_kernels.cc
+void RegisterControlFlowKernels(KernelRegistry& r);  // control_flow_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -58,6 +59,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterMultinomialKernels(r);
   RegisterReverseSequenceKernels(r);
   RegisterUnravelIndexKernels(r);
+  RegisterControlFlowKernels(r);
 }
 
 }  // namespace tw

@@ -1,0 +1,32 @@
+// Gradients through TF1's dataflow cond, built from the graph alone (no cond context):
+// - Merge forwards input i when its value_index is i, so the gradient goes back to input i
+//   through Switch(grad, value_index == i), live only on the branch that was taken.
+// - Switch: the gradient of its data input merges the gradients of both outputs. The pass
+//   gives an output nobody differentiated zeros_like(that output), which is live exactly
+//   when that output is, so the Merge always has one live input: the untaken branch
+//   contributes zeros.
+#include "autodiff/grad_util.h"
+#include "graph/graph.h"
+
+namespace tw {
+
+void RegisterControlFlowGradients(GradientRegistry& r) {
+  r.Register("Merge", [](const GradContext& ctx) {
+    Graph& g = ctx.graph();
+    const Output value_index = ctx.output(1);
+    std::vector<Output> grads;
+    for (int i = 0; i < ctx.op.node()->num_inputs(); ++i) {
+      Output taken = equal(value_index, grad::IntScalar(g, i));
+      Output routed = grad::Op("Switch", {ctx.grad_outputs[0], taken});
+      grads.push_back(routed.op().output(1));
+    }
+    return grads;
+  });
+  r.Register("Switch", [](const GradContext& ctx) {
+    Output merged = grad::Op("Merge", {ctx.grad_outputs[0], ctx.grad_outputs[1]}, {{"N", MakeAttr(int64_t{2})}});
+    return std::vector<Output>{merged, Output()};
+  });
+  r.RegisterNoGradient("VariableShape");  // As TF (NotDifferentiable).
+}
+
+}  // namespace tw
