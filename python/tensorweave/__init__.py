@@ -16,6 +16,8 @@ from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, Optimizer
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
+from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401
+                                    string_strip, string_to_number, substr)
 from tensorweave.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: F401
                                 int16, int32, int64, resource, string, uint8, uint16)
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401

@@ -4,6 +4,7 @@ namespace tw {
 
 void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
+void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -33,6 +34,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnTopKOps(r);
   RegisterMathScanOps(r);
   RegisterMathClipOps(r);
+  RegisterStringMoreOps(r);
 }
 
 }  // namespace tw

@@ -6,6 +6,8 @@ void RegisterPartitionKernels(KernelRegistry& r);  // partition_kernels.cc
 void RegisterSparseTrainingKernels(KernelRegistry& r);  // sparse_training_kernels.cc
 void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
+void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels.cc
+void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -38,6 +40,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSparseTrainingKernels(r);
   RegisterSegmentKernels(r);
   RegisterNdKernels(r);
+  RegisterStringConvertKernels(r);
+  RegisterStringTextKernels(r);
 }
 
 }  // namespace tw
