@@ -14,6 +14,7 @@ from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, con
 from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: F401
                                 RunOptions, ThreadPoolOptionProto)
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
+from tensorweave.data_flow_ops import RandomShuffleQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
 from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401

@@ -5,6 +5,7 @@ namespace tw {
 void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
+void RegisterInputOps(OpRegistry& r);           // input_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -35,6 +36,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterMathScanOps(r);
   RegisterMathClipOps(r);
   RegisterStringMoreOps(r);
+  RegisterInputOps(r);
 }
 
 }  // namespace tw

@@ -8,6 +8,7 @@ void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels.cc
 void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
+void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -42,6 +43,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNdKernels(r);
   RegisterStringConvertKernels(r);
   RegisterStringTextKernels(r);
+  RegisterCountUpToKernels(r);
 }
 
 }  // namespace tw
