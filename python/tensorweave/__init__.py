@@ -96,3 +96,4 @@ from tensorweave.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa
 from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
                                        unsorted_segment_min)
 from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
+from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)

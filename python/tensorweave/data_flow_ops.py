@@ -57,10 +57,19 @@ class FIFOQueue:
         return Operation(self._graph, self._core.enqueue_many(self._components(vals), name or ""))
 
     def dequeue(self, name=None):
-        return self._outputs(self._core.dequeue(name or ""))
+        outs = self._core.dequeue(name or "")
+        return self._shaped([Tensor(self._graph, c) for c in outs], None, batched=False)
 
     def dequeue_many(self, n, name=None):
-        return self._outputs(self._core.dequeue_many(convert_to_tensor(n, dtype=dtypes_lib.int32)._core, name or ""))
+        outs = self._core.dequeue_many(convert_to_tensor(n, dtype=dtypes_lib.int32)._core, name or "")
+        return self._shaped([Tensor(self._graph, c) for c in outs], n if isinstance(n, int) else None, batched=True)
+
+    def _shaped(self, outs, n, batched):
+        """The dequeued components with the queue's static shapes (TensorFlow sets them on the
+        op's outputs; here a reshape carries them when the queue's shapes are fully defined)."""
+        shaped = [_with_static_shape(t, ([n] if batched else []) + s.as_list()) if s.is_fully_defined() else t
+                  for t, s in zip(outs, self._shapes or [TensorShape(None)] * len(outs))]
+        return shaped[0] if len(shaped) == 1 else shaped
 
     def dequeue_up_to(self, n, name=None):
         """As dequeue_many, but a closed queue hands over its last (fewer than n) elements."""

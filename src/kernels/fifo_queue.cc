@@ -290,6 +290,26 @@ void FIFOQueueResource::ServeLocked(Ready* ready) {
     while (!dequeues_.empty()) {
       Attempt& a = dequeues_.front();
       const size_t need = a.wanted < 0 ? 1 : static_cast<size_t>(a.wanted);
+      const size_t remaining = need - a.taken.size();
+      if (closed_ && elements_.size() < remaining) {
+        // As TensorFlow: a closed queue that cannot serve the rest fails the dequeue at once
+        // (naming what is still requested and what is there), or, for DequeueUpTo, hands
+        // over everything it has.
+        absl::Status status = absl::OkStatus();
+        if (a.up_to && a.taken.size() + elements_.size() > 0) {
+          while (!elements_.empty()) {
+            a.taken.push_back(std::move(elements_.front()));
+            elements_.pop_front();
+          }
+        } else {
+          status = absl::OutOfRangeError(ClosedMessage(static_cast<int64_t>(remaining), elements_.size()));
+        }
+        Attempt done = std::move(a);
+        dequeues_.pop_front();
+        FinishDequeueLocked(done, status, ready);
+        progress = true;
+        continue;
+      }
       // A shuffling queue keeps min_after_dequeue elements to mix with, until it is closed.
       const size_t keep = closed_ ? 0 : static_cast<size_t>(min_after_dequeue_);
       while (a.taken.size() < need && elements_.size() > keep) {
@@ -301,23 +321,18 @@ void FIFOQueueResource::ServeLocked(Ready* ready) {
         elements_.pop_front();
         progress = true;
       }
-      if (a.taken.size() < need && !closed_) break;
-      const bool short_ok = a.up_to && !a.taken.empty();
-      absl::Status status = a.taken.size() < need && !short_ok
-                                ? absl::OutOfRangeError(ClosedMessage(static_cast<int64_t>(need), a.taken.size()))
-                                : absl::OkStatus();
+      if (a.taken.size() < need) break;
       Attempt done = std::move(a);
       dequeues_.pop_front();
-      FinishDequeueLocked(done, status, ready);
+      FinishDequeueLocked(done, absl::OkStatus(), ready);
       progress = true;
     }
   }
 }
 
-// `taken`: elements the failing dequeue took, which go back: TensorFlow counts them as there.
-std::string FIFOQueueResource::ClosedMessage(int64_t requested, size_t taken) const {
+std::string FIFOQueueResource::ClosedMessage(int64_t requested, size_t size) const {
   return absl::StrCat(kind_, " '", name_, "' is closed and has insufficient elements (requested ",
-                      requested, ", current size ", elements_.size() + taken, ")");
+                      requested, ", current size ", size, ")");
 }
 
 void FIFOQueueResource::FinishDequeueLocked(Attempt& a, absl::Status status, Ready* ready) {

@@ -89,7 +89,7 @@ class FIFOQueueResource : public ResourceBase, public std::enable_shared_from_th
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Release(Attempt& a);
   absl::StatusOr<Tuple> Assemble(const Attempt& a) const;
-  std::string ClosedMessage(int64_t requested, size_t taken) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::string ClosedMessage(int64_t requested, size_t size) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string name_;
   const std::vector<DType> types_;

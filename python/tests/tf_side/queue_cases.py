@@ -51,6 +51,11 @@ def cases():
         return [q.enqueue_many([[[1, 2], [3, 4], [5, 6]]]), q.close(), q.dequeue_many(4),
                 ("sorted", q.dequeue_many(3))], {}
     c["shuffle_closed_many"] = shuffle_closed_many
+    def count_up_to(tf):
+        v = tf.Variable(np.int64(0), trainable=False)
+        step = tf.count_up_to(v, 2)
+        return [v.initializer, step, step, step, v.read_value()], {}
+    c["count_up_to"] = count_up_to
     return c
 
 

@@ -14,11 +14,13 @@ tf1.disable_eager_execution()
 
 
 class _TF1:
-    """tf.compat.v1 with TF 1.x's tf.strings namespace (split returning a SparseTensor)."""
+    """tf.compat.v1, its Variable a resource variable as tensorweave's."""
     class strings:  # noqa: N801
         pass
 
     def __getattr__(self, name):
+        if name == "Variable":  # tensorweave's variables are resource variables
+            return lambda *args, **kwargs: tf1.Variable(*args, use_resource=True, **kwargs)
         return getattr(tf1, name)
 
 
