@@ -97,3 +97,5 @@ from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segme
                                        unsorted_segment_min)
 from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
 from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
+from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
+                                 TFRecordReader, WholeFileReader)

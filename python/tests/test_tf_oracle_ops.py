@@ -42,6 +42,11 @@ EXCLUDED = {
     **{op: "stateful queue op: step by step against TensorFlow (values, errors, messages) in test_input_queues.py "
            "(tf_side/queue_cases.py)"
        for op in ("RandomShuffleQueueV2", "QueueDequeueUpToV2", "ResourceCountUpTo")},
+    **{op: "reader op: keys, values, counters and errors compared with TensorFlow on the same files in "
+           "test_readers.py (tf_side/reader_cases.py)"
+       for op in ("TFRecordReaderV2", "TextLineReaderV2", "FixedLengthRecordReaderV2", "WholeFileReaderV2",
+                  "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2",
+                  "ReaderResetV2")},
     **{op: "string op: values, dtypes and error messages compared with TensorFlow in test_string_ops.py "
            "(tf_side/string_op_cases.py)"
        for op in ("AsString", "StringToNumber", "DecodeRaw", "StringLength", "StringStrip", "StringLower",

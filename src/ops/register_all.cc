@@ -6,6 +6,7 @@ void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
 void RegisterInputOps(OpRegistry& r);           // input_ops.cc
+void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -37,6 +38,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterMathClipOps(r);
   RegisterStringMoreOps(r);
   RegisterInputOps(r);
+  RegisterReaderOps(r);
 }
 
 }  // namespace tw

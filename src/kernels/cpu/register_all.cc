@@ -9,6 +9,7 @@ void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels.cc
 void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
 void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
+void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -44,6 +45,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterStringConvertKernels(r);
   RegisterStringTextKernels(r);
   RegisterCountUpToKernels(r);
+  RegisterReaderKernels(r);
 }
 
 }  // namespace tw
