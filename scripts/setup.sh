@@ -13,6 +13,7 @@ PACKAGES=(
   python3-dev python3-numpy python3-pytest pybind11-dev python3-venv
   python3-protobuf  # the Python package's message classes (tf.train.Example, tf.Summary, ...) from proto/
   libpng-dev  # image summaries are PNG-encoded
+  libre2-dev  # RegexReplace matches with RE2
   openssl  # the TLS tests make their certificates with it
 )
 

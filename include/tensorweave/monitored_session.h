@@ -69,6 +69,13 @@ class MonitoredTrainingSession {
   Tensor run(const Output& fetch, const FeedDict& feeds = {});
   void run(const Operation& target, const FeedDict& feeds = {});
 
+  // The underlying session's run, without hooks or recovery: what queue runners' threads and
+  // the local-variable initialization use (TensorFlow's raw session). FailedPrecondition
+  // after close().
+  std::vector<Tensor> run_without_hooks(const std::vector<Output>& fetches, const FeedDict& feeds = {},
+                                        const std::vector<Operation>& targets = {},
+                                        RunCancellation* cancellation = nullptr);
+
   // True once a hook requested a stop (or after close()).
   bool should_stop() const { return stop_requested_ || closed_; }
   // Calls every hook's end (the chief's CheckpointSaverHook saves a final checkpoint),

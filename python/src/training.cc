@@ -184,6 +184,21 @@ void BindMonitoredSession(py::module_& m) {
              for (Tensor& t : outputs) results.append(ArrayFromTensor(std::move(t)));
              return results;
            })
+      .def("run_without_hooks",
+           [](MonitoredTrainingSession& s, const std::vector<std::pair<Output, py::array>>& feeds,
+              const std::vector<Output>& fetches, const std::vector<Operation>& targets) {
+             FeedDict feed_tensors;
+             for (const auto& [output, array] : feeds) feed_tensors.emplace_back(output, TensorFromArray(array));
+             std::vector<Tensor> outputs;
+             {
+               py::gil_scoped_release no_gil;  // Queue runners' threads block here (a full queue).
+               outputs = s.run_without_hooks(fetches, feed_tensors, targets);
+               feed_tensors.clear();
+             }
+             py::list results;
+             for (Tensor& t : outputs) results.append(ArrayFromTensor(std::move(t)));
+             return results;
+           })
       .def("should_stop", &MonitoredTrainingSession::should_stop)
       .def("close", &MonitoredTrainingSession::close, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("recoveries", &MonitoredTrainingSession::recoveries);

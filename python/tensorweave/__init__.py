@@ -14,8 +14,11 @@ from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, con
 from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: F401
                                 RunOptions, ThreadPoolOptionProto)
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
+from tensorweave.data_flow_ops import RandomShuffleQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
+from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401
+                                    string_strip, string_to_number, substr)
 from tensorweave.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: F401
                                 int16, int32, int64, resource, string, uint8, uint16)
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
@@ -110,3 +113,6 @@ from tensorweave.random_ops import multinomial  # noqa: E402,F401
 from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
 from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401
 from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dataflow cond (Switch/Merge)
+from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
+from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
+                                 TFRecordReader, WholeFileReader)

@@ -23,6 +23,7 @@ class GraphKeys:
     UPDATE_OPS = "update_ops"
     LOCAL_VARIABLES = "local_variables"
     METRIC_VARIABLES = "metric_variables"
+    QUEUE_RUNNERS = "queue_runners"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.

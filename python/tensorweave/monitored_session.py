@@ -174,6 +174,20 @@ class StepCounterHook(SessionRunHook):
 
 # ---- the session
 
+class _RawSession:
+    """The session under a MonitoredTrainingSession, without its hooks: what queue runners run."""
+
+    def __init__(self, monitored):
+        self._monitored = monitored
+        self.graph = monitored.graph
+
+    def run(self, fetches, feed_dict=None):
+        plan = _FetchPlan(self.graph, fetches)
+        feeds = [(t._core, a) for t, a in _feed_arrays(self.graph, feed_dict)]
+        tensors, ops = _core_fetches(self.graph, plan)
+        return plan.build(self._monitored._core.run_without_hooks(feeds, tensors, ops))
+
+
 class MonitoredTrainingSession:
     """A session for training loops (tf.train.MonitoredTrainingSession): the chief restores
     the latest checkpoint of checkpoint_dir or initializes the variables, saves checkpoints
@@ -199,6 +213,8 @@ class MonitoredTrainingSession:
             int(log_step_count_steps or 0), [_core_hook(h, self._graph, master) for h in hooks or []],
             [_core_hook(h, self._graph, master) for h in chief_only_hooks or []], core_config,
             float(max_wait_secs))
+        self._stop_grace_period_secs = stop_grace_period_secs
+        self._start_input_pipeline()
 
     @property
     def graph(self):
@@ -212,10 +228,29 @@ class MonitoredTrainingSession:
         return plan.build(self._core.run(feeds, tensors, ops))
 
     def should_stop(self):
-        return self._core.should_stop()
+        return self._core.should_stop() or self._coord.should_stop()
 
     def close(self):
-        self._core.close()
+        # As TensorFlow's coordinated session: stop the queue runners (their queues close,
+        # freeing blocked threads), wait for them, then end the session.
+        self._coord.request_stop()
+        try:
+            self._coord.join(self._queue_runner_threads, stop_grace_period_secs=self._stop_grace_period_secs)
+        finally:
+            self._core.close()
+
+    def _start_input_pipeline(self):
+        """TensorFlow's Scaffold and coordinated session: local variables (epoch counters)
+        initialized, then the graph's queue runners started under a Coordinator."""
+        from tensorweave.coordinator import Coordinator
+        from tensorweave.queue_runner import start_queue_runners
+        from tensorweave.variables import local_variables, local_variables_initializer
+        self._coord = Coordinator()
+        self._queue_runner_threads = []
+        raw = _RawSession(self)
+        if local_variables():
+            raw.run(local_variables_initializer())
+        self._queue_runner_threads = start_queue_runners(raw, coord=self._coord)
 
     def __enter__(self):
         self._graph_context = self._graph.as_default()

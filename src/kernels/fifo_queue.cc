@@ -91,19 +91,19 @@ absl::Status FIFOQueueResource::CheckSameAs(const std::vector<DType>& types,
 
 absl::Status FIFOQueueResource::CheckElement(const Tuple& tuple, bool batched) const {
   if (tuple.size() != types_.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("FIFOQueue '", name_, "' has ", types_.size(),
+    return absl::InvalidArgumentError(absl::StrCat(kind_, " '", name_, "' has ", types_.size(),
                                                    " components but was given ", tuple.size()));
   }
   for (size_t i = 0; i < tuple.size(); ++i) {
     const Tensor& t = tuple[i];
     if (t.dtype() != types_[i]) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "component ", i, " of FIFOQueue '", name_, "' is ", DTypeName(types_[i]),
+          "component ", i, " of ", kind_, " '", name_, "' is ", DTypeName(types_[i]),
           " but was given ", DTypeName(t.dtype())));
     }
     if (batched && (t.rank() == 0 || t.dim(0) != tuple[0].dim(0))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "EnqueueMany on FIFOQueue '", name_, "' needs every component batched along dimension "
+          "EnqueueMany on ", kind_, " '", name_, "' needs every component batched along dimension "
           "0 with one size; component ", i, " has shape ", t.shape().DebugString(),
           i == 0 ? "" : absl::StrCat(", component 0 ", tuple[0].shape().DebugString())));
     }
@@ -112,7 +112,7 @@ absl::Status FIFOQueueResource::CheckElement(const Tuple& tuple, bool batched) c
     TensorShape element(dims);
     if (!shapes_[i].Matches(element)) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "component ", i, " of FIFOQueue '", name_, "' has shape ", shapes_[i].DebugString(),
+          "component ", i, " of ", kind_, " '", name_, "' has shape ", shapes_[i].DebugString(),
           " but was given ", batched ? "elements of shape " : "", element.DebugString()));
     }
   }
@@ -156,9 +156,26 @@ void FIFOQueueResource::Dequeue(CancellationManager* cancellation, DequeueCallba
   Add(std::move(a), /*is_enqueue=*/false);
 }
 
+void FIFOQueueResource::SetShuffle(int64_t min_after_dequeue, uint64_t seed) {
+  absl::MutexLock lock(&mu_);
+  kind_ = "RandomShuffleQueue";
+  shuffle_ = true;
+  min_after_dequeue_ = std::max<int64_t>(0, min_after_dequeue);
+  rng_.seed(seed != 0 ? seed : std::random_device()());
+}
+
+void FIFOQueueResource::DequeueUpTo(int64_t n, CancellationManager* cancellation, DequeueCallback done) {
+  DequeueBatch(n, /*up_to=*/true, cancellation, std::move(done));
+}
+
 void FIFOQueueResource::DequeueMany(int64_t n, CancellationManager* cancellation, DequeueCallback done) {
+  DequeueBatch(n, /*up_to=*/false, cancellation, std::move(done));
+}
+
+void FIFOQueueResource::DequeueBatch(int64_t n, bool up_to, CancellationManager* cancellation,
+                                     DequeueCallback done) {
   if (n < 0) {
-    done(absl::InvalidArgumentError(absl::StrCat("DequeueMany on FIFOQueue '", name_,
+    done(absl::InvalidArgumentError(absl::StrCat("DequeueMany on ", kind_, " '", name_,
                                                  "' asked for ", n, " elements")),
          {});
     return;
@@ -167,7 +184,7 @@ void FIFOQueueResource::DequeueMany(int64_t n, CancellationManager* cancellation
   for (const PartialShape& s : shapes_) specified = specified && s.IsFullyDefined();
   if (!specified) {
     done(absl::InvalidArgumentError(absl::StrCat(
-             "DequeueMany on FIFOQueue '", name_,
+             "DequeueMany on ", kind_, " '", name_,
              "' needs the queue's components to have fully defined shapes, not ",
              shapes_.empty() ? std::string("none") : ShapesString(shapes_))),
          {});
@@ -175,6 +192,7 @@ void FIFOQueueResource::DequeueMany(int64_t n, CancellationManager* cancellation
   }
   Attempt a;
   a.wanted = n;
+  a.up_to = up_to;
   a.cancellation = cancellation;
   a.dequeue_done = std::move(done);
   Add(std::move(a), /*is_enqueue=*/false);
@@ -185,8 +203,8 @@ void FIFOQueueResource::Add(Attempt attempt, bool is_enqueue) {
   {
     absl::MutexLock lock(&mu_);
     if (is_enqueue && closed_) {
-      ready.push_back([done = std::move(attempt.enqueue_done), name = name_] {
-        done(absl::CancelledError(absl::StrCat("FIFOQueue '", name, "' is closed")));
+      ready.push_back([done = std::move(attempt.enqueue_done), name = name_, kind = kind_] {
+        done(absl::CancelledError(absl::StrCat(kind, " '", name, "' is closed.")));
       });
     } else {
       const int64_t id = attempt.id = next_id_++;
@@ -205,7 +223,7 @@ void FIFOQueueResource::Add(Attempt attempt, bool is_enqueue) {
           Attempt a = std::move(*pending);
           list.erase(pending);
           absl::Status cancelled = absl::CancelledError(absl::StrCat(
-              is_enqueue ? "Enqueue" : "Dequeue", " on FIFOQueue '", name_, "' was cancelled"));
+              is_enqueue ? "Enqueue" : "Dequeue", " on ", kind_, " '", name_, "' was cancelled"));
           if (is_enqueue) {
             ready.push_back([done = std::move(a.enqueue_done), cancelled] { done(cancelled); });
           } else {
@@ -231,7 +249,7 @@ void FIFOQueueResource::Cancel(int64_t id) {
       list.erase(it);
       a.token = CancellationManager::kInvalidToken;  // The callback ran: nothing to release.
       absl::Status cancelled = absl::CancelledError(absl::StrCat(
-          is_enqueue ? "Enqueue" : "Dequeue", " on FIFOQueue '", name_, "' was cancelled"));
+          is_enqueue ? "Enqueue" : "Dequeue", " on ", kind_, " '", name_, "' was cancelled"));
       if (is_enqueue) {
         ready.push_back([done = std::move(a.enqueue_done), cancelled] { done(cancelled); });
       } else {
@@ -272,26 +290,49 @@ void FIFOQueueResource::ServeLocked(Ready* ready) {
     while (!dequeues_.empty()) {
       Attempt& a = dequeues_.front();
       const size_t need = a.wanted < 0 ? 1 : static_cast<size_t>(a.wanted);
-      while (a.taken.size() < need && !elements_.empty()) {
+      const size_t remaining = need - a.taken.size();
+      if (closed_ && elements_.size() < remaining) {
+        // As TensorFlow: a closed queue that cannot serve the rest fails the dequeue at once
+        // (naming what is still requested and what is there), or, for DequeueUpTo, hands
+        // over everything it has.
+        absl::Status status = absl::OkStatus();
+        if (a.up_to && a.taken.size() + elements_.size() > 0) {
+          while (!elements_.empty()) {
+            a.taken.push_back(std::move(elements_.front()));
+            elements_.pop_front();
+          }
+        } else {
+          status = absl::OutOfRangeError(ClosedMessage(static_cast<int64_t>(remaining), elements_.size()));
+        }
+        Attempt done = std::move(a);
+        dequeues_.pop_front();
+        FinishDequeueLocked(done, status, ready);
+        progress = true;
+        continue;
+      }
+      // A shuffling queue keeps min_after_dequeue elements to mix with, until it is closed.
+      const size_t keep = closed_ ? 0 : static_cast<size_t>(min_after_dequeue_);
+      while (a.taken.size() < need && elements_.size() > keep) {
+        if (shuffle_ && elements_.size() > 1) {
+          std::uniform_int_distribution<size_t> pick(0, elements_.size() - 1);
+          std::swap(elements_.front(), elements_[pick(rng_)]);
+        }
         a.taken.push_back(std::move(elements_.front()));
         elements_.pop_front();
         progress = true;
       }
-      if (a.taken.size() < need && !closed_) break;
-      absl::Status status = a.taken.size() < need
-                                ? absl::OutOfRangeError(ClosedMessage(static_cast<int64_t>(need)))
-                                : absl::OkStatus();
+      if (a.taken.size() < need) break;
       Attempt done = std::move(a);
       dequeues_.pop_front();
-      FinishDequeueLocked(done, status, ready);
+      FinishDequeueLocked(done, absl::OkStatus(), ready);
       progress = true;
     }
   }
 }
 
-std::string FIFOQueueResource::ClosedMessage(int64_t requested) const {
-  return absl::StrCat("FIFOQueue '", name_, "' is closed and has insufficient elements (requested ",
-                      requested, ", current size ", elements_.size(), ")");
+std::string FIFOQueueResource::ClosedMessage(int64_t requested, size_t size) const {
+  return absl::StrCat(kind_, " '", name_, "' is closed and has insufficient elements (requested ",
+                      requested, ", current size ", size, ")");
 }
 
 void FIFOQueueResource::FinishDequeueLocked(Attempt& a, absl::Status status, Ready* ready) {
@@ -314,7 +355,7 @@ void FIFOQueueResource::FinishDequeueLocked(Attempt& a, absl::Status status, Rea
 absl::StatusOr<FIFOQueueResource::Tuple> FIFOQueueResource::Assemble(const Attempt& a) const {
   if (a.wanted < 0) return a.taken[0];
   Tuple batch;
-  const int64_t n = a.wanted;
+  const int64_t n = static_cast<int64_t>(a.taken.size());  // wanted, or fewer for DequeueUpTo
   for (size_t c = 0; c < types_.size(); ++c) {
     std::vector<int64_t> dims{n};
     for (int64_t d : shapes_[c].dims()) dims.push_back(d);
@@ -343,9 +384,9 @@ void FIFOQueueResource::Close(bool cancel_pending_enqueues) {
     closed_ = true;
     if (cancel_pending_enqueues) {
       for (Attempt& a : enqueues_) {
-        ready.push_back([a = std::move(a), name = name_]() mutable {
+        ready.push_back([a = std::move(a), name = name_, kind = kind_]() mutable {
           Release(a);
-          a.enqueue_done(absl::CancelledError(absl::StrCat("FIFOQueue '", name, "' is closed")));
+          a.enqueue_done(absl::CancelledError(absl::StrCat(kind, " '", name, "' is closed.")));
         });
       }
       enqueues_.clear();

@@ -85,6 +85,28 @@ void RegisterDataFlowOps(OpRegistry& r) {
                  .Attr("timeout_ms: int = -1")
                  .SetStateful()
                  .SetShapeFn(ScalarInputs({0, 1}, false)));
+  // A closed queue hands over what it has (at least one element) instead of failing.
+  r.Register(OpDefBuilder("QueueDequeueUpToV2")
+                 .Input("handle: resource")
+                 .Input("n: int32")
+                 .Output("components: component_types")
+                 .Attr("component_types: list(type)")
+                 .Attr("timeout_ms: int = -1")
+                 .SetStateful()
+                 .SetShapeFn(ScalarInputs({0, 1}, false)));
+  // Dequeues a random element while more than min_after_dequeue remain (all once closed).
+  r.Register(OpDefBuilder("RandomShuffleQueueV2")
+                 .Output("handle: resource")
+                 .Attr("component_types: list(type)")
+                 .Attr("shapes: list(shape) = []")
+                 .Attr("capacity: int = -1")
+                 .Attr("min_after_dequeue: int = 0")
+                 .Attr("seed: int = 0")
+                 .Attr("seed2: int = 0")
+                 .Attr("container: string = ''")
+                 .Attr("shared_name: string = ''")
+                 .SetStateful()
+                 .SetShapeFn(QueueShape));
   r.Register(OpDefBuilder("QueueCloseV2")
                  .Input("handle: resource")
                  .Attr("cancel_pending_enqueues: bool = false")

@@ -15,6 +15,9 @@ void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
 void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
 void RegisterControlFlowOps(OpRegistry& r);     // control_flow_ops.cc
+void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
+void RegisterInputOps(OpRegistry& r);           // input_ops.cc
+void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -55,6 +58,9 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayReverseSequenceOps(r);
   RegisterArrayUnravelIndexOps(r);
   RegisterControlFlowOps(r);
+  RegisterStringMoreOps(r);
+  RegisterInputOps(r);
+  RegisterReaderOps(r);
 }
 
 }  // namespace tw

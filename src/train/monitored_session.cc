@@ -160,4 +160,14 @@ void MonitoredTrainingSession::close() {
   if (end_error) std::rethrow_exception(end_error);
 }
 
+std::vector<Tensor> MonitoredTrainingSession::run_without_hooks(const std::vector<Output>& fetches,
+                                                                const FeedDict& feeds,
+                                                                const std::vector<Operation>& targets,
+                                                                RunCancellation* cancellation) {
+  if (closed_ || session_ == nullptr) {
+    throw StatusError(absl::FailedPreconditionError("MonitoredTrainingSession is closed"));
+  }
+  return session_->run(fetches, feeds, targets, cancellation);
+}
+
 }  // namespace tw

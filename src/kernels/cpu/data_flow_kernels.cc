@@ -84,7 +84,7 @@ class QueueEnqueueOp : public AsyncOpKernel {
   }
 };
 
-template <bool kMany>
+template <bool kMany, bool kUpTo = false>
 class QueueDequeueOp : public AsyncOpKernel {
  public:
   explicit QueueDequeueOp(OpKernelConstruction& c) : AsyncOpKernel(c) {
@@ -103,7 +103,9 @@ class QueueDequeueOp : public AsyncOpKernel {
       }
       done(s);
     };
-    if constexpr (kMany) {
+    if constexpr (kUpTo) {
+      (*queue)->DequeueUpTo(ctx.input(1).scalar<int32_t>(), ctx.cancellation(), std::move(deliver));
+    } else if constexpr (kMany) {
       (*queue)->DequeueMany(ctx.input(1).scalar<int32_t>(), ctx.cancellation(), std::move(deliver));
     } else {
       (*queue)->Dequeue(ctx.cancellation(), std::move(deliver));
@@ -131,6 +133,55 @@ class QueueDequeueOp : public AsyncOpKernel {
   }
 
   std::vector<DType> types_;
+};
+
+// TensorFlow's RandomShuffleQueue: the FIFO queue's state, dequeuing at random.
+class RandomShuffleQueueOp : public OpKernel {
+ public:
+  explicit RandomShuffleQueueOp(OpKernelConstruction& c) : OpKernel(c), name_(SharedName(c)) {
+    c.GetAttr("container", &container_);
+    c.GetAttr("component_types", &types_);
+    c.GetAttr("shapes", &shapes_);
+    c.GetAttr("capacity", &capacity_);
+    c.GetAttr("min_after_dequeue", &min_after_dequeue_);
+    int64_t seed = 0, seed2 = 0;
+    c.GetAttr("seed", &seed);
+    c.GetAttr("seed2", &seed2);
+    seed_ = static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(seed2);
+    handle_ = Tensor::Resource(ResourceHandle{c.device_name(), container_, name_});
+  }
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    if (capacity_ >= 0 && min_after_dequeue_ >= capacity_) {
+      return absl::InvalidArgumentError(absl::StrCat("RandomShuffleQueue '", name_, "': min_after_dequeue ",
+                                                     min_after_dequeue_, " must be less than capacity ", capacity_));
+    }
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
+                        ctx.resource_mgr()->LookupOrCreateResource<FIFOQueueResource>(
+                            container_, name_, [this]() -> absl::StatusOr<std::shared_ptr<FIFOQueueResource>> {
+                              TW_ASSIGN_OR_RETURN(auto q, FIFOQueueResource::Create(name_, types_, shapes_, capacity_));
+                              q->SetShuffle(min_after_dequeue_, seed_);
+                              return q;
+                            }));
+    TW_RETURN_IF_ERROR(queue->CheckSameAs(types_, shapes_, capacity_));
+    if (!queue->shuffled() || queue->min_after_dequeue() != min_after_dequeue_) {
+      return absl::InvalidArgumentError(absl::StrCat("shared queue '", name_,
+                                                     "' is not a RandomShuffleQueue with min_after_dequeue ",
+                                                     min_after_dequeue_));
+    }
+    ctx.set_output(0, handle_);
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string name_, container_;
+  std::vector<DType> types_;
+  std::vector<PartialShape> shapes_;
+  int64_t capacity_ = -1;
+  int64_t min_after_dequeue_ = 0;
+  uint64_t seed_ = 0;
+  Tensor handle_;
 };
 
 class QueueCloseOp : public OpKernel {
@@ -269,6 +320,8 @@ void RegisterDataFlowKernels(KernelRegistry& r) {
   r.Register("QueueDequeueV2", kDeviceCpu, Factory<QueueDequeueOp<false>>());
   r.Register("QueueDequeueManyV2", kDeviceCpu, Factory<QueueDequeueOp<true>>());
   r.Register("QueueCloseV2", kDeviceCpu, Factory<QueueCloseOp>());
+  r.Register("QueueDequeueUpToV2", kDeviceCpu, Factory<QueueDequeueOp<true, true>>());
+  r.Register("RandomShuffleQueueV2", kDeviceCpu, Factory<RandomShuffleQueueOp>());
   r.Register("QueueSizeV2", kDeviceCpu, Factory<QueueSizeOp>());
   r.Register("ResourceConditionalAccumulator", kDeviceCpu, Factory<AccumulatorOp>());
   r.Register("ResourceAccumulatorApplyGradient", kDeviceCpu, Factory<AccumulatorApplyGradientOp>());

@@ -17,6 +17,10 @@ void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.c
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
 void RegisterUnravelIndexKernels(KernelRegistry& r);     // unravel_index_kernels.cc
 void RegisterControlFlowKernels(KernelRegistry& r);  // control_flow_kernels.cc
+void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels.cc
+void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
+void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
+void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -60,6 +64,10 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterReverseSequenceKernels(r);
   RegisterUnravelIndexKernels(r);
   RegisterControlFlowKernels(r);
+  RegisterStringConvertKernels(r);
+  RegisterStringTextKernels(r);
+  RegisterCountUpToKernels(r);
+  RegisterReaderKernels(r);
 }
 
 }  // namespace tw
