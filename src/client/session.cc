@@ -7,7 +7,6 @@
 #include "absl/synchronization/notification.h"
 #include "absl/strings/str_cat.h"
 #include "core/cancellation.h"
-#include "core/mutex_mode.h"
 #include "graph/graph.h"
 #include "distributed/rpc/grpc_session.h"
 #include "runtime/local_session.h"
@@ -16,7 +15,6 @@ namespace tw {
 
 Session::Session(Graph& graph, const std::string& target, const SessionConfig& config)
     : graph_(&graph), target_(target), operation_timeout_ms_(config.operation_timeout_ms) {
-  ConfigureMutexDeadlockDetection();
   SessionOptions options;
   options.allow_soft_placement = config.allow_soft_placement;
   options.log_device_placement = config.log_device_placement;
