@@ -25,12 +25,14 @@ fi
 flags=(-std=c++20 -pthread -fsyntax-only -DLEVELDB_SHARED_LIBRARY -Iinclude -Isrc "-I$build/proto"
        -isystem /usr/include/eigen3 -Wthread-safety -Werror=thread-safety)
 echo "thread_safety_check: ${#files[@]} files, $jobs at a time, with $($cxx --version | head -1)"
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
 printf '%s\n' "${files[@]}" |
   xargs -P "$jobs" -I{} sh -c '"$0" "$@" {} 2>&1 | grep -A3 -E "Wthread-safety|error:"; exit 0' "$cxx" "${flags[@]}" \
-  > "$build/thread_safety_report.txt"
-if [ -s "$build/thread_safety_report.txt" ]; then
-  cat "$build/thread_safety_report.txt"
-  echo "thread_safety_check: findings above (also in $build/thread_safety_report.txt)" >&2
+  > "$report"
+if [ -s "$report" ]; then
+  cat "$report"
+  echo "thread_safety_check: findings above" >&2
   exit 1
 fi
 echo "thread_safety_check: clean"
