@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 jobs=${TW_JOBS:-2}
 cxx=${CXX_CLANG:-clang++}
-command -v "$cxx" >/dev/null || { echo "thread_safety_check: $cxx not found (apt-get install clang)" >&2; exit 2; }
+command -v "$cxx" >/dev/null || { echo "thread_safety_check: $cxx not found (apt-get install clang, or TW_SETUP_FUZZ=1 scripts/setup.sh)" >&2; exit 2; }
 if [ ! -d "$build/proto/tensorweave/proto" ]; then
   echo "thread_safety_check: $build/proto has no generated headers; configure and build tw_proto first" >&2
   exit 2
