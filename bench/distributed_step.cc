@@ -9,6 +9,7 @@
 
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
+#include "tensorweave/process.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
@@ -24,6 +25,7 @@ double MedianMicros(int n, Fn&& fn) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   int steps = 2000;
   std::string spec;
   for (int i = 1; i + 1 < argc; i += 2) {

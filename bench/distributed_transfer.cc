@@ -20,6 +20,7 @@
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensor/tensor_proto.h"
+#include "tensorweave/process.h"
 #include "tensorweave/proto/worker.grpc.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/tensorweave.h"
@@ -88,6 +89,7 @@ double TcpGBps(int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   int repeats = 15;
   std::string spec;
   for (int i = 1; i + 1 < argc; i += 2) {

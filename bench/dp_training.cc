@@ -21,6 +21,7 @@
 
 #include "distributed/process_cluster.h"
 #include "mlp_model.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 #include "timing.h"
 
@@ -196,6 +197,7 @@ void Profile(const tw::ClusterSpec& cluster, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   Options o;
   bool profile = false;
   for (int i = 1; i + 1 < argc; i += 2) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 #include "timing.h"
 
@@ -21,6 +22,7 @@ double MedianMicrosPerNode(tw::Session& sess, const std::vector<tw::Output>& fet
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   int nodes = 10000, repeats = 51;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);

@@ -6,10 +6,12 @@
 #include <vector>
 
 #include "mlp_model.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 #include "timing.h"
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   int threads = 1, steps = 300;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -134,6 +135,7 @@ int Soak(const tw::ClusterSpec& cluster, const Flags& flags) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   Flags flags;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <random>
 
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -28,6 +29,7 @@ void MakeData(int n, std::mt19937& rng, tw::Tensor* points, tw::Tensor* labels) 
 }  // namespace
 
 int main() {
+  tw::InitProcess();
   try {
     tw::Graph g;
     g.set_seed(3);

@@ -22,6 +22,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "distributed/process_cluster.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -202,6 +203,7 @@ Result TrainSingleProcess(int steps, int batch) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   const int steps = IntFlag(argc, argv, "--steps", 600);
   const int batch = IntFlag(argc, argv, "--batch", 128);
   const int print_every = std::max(1, IntFlag(argc, argv, "--print_every", 100));

@@ -15,6 +15,7 @@
 #include <random>
 
 #include "example_cluster.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -59,6 +60,7 @@ int IntFlag(int argc, char** argv, const char* name, int fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   const int steps = IntFlag(argc, argv, "--steps", 1000);
   const int split = IntFlag(argc, argv, "--split", 70);
   const int seed = IntFlag(argc, argv, "--seed", 1);

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/net_util.h"
 #include "regression_model.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -59,6 +60,7 @@ double NumberFlag(std::map<std::string, std::string>& flags, const std::string& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   try {
     auto flags = ParseFlags(argc, argv);
     std::vector<std::unique_ptr<tw::Server>> servers;  // Only without --cluster_spec.

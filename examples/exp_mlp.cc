@@ -6,9 +6,11 @@
 #include <iostream>
 #include <random>
 
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   int max_steps = 20000;
   int seed = 1;
   for (int i = 1; i + 1 < argc; i += 2) {

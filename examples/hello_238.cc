@@ -2,9 +2,11 @@
 //   x = 2; y1 = x + 300; y2 = x - 66; y = y1 + y2   -> prints 238
 #include <iostream>
 
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 int main() {
+  tw::InitProcess();
   try {
     tw::Graph g;
     auto x = tw::constant(g, 2);

@@ -8,9 +8,11 @@
 #include <random>
 
 #include "example_cluster.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   try {
     std::string job;
     auto cluster = tw::examples::ClusterFromArgs(argc, argv, "local", 2, &job);

@@ -4,9 +4,11 @@
 #include <iostream>
 #include <random>
 
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 int main() {
+  tw::InitProcess();
   try {
     tw::Graph g;
     auto x = tw::placeholder(g, tw::DType::kFloat, tw::PartialShape({100}), "x");

@@ -6,7 +6,8 @@
 //   tw ops      lists the registered ops
 //   tw ops --gradients   each op with its gradient: "gradient", "none" (registered as not
 //                        differentiable) or "missing"
-// Errors print one clear line and exit non-zero.
+// Errors print one clear line and exit non-zero. `tw <command> --help` prints that command's
+// flags. Flags are absl::flags, parsed per subcommand (see tw_flags.h for why and how).
 #include <filesystem>
 #include <iostream>
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include <csignal>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,128 +35,141 @@
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "savedmodel/saved_model_loader.h"
+#include "tensorweave/process.h"
 #include "tensorweave/server.h"
 #include "tensorweave/tensorweave.h"
+#include "tw_flags.h"
+
+using tw::cli::PositiveInt;
+using tw::cli::ProcessId;
+using tw::cli::TaskIndex;
+using tw::cli::ThreadCount;
+
+// `tw run`
+ABSL_FLAG(std::string, graph, "", "the GraphDef file (binary, or text if it ends in .pbtxt/.txt)");
+ABSL_FLAG(std::string, feed, "",
+          "feed a tensor, NAME=VALUE: 3, 1.5, [1,2], [[1,2],[3,4]] (repeatable; with --saved_model "
+          "NAME is the signature's input key)");
+ABSL_FLAG(std::string, fetch, "",
+          "print this tensor, \"node\" or \"node:k\" (repeatable; with --saved_model the signature's output key)");
+ABSL_FLAG(std::string, target_op, "", "run this node for its effect (repeatable)");
+ABSL_FLAG(std::string, saved_model, "", "run this SavedModel directory's signature (variables restored)");
+ABSL_FLAG(std::string, tag, "", "the SavedModel's tag set (repeatable; default serve)");
+ABSL_FLAG(std::string, signature, tw::kDefaultServingSignatureDefKey, "the SavedModel signature to run");
+ABSL_FLAG(std::string, target, "", "where to run: \"\" (this process) or grpc://host:port");
+ABSL_FLAG(bool, log_device_placement, false, "print the device of every node");
+ABSL_FLAG(bool, allow_soft_placement, false, "place ops whose device does not exist elsewhere");
+// Shared by run (what to present to a secured cluster; defaults from TW_TLS_CA, TW_TLS_CERT,
+// TW_TLS_KEY, TW_CLUSTER_TOKEN[_FILE]), server and cluster.
+ABSL_FLAG(std::string, tls_cert, "", "TLS certificate (PEM): served, and presented to the other tasks");
+ABSL_FLAG(std::string, tls_key, "", "TLS private key (PEM) of --tls_cert");
+ABSL_FLAG(std::string, tls_ca, "", "mutual TLS: require (and verify peers') certificates signed by this CA");
+ABSL_FLAG(std::string, cluster_token_file, "", "require this shared token on every call (and send it)");
+
+// `tw server`
+ABSL_FLAG(std::string, cluster_spec, "",
+          "job1|host:port;host:port,job2|host:port (or TF_CONFIG in the environment when omitted)");
+ABSL_FLAG(std::string, job_name, "", "this task's job");
+ABSL_FLAG(TaskIndex, task_index, TaskIndex{}, "this task's index in the job");
+ABSL_FLAG(PositiveInt, rpc_timeout_ms, PositiveInt{tw::ServerOptions().rpc_timeout_ms},
+          "deadline of calls between tasks, in ms");
+ABSL_FLAG(ThreadCount, intra_op_threads, ThreadCount{}, "threads within one op (default: one per core)");
+ABSL_FLAG(ThreadCount, inter_op_threads, ThreadCount{}, "threads running ops side by side (default: one per core)");
+ABSL_FLAG(bool, insecure_allow_remote, false,
+          "serve a non-loopback address without TLS or a token (refused otherwise)");
+ABSL_FLAG(PositiveInt, max_tensor_bytes, PositiveInt{tw::ResourceLimits().max_tensor_bytes},
+          "largest tensor fed, received, decoded or made by a kernel (over a limit: ResourceExhausted naming it)");
+ABSL_FLAG(PositiveInt, max_graph_nodes, PositiveInt{tw::ResourceLimits().max_graph_nodes},
+          "largest GraphDef in nodes");
+ABSL_FLAG(PositiveInt, max_graph_bytes, PositiveInt{tw::ResourceLimits().max_graph_bytes},
+          "largest GraphDef in bytes");
+ABSL_FLAG(PositiveInt, max_concurrent_steps, PositiveInt{tw::ResourceLimits().max_concurrent_steps},
+          "steps run at once; more are refused");
+ABSL_FLAG(PositiveInt, max_registered_graphs, PositiveInt{tw::ResourceLimits().max_registered_graphs},
+          "graph partitions registered at once");
+ABSL_FLAG(PositiveInt, idle_step_timeout_ms, PositiveInt{tw::ResourceLimits().idle_step_timeout_ms},
+          "drop a step that nothing ran or received for this long, with the tensors left in it");
+ABSL_FLAG(PositiveInt, max_pending_reply_bytes, PositiveInt{tw::ServerOptions().max_pending_reply_bytes},
+          "step replies held for clients that have not read them yet");
+ABSL_FLAG(PositiveInt, session_gc_seconds, PositiveInt{tw::ServerOptions().session_gc_seconds},
+          "close a session that ran nothing for this long");
+ABSL_FLAG(std::string, file_access_root, "",
+          "graphs may read and write files only under this directory (Save/Restore...; default: the "
+          "working directory)");
+ABSL_FLAG(ProcessId, parent_pid, ProcessId{},
+          "stop (as on SIGTERM) when this process exits: what `tw cluster` and the tests' clusters pass, so "
+          "no task outlives them");
+
+// `tw cluster`
+ABSL_FLAG(std::string, jobs, "ps:1,worker:2", "jobs and task counts, JOB:N,...");
+
+// `tw ops`
+ABSL_FLAG(bool, gradients, false,
+          "with each op's gradient: gradient, none (not differentiable) or missing");
 
 namespace {
 
-constexpr char kUsage[] =
-    "usage: tw <command> [flags]\n"
+using tw::cli::Bind;
+using tw::cli::FlagBinding;
+
+constexpr char kOverview[] =
+    "usage: tw <command> [flags]      (tw <command> --help: that command's flags)\n"
     "commands:\n"
-    "  run   run a GraphDef file (binary, or text if it ends in .pbtxt/.txt)\n"
-    "        --graph FILE            the GraphDef (required)\n"
-    "        --feed NAME=VALUE       feed a tensor: 3, 1.5, [1,2], [[1,2],[3,4]] (repeatable)\n"
-    "        --fetch NAME            print this tensor, \"node\" or \"node:k\" (repeatable)\n"
-    "        --target_op NAME        run this node for its effect (repeatable)\n"
-    "  run --saved_model DIR      run a SavedModel's signature (variables restored)\n"
-    "        --tag TAG               its tag set (repeatable; default serve)\n"
-    "        --signature KEY         default serving_default; --feed KEY=VALUE and\n"
-    "                                --fetch KEY name the signature's input/output keys\n"
-    "        --target URL            where to run: \"\" (this process, default) or grpc://host:port\n"
-    "        --log_device_placement  print the device of every node\n"
-    "        --allow_soft_placement  place ops whose device does not exist elsewhere\n"
-    "        --tls_ca, --tls_cert, --tls_key, --cluster_token_file  as for server: what to\n"
-    "                                present to a secured cluster (defaults: TW_TLS_CA,\n"
-    "                                TW_TLS_CERT, TW_TLS_KEY, TW_CLUSTER_TOKEN[_FILE])\n"
-    "  server  run one task of a cluster until SIGINT/SIGTERM\n"
-    "        --cluster_spec SPEC     job1|host:port;host:port,job2|host:port (or TF_CONFIG in\n"
-    "                                the environment when omitted)\n"
-    "        --job_name NAME         this task's job\n"
-    "        --task_index N          this task's index in the job (default 0)\n"
-    "        --rpc_timeout_ms MS     deadline of calls between tasks (default 30000)\n"
-    "        --intra_op_threads N    threads within one op (default: one per core)\n"
-    "        --inter_op_threads N    threads running ops side by side (default: one per core)\n"
-    "        --tls_cert PEM --tls_key PEM  serve TLS only, with this certificate and key (also\n"
-    "                                presented to the other tasks)\n"
-    "        --tls_ca PEM            mutual TLS: require client certificates signed by this CA\n"
-    "                                (and verify the other tasks against it)\n"
-    "        --cluster_token_file F  require this shared token on every call (and send it)\n"
-    "        --insecure_allow_remote serve a non-loopback address without TLS or a token\n"
-    "                                (refused otherwise)\n"
-    "        --max_tensor_bytes N    largest tensor fed, received, decoded or made by a kernel\n"
-    "                                (default 4 GiB)\n"
-    "        --max_graph_nodes N     largest GraphDef in nodes (default 1048576)\n"
-    "        --max_graph_bytes N     largest GraphDef in bytes (default 1 GiB)\n"
-    "        --max_concurrent_steps N  steps run at once; more are refused (default 1024)\n"
-    "        --max_registered_graphs N  graph partitions registered at once (default 65536)\n"
-    "        --idle_step_timeout_ms MS  drop a step that nothing ran or received for this\n"
-    "                                long, with the tensors left in it (default 600000)\n"
-    "        --max_pending_reply_bytes N  step replies held for clients that have not read\n"
-    "                                them yet (default 4 GiB)\n"
-    "        --session_gc_seconds S  close a session that ran nothing for this long\n"
-    "                                (default 86400)\n"
-    "        --file_access_root DIR  graphs may read and write files only under DIR\n"
-    "                                (Save/Restore...; default: the working directory)\n"
-    "                                (over a limit: ResourceExhausted naming it)\n"
-    "        --parent_pid PID        stop (as on SIGTERM) when process PID exits: what `tw\n"
-    "                                cluster` and the tests' clusters pass, so no task\n"
-    "                                outlives them\n"
+    "  run      run a GraphDef file (--graph) or a SavedModel's signature (--saved_model)\n"
+    "  server   run one task of a cluster until SIGINT/SIGTERM\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
-    "        --jobs JOB:N,...        jobs and task counts (default ps:1,worker:2)\n"
-    "        --rpc_timeout_ms MS, --intra_op_threads N, --inter_op_threads N, --tls_cert PEM,\n"
-    "        --tls_key PEM, --tls_ca PEM, --cluster_token_file F, --file_access_root DIR\n"
-    "                                passed to every task\n"
-    "  ops   list the registered ops\n"
-    "        --gradients             with each op's gradient: gradient, none (not\n"
-    "                                differentiable) or missing\n";
+    "  ops      list the registered ops\n";
 
-// The field of `security` a flag ("--tls_cert", "-tls_cert"...) names; null for others.
-std::string* SecurityFlag(std::string flag, tw::TransportSecurity* security) {
-  while (absl::StartsWith(flag, "-")) flag = flag.substr(1);
-  if (flag == "tls_cert") return &security->tls_cert_file;
-  if (flag == "tls_key") return &security->tls_key_file;
-  if (flag == "tls_ca") return &security->tls_ca_file;
-  if (flag == "cluster_token_file") return &security->cluster_token_file;
-  return nullptr;
+std::vector<FlagBinding> SecurityBindings() {
+  return {Bind(FLAGS_tls_cert), Bind(FLAGS_tls_key), Bind(FLAGS_tls_ca), Bind(FLAGS_cluster_token_file)};
+}
+
+std::vector<FlagBinding> With(std::vector<FlagBinding> flags, const std::vector<FlagBinding>& more) {
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+// The flags given on the command line override the security read from the environment.
+void ApplySecurityFlags(tw::TransportSecurity* security) {
+  for (auto [flag, field] : {std::pair{&FLAGS_tls_cert, &security->tls_cert_file},
+                             std::pair{&FLAGS_tls_key, &security->tls_key_file},
+                             std::pair{&FLAGS_tls_ca, &security->tls_ca_file},
+                             std::pair{&FLAGS_cluster_token_file, &security->cluster_token_file}}) {
+    if (std::string value = absl::GetFlag(*flag); !value.empty()) *field = value;
+  }
 }
 
 struct RunFlags {
   std::string graph, target;
   std::vector<std::string> feeds, fetches, target_ops;
   // --saved_model: feeds and fetches name the signature's input and output keys.
-  std::string saved_model, signature = tw::kDefaultServingSignatureDefKey;
+  std::string saved_model, signature;
   std::set<std::string> tags;
   tw::SessionConfig config;
 };
 
-// Accepts "--flag value" and "--flag=value".
+std::vector<FlagBinding> RunBindings(RunFlags* flags, std::vector<std::string>* tags) {
+  using tw::cli::BindRepeated;
+  return With({Bind(FLAGS_graph), BindRepeated(FLAGS_feed, &flags->feeds), BindRepeated(FLAGS_fetch, &flags->fetches),
+               BindRepeated(FLAGS_target_op, &flags->target_ops), Bind(FLAGS_saved_model), BindRepeated(FLAGS_tag, tags),
+               Bind(FLAGS_signature), Bind(FLAGS_target), Bind(FLAGS_log_device_placement),
+               Bind(FLAGS_allow_soft_placement)},
+              SecurityBindings());
+}
+
 tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
   RunFlags flags;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    bool has_value = false;
-    if (auto eq = arg.find('='); absl::StartsWith(arg, "--") && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_value = true;
-    }
-    auto take = [&]() -> tw::StatusOr<std::string> {
-      if (has_value) return value;
-      if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-      return std::string(argv[++i]);
-    };
-    if (arg == "--log_device_placement") {
-      flags.config.log_device_placement = true;
-    } else if (arg == "--allow_soft_placement") {
-      flags.config.allow_soft_placement = true;
-    } else if (std::string* path = SecurityFlag(arg, &flags.config.security); path != nullptr) {
-      TW_ASSIGN_OR_RETURN(*path, take());
-    } else if (arg == "--graph" || arg == "--feed" || arg == "--fetch" || arg == "--target_op" ||
-               arg == "--target" || arg == "--saved_model" || arg == "--tag" || arg == "--signature") {
-      TW_ASSIGN_OR_RETURN(std::string v, take());
-      if (arg == "--saved_model") flags.saved_model = v;
-      if (arg == "--tag") flags.tags.insert(v);
-      if (arg == "--signature") flags.signature = v;
-      if (arg == "--graph") flags.graph = v;
-      if (arg == "--feed") flags.feeds.push_back(v);
-      if (arg == "--fetch") flags.fetches.push_back(v);
-      if (arg == "--target_op") flags.target_ops.push_back(v);
-      if (arg == "--target") flags.target = v;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
-    }
-  }
+  std::vector<std::string> tags;
+  TW_RETURN_IF_ERROR(tw::cli::ParseFlags(RunBindings(&flags, &tags), argc, argv));
+  flags.graph = absl::GetFlag(FLAGS_graph);
+  flags.saved_model = absl::GetFlag(FLAGS_saved_model);
+  flags.signature = absl::GetFlag(FLAGS_signature);
+  flags.target = absl::GetFlag(FLAGS_target);
+  flags.config.log_device_placement = absl::GetFlag(FLAGS_log_device_placement);
+  flags.config.allow_soft_placement = absl::GetFlag(FLAGS_allow_soft_placement);
+  ApplySecurityFlags(&flags.config.security);
+  flags.tags.insert(tags.begin(), tags.end());
   if (flags.graph.empty() == flags.saved_model.empty()) {
     return absl::InvalidArgumentError("give one of --graph FILE or --saved_model DIR");
   }
@@ -163,6 +178,37 @@ tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
     return absl::InvalidArgumentError("give at least one --fetch or --target_op");
   }
   return flags;
+}
+
+std::vector<FlagBinding> ServerBindings() {
+  return With({Bind(FLAGS_cluster_spec), Bind(FLAGS_job_name), Bind(FLAGS_task_index), Bind(FLAGS_rpc_timeout_ms),
+               Bind(FLAGS_intra_op_threads), Bind(FLAGS_inter_op_threads), Bind(FLAGS_insecure_allow_remote),
+               Bind(FLAGS_max_tensor_bytes), Bind(FLAGS_max_graph_nodes), Bind(FLAGS_max_graph_bytes),
+               Bind(FLAGS_max_concurrent_steps), Bind(FLAGS_max_registered_graphs), Bind(FLAGS_idle_step_timeout_ms),
+               Bind(FLAGS_max_pending_reply_bytes), Bind(FLAGS_session_gc_seconds), Bind(FLAGS_file_access_root),
+               Bind(FLAGS_parent_pid)},
+              SecurityBindings());
+}
+
+std::vector<FlagBinding> ClusterBindings() {
+  return With({Bind(FLAGS_jobs), Bind(FLAGS_rpc_timeout_ms), Bind(FLAGS_intra_op_threads),
+               Bind(FLAGS_inter_op_threads), Bind(FLAGS_file_access_root)},
+              SecurityBindings());
+}
+
+std::vector<FlagBinding> OpsBindings() { return {Bind(FLAGS_gradients)}; }
+
+// One subcommand's usage: its line of the overview and its flags from the registry.
+std::string CommandUsage(const std::string& command) {
+  std::vector<FlagBinding> flags;
+  RunFlags unused_run;
+  std::vector<std::string> unused_tags;
+  if (command == "run") flags = RunBindings(&unused_run, &unused_tags);
+  if (command == "server") flags = ServerBindings();
+  if (command == "cluster") flags = ClusterBindings();
+  if (command == "ops") flags = OpsBindings();
+  return absl::StrCat("usage: tw ", command, " [flags]\nflags:\n", tw::cli::FlagsUsage(flags),
+                      "other commands: tw run, tw server, tw cluster, tw ops (tw --help: all of them)\n");
 }
 
 // `tw run --saved_model`: the model loaded (variables restored), its signature's keys
@@ -251,69 +297,27 @@ tw::Status Run(const RunFlags& flags) {
 // How long a stopping server may take before it exits regardless.
 constexpr int kStopGraceSeconds = 3;
 
-// The field a numeric server flag ("-rpc_timeout_ms", "-max_tensor_bytes"...) sets.
-int64_t* ServerNumberFlag(const std::string& arg, tw::ServerOptions* options) {
-  if (arg == "-rpc_timeout_ms") return &options->rpc_timeout_ms;
-  if (arg == "-max_tensor_bytes") return &options->limits.max_tensor_bytes;
-  if (arg == "-max_graph_nodes") return &options->limits.max_graph_nodes;
-  if (arg == "-max_graph_bytes") return &options->limits.max_graph_bytes;
-  if (arg == "-max_concurrent_steps") return &options->limits.max_concurrent_steps;
-  if (arg == "-max_registered_graphs") return &options->limits.max_registered_graphs;
-  if (arg == "-idle_step_timeout_ms") return &options->limits.idle_step_timeout_ms;
-  if (arg == "-session_gc_seconds") return &options->session_gc_seconds;
-  if (arg == "-max_pending_reply_bytes") return &options->max_pending_reply_bytes;
-  return nullptr;
-}
-
-// Accepts "--flag value", "--flag=value" and the seeds' single-dash spellings.
 tw::Status RunServer(int argc, char** argv) {
-  std::string spec, job;
-  int task = 0;
-  pid_t parent = 0;
+  TW_RETURN_IF_ERROR(tw::cli::ParseFlags(ServerBindings(), argc, argv));
+  const std::string spec = absl::GetFlag(FLAGS_cluster_spec);
+  std::string job = absl::GetFlag(FLAGS_job_name);
+  int task = absl::GetFlag(FLAGS_task_index).value;
+  const pid_t parent = absl::GetFlag(FLAGS_parent_pid).value;
   tw::ServerOptions options;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    if (arg == "--insecure_allow_remote" || arg == "-insecure_allow_remote") {
-      options.insecure_allow_remote = true;
-      continue;
-    }
-    if (absl::StartsWith(arg, "--")) arg = arg.substr(1);
-    auto eq = arg.find('=');
-    if (eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(argv[i], " needs a value"));
-    }
-    if (arg == "-cluster_spec") {
-      spec = value;
-    } else if (arg == "-job_name") {
-      job = value;
-    } else if (std::string* path = SecurityFlag(arg, &options.security); path != nullptr) {
-      *path = value;
-    } else if (arg == "-file_access_root") {
-      options.file_access_root = value;
-    } else if (arg == "-task_index") {
-      if (!absl::SimpleAtoi(value, &task)) return absl::InvalidArgumentError("--task_index must be an integer");
-    } else if (int64_t* number = ServerNumberFlag(arg, &options); number != nullptr) {
-      if (!absl::SimpleAtoi(value, number) || *number <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat("-", arg, " must be a positive integer, not '", value, "'"));
-      }
-    } else if (arg == "-parent_pid") {
-      if (!absl::SimpleAtoi(value, &parent) || parent <= 0) {
-        return absl::InvalidArgumentError(absl::StrCat("--parent_pid must be a process id, not '", value, "'"));
-      }
-    } else if (arg == "-intra_op_threads" || arg == "-inter_op_threads") {
-      int& threads = arg == "-intra_op_threads" ? options.intra_op_threads : options.inter_op_threads;
-      if (!absl::SimpleAtoi(value, &threads) || threads < 1 || threads > 1024) {
-        return absl::InvalidArgumentError(absl::StrCat("-", arg, " must be an integer from 1 to 1024"));
-      }
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", argv[i], "'"));
-    }
-  }
+  options.rpc_timeout_ms = absl::GetFlag(FLAGS_rpc_timeout_ms).value;
+  options.intra_op_threads = absl::GetFlag(FLAGS_intra_op_threads).value;
+  options.inter_op_threads = absl::GetFlag(FLAGS_inter_op_threads).value;
+  options.insecure_allow_remote = absl::GetFlag(FLAGS_insecure_allow_remote);
+  options.limits.max_tensor_bytes = absl::GetFlag(FLAGS_max_tensor_bytes).value;
+  options.limits.max_graph_nodes = absl::GetFlag(FLAGS_max_graph_nodes).value;
+  options.limits.max_graph_bytes = absl::GetFlag(FLAGS_max_graph_bytes).value;
+  options.limits.max_concurrent_steps = absl::GetFlag(FLAGS_max_concurrent_steps).value;
+  options.limits.max_registered_graphs = absl::GetFlag(FLAGS_max_registered_graphs).value;
+  options.limits.idle_step_timeout_ms = absl::GetFlag(FLAGS_idle_step_timeout_ms).value;
+  options.max_pending_reply_bytes = absl::GetFlag(FLAGS_max_pending_reply_bytes).value;
+  options.session_gc_seconds = absl::GetFlag(FLAGS_session_gc_seconds).value;
+  options.file_access_root = absl::GetFlag(FLAGS_file_access_root);
+  ApplySecurityFlags(&options.security);
   tw::ClusterSpec cluster;
   if (!spec.empty()) {
     TW_ASSIGN_OR_RETURN(cluster, tw::ClusterSpec::Parse(spec));
@@ -374,30 +378,21 @@ tw::StatusOr<std::map<std::string, int>> ParseJobs(const std::string& text) {
 }
 
 tw::Status RunCluster(int argc, char** argv) {
-  std::string jobs_flag = "ps:1,worker:2";
-  std::vector<std::string> server_flags;
-  tw::TransportSecurity security;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    if (auto eq = arg.find('='); eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    } else if (i + 1 < argc) {
-      value = argv[++i];
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(arg, " needs a value"));
-    }
-    if (arg == "--jobs") {
-      jobs_flag = value;
-    } else if (arg == "--rpc_timeout_ms" || arg == "--intra_op_threads" || arg == "--inter_op_threads" ||
-               arg == "--file_access_root") {
-      server_flags.push_back(arg + "=" + value);
-    } else if (std::string* path = SecurityFlag(arg, &security); path != nullptr) {
-      *path = value;
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat("unknown flag '", arg, "'"));
+  TW_RETURN_IF_ERROR(tw::cli::ParseFlags(ClusterBindings(), argc, argv));
+  const std::string jobs_flag = absl::GetFlag(FLAGS_jobs);
+  // What every task is started with (validated here, so a typo fails before any task starts).
+  std::vector<std::string> server_flags = {
+      absl::StrCat("--rpc_timeout_ms=", absl::GetFlag(FLAGS_rpc_timeout_ms).value)};
+  for (const auto* flag : {&FLAGS_intra_op_threads, &FLAGS_inter_op_threads}) {
+    if (int threads = absl::GetFlag(*flag).value; threads > 0) {
+      server_flags.push_back(absl::StrCat("--", absl::GetFlagReflectionHandle(*flag).Name(), "=", threads));
     }
   }
+  if (std::string root = absl::GetFlag(FLAGS_file_access_root); !root.empty()) {
+    server_flags.push_back("--file_access_root=" + root);
+  }
+  tw::TransportSecurity security;
+  ApplySecurityFlags(&security);
   TW_ASSIGN_OR_RETURN(auto jobs, ParseJobs(jobs_flag));
   sigset_t signals;
   sigemptyset(&signals);
@@ -424,23 +419,29 @@ tw::Status RunCluster(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
-    std::cout << kUsage;
+    std::cout << kOverview;
+    if (argc >= 2) {
+      for (const char* command : {"run", "server", "cluster", "ops"}) std::cout << "\n" << CommandUsage(command);
+    }
     return argc < 2 ? 2 : 0;
   }
-  std::string command = argv[1];
-  for (int i = 2; i < argc; ++i) {
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-help" || std::string(argv[i]) == "-h") {
-      std::cout << kUsage;
-      return 0;
-    }
+  const std::string command = argv[1];
+  if (command != "run" && command != "server" && command != "cluster" && command != "ops") {
+    std::cerr << "tw: unknown command '" << command << "'\n" << kOverview;
+    return 2;
+  }
+  if (tw::cli::WantsHelp(argc - 2, argv + 2)) {
+    std::cout << CommandUsage(command);
+    return 0;
   }
   if (command == "ops") {
-    bool with_gradients = argc > 2 && std::string(argv[2]) == "--gradients";
-    if (argc > 2 + with_gradients) {
-      std::cerr << "tw ops: unknown argument '" << argv[2 + with_gradients] << "'\n" << kUsage;
+    if (tw::Status parsed = tw::cli::ParseFlags(OpsBindings(), argc - 2, argv + 2); !parsed.ok()) {
+      std::cerr << "tw ops: " << parsed.message() << "\n" << CommandUsage(command);
       return 2;
     }
+    const bool with_gradients = absl::GetFlag(FLAGS_gradients);
     const tw::GradientRegistry& grads = tw::GradientRegistry::Global();
     for (const std::string& op : tw::OpRegistry::Global().ListOps()) {
       std::cout << op;
@@ -458,10 +459,6 @@ int main(int argc, char** argv) {
       return absl::IsInvalidArgument(status) ? 2 : 1;
     }
     return 0;
-  }
-  if (command != "run") {
-    std::cerr << "tw: unknown command '" << command << "'\n" << kUsage;
-    return 2;
   }
   auto flags = ParseRunFlags(argc - 2, argv + 2);
   if (!flags.ok()) {

@@ -1,8 +1,10 @@
 // tensorweave._core: the thin pybind11 layer over the C++ client API. The TensorFlow
 // names (tf.constant, tf.Session, ...) are built on it in python/tensorweave/.
 #include "bindings.h"
+#include "tensorweave/process.h"
 
 PYBIND11_MODULE(_core, m) {
+  tw::InitProcess();  // the process-wide settings, once, at import
   m.doc() = "tensorweave's C++ client API (use `import tensorweave as tf`)";
   tw::python::BindErrors(m);
   tw::python::BindTensor(m);

@@ -7,7 +7,6 @@
 #include "absl/synchronization/notification.h"
 #include "absl/strings/str_cat.h"
 #include "core/cancellation.h"
-#include "core/mutex_mode.h"
 #include "graph/graph.h"
 #include "distributed/rpc/grpc_session.h"
 #include "runtime/local_session.h"
@@ -16,17 +15,6 @@ namespace tw {
 
 Session::Session(Graph& graph, const std::string& target, const SessionConfig& config)
     : graph_(&graph), target_(target), operation_timeout_ms_(config.operation_timeout_ms) {
-  ConfigureMutexDeadlockDetection();
-  SessionOptions options;
-  options.allow_soft_placement = config.allow_soft_placement;
-  options.log_device_placement = config.log_device_placement;
-  options.inter_op_threads = config.inter_op_threads;
-  options.intra_op_threads = config.intra_op_threads;
-  options.cpu_device_count = config.cpu_device_count;
-  options.security = config.security;
-  options.max_tensor_bytes = config.max_tensor_bytes;
-  options.device_filters = config.device_filters;
-  options.operation_timeout_ms = config.operation_timeout_ms;
   if (config.operation_timeout_ms < 0) {
     throw StatusError(absl::InvalidArgumentError(absl::StrCat(
         "ConfigProto.operation_timeout_in_ms must not be negative, not ", config.operation_timeout_ms)));
@@ -36,9 +24,9 @@ Session::Session(Graph& graph, const std::string& target, const SessionConfig& c
         absl::StrCat("SessionConfig::max_tensor_bytes must be positive, not ", config.max_tensor_bytes)));
   }
   if (target.empty() || target == "local") {
-    impl_ = std::make_unique<LocalSession>(options);
+    impl_ = std::make_unique<LocalSession>(config);
   } else if (absl::StartsWith(target, "grpc://")) {
-    impl_ = ValueOrThrow(NewGrpcSession(target, options));
+    impl_ = ValueOrThrow(NewGrpcSession(target, config));
   } else {
     throw StatusError(absl::InvalidArgumentError(
         absl::StrCat("unknown session target '", target, "' (use \"\" or grpc://host:port)")));

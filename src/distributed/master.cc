@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/message_text.h"
 #include "distributed/message_limits.h"
+#include "distributed/step_slot_keys.h"
 #include "graph/attr_value.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
@@ -418,10 +419,10 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       req.set_step_id(step->step_id);
       for (int a : part.args) {
         NamedTensor* t = req.add_send();
-        t->set_name(absl::StrCat("arg:", a));
+        t->set_name(ArgKey(a));
         *t->mutable_tensor() = TensorToProto(*sig.feed_values[a]);
       }
-      for (int r : part.rets) req.add_recv_key(absl::StrCat("ret:", r));
+      for (int r : part.rets) req.add_recv_key(RetKey(r));
       for (const std::string& key : part.returned_keys) req.add_recv_key(key);
       for (const std::string& key : part.delivered_keys) req.add_master_delivered_key(key);
     }
@@ -459,7 +460,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       Step::Abort(step, rpc_pool_);
     } else if (!step->prepared->parts[part].returned_keys.empty()) {
       for (const NamedTensor& t : step->responses[part].recv()) {
-        if (absl::StartsWith(t.name(), "ret:")) continue;
+        if (IsRetKey(t.name())) continue;
         absl::StatusOr<Tensor> value = TensorFromProto(t.tensor());
         if (!value.ok()) {
           step->RecordError(absl::DataLossError(absl::StrCat("tensor '", t.name(), "' returned by ",
@@ -552,7 +553,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     std::string names;
     for (int r : step.prepared->parts[part].rets) {
       if (r < static_cast<int>(step.fetches.size())) {
-        absl::StrAppend(&names, names.empty() ? "" : ", ", "ret:", r, " = '", TruncateForMessage(step.fetches[r]), "'");
+        absl::StrAppend(&names, names.empty() ? "" : ", ", RetKey(r), " = '", TruncateForMessage(step.fetches[r]), "'");
       }
     }
     if (names.empty()) return s;
@@ -566,7 +567,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     for (RunGraphResponse& r : step.responses) {
       for (NamedTensor& t : *r.mutable_recv()) {
         int index;
-        if (absl::StartsWith(t.name(), "ret:") && absl::SimpleAtoi(t.name().substr(4), &index) && index >= 0 &&
+        if (ParseSlotKey(t.name(), kRetKeyPrefix, &index) &&
             index < static_cast<int>(fetched.size())) {
           fetched[index] = t.mutable_tensor();
         }

@@ -10,6 +10,7 @@
 #include "core/file_access.h"
 #include "core/message_text.h"
 #include "distributed/message_limits.h"
+#include "distributed/step_slot_keys.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
 #include "runtime/local_rendezvous.h"
@@ -86,10 +87,9 @@ struct Worker::Registered {
 namespace {
 
 // "arg:3" -> 3; the master names feeds and fetches by their _Arg/_Retval index.
-absl::StatusOr<int> IndexFromName(const std::string& name, const char* prefix, int limit) {
+absl::StatusOr<int> IndexFromName(const std::string& name, absl::string_view prefix, int limit) {
   int index;
-  if (!absl::StartsWith(name, prefix) || !absl::SimpleAtoi(name.substr(strlen(prefix)), &index) ||
-      index < 0 || index >= limit) {
+  if (!ParseSlotKey(name, prefix, &index) || index >= limit) {
     return absl::InvalidArgumentError(absl::StrCat("'", name, "' names no ", prefix, "N slot of this graph"));
   }
   return index;
@@ -302,7 +302,7 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
   // Every _Arg gets exactly one tensor of its dtype and shape: its consumers' kernels trust both.
   std::vector<bool> sent(graph.num_args, false);
   for (const NamedTensor& feed : req.send()) {
-    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), "arg:", graph.num_args));
+    TW_ASSIGN_OR_RETURN(int index, IndexFromName(feed.name(), kArgKeyPrefix, graph.num_args));
     if (sent[index]) return absl::InvalidArgumentError(absl::StrCat("'", feed.name(), "' is sent twice"));
     sent[index] = true;
     TW_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(feed.tensor(), limits_.max_tensor_bytes));
@@ -319,13 +319,13 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
     run->frame.args[index] = std::move(value);
   }
   for (int i = 0; i < graph.num_args; ++i) {
-    if (!sent[i]) return absl::InvalidArgumentError(absl::StrCat("nothing is sent for arg:", i));
+    if (!sent[i]) return absl::InvalidArgumentError(absl::StrCat("nothing is sent for ", ArgKey(i)));
   }
   absl::flat_hash_set<std::string> asked;
   for (const std::string& key : req.recv_key()) {
     if (!asked.insert(key).second) continue;
-    if (absl::StartsWith(key, "ret:")) {
-      TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, "ret:", run->graph->num_rets));
+    if (IsRetKey(key)) {
+      TW_ASSIGN_OR_RETURN(int index, IndexFromName(key, kRetKeyPrefix, run->graph->num_rets));
       run->outputs.emplace_back(key, index);
     } else if (absl::StartsWith(key, task_name_ + "/")) {
       run->outputs.emplace_back(key, -1);  // A tensor this partition sends, returned to the master.

@@ -79,7 +79,9 @@ absl::Status ConditionalAccumulatorResource::ApplyGradient(int64_t local_step, c
     if (!sum_.IsInitialized()) {
       sum_ = gradient.Copy();
     } else {
-      VisitFloating(dtype_, [&](auto tag) { AddInto<TypeOf<decltype(tag)>>(sum_, gradient); });
+      // Through a pointer taken under mu_: -Wthread-safety does not see mu_ held inside the lambda.
+      Tensor* sum = &sum_;
+      VisitFloating(dtype_, [&](auto tag) { AddInto<TypeOf<decltype(tag)>>(*sum, gradient); });
     }
     ++count_;
     ServeLocked(&ready);
@@ -128,7 +130,8 @@ void ConditionalAccumulatorResource::ServeLocked(Ready* ready) {
     takes_.pop_front();
     Tensor result = std::move(sum_);
     if (reduction_ == Reduction::kMean) {
-      VisitFloating(dtype_, [&](auto tag) { DivideBy<TypeOf<decltype(tag)>>(result, count_); });
+      const auto count = count_;  // As above: read under mu_, outside the lambda.
+      VisitFloating(dtype_, [&](auto tag) { DivideBy<TypeOf<decltype(tag)>>(result, count); });
     }
     sum_ = Tensor();
     count_ = 0;

@@ -13,21 +13,14 @@
 #include "core/proto_namespace.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
+#include "tensorweave/session.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
 
-struct SessionOptions {
-  int inter_op_threads = 0;  // <= 0: one per core.
-  int intra_op_threads = 0;  // <= 0: one per core.
-  bool allow_soft_placement = false;
-  bool log_device_placement = false;
-  int cpu_device_count = 1;  // CPU:0 .. CPU:n-1 in this process (like TF's device_count).
-  TransportSecurity security;  // grpc:// sessions: TLS and token (empty fields: environment).
-  int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;  // Local sessions: any one kernel output.
-  std::vector<std::string> device_filters;  // grpc:// sessions: the devices it may use (TF's device_filters).
-  int64_t operation_timeout_ms = 0;         // grpc:// sessions: passed to the master (the client enforces it).
-};
+// One session configuration for every layer: the public SessionConfig
+// (include/tensorweave/session.h) is what the local and the grpc sessions take.
+using SessionOptions = SessionConfig;
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
 

@@ -36,6 +36,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 
 namespace {
@@ -287,6 +288,7 @@ double MillisSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tw::InitProcess();
   try {
     const Flags f = ParseFlags(argc, argv);
     const tw::ClusterSpec cluster = tw::ValueOrThrow(tw::ClusterSpec::Parse(f.cluster_spec));

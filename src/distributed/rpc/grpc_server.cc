@@ -6,8 +6,6 @@
 
 #include "absl/synchronization/notification.h"
 #include "core/file_access.h"
-#include "core/malloc_tuning.h"
-#include "core/mutex_mode.h"
 #include "core/net_util.h"
 #include "distributed/master.h"
 #include "distributed/rpc/grpc_security.h"
@@ -212,8 +210,6 @@ class GrpcServer : public Server {
                                                  ": the port is in use by another process"));
     }
     cache_.SetClientCredentials(MakeClientCredentials(security));
-    TuneMallocForLargeTensors();
-    ConfigureMutexDeadlockDetection();
     grpc::ServerBuilder builder;
     int bound_port = 0;
     builder.AddListeningPort(address_, MakeServerCredentials(security), &bound_port);

@@ -38,57 +38,68 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     worker->RecvTensorsAsync(
         req, &cancellation_,
         [this](int i, const Tensor& t) {
-          absl::ReleasableMutexLock lock(&mu_);
-          ready_.emplace_back(i, t);
-          Pump(lock);
+          Step step;
+          {
+            absl::MutexLock lock(&mu_);
+            ready_.emplace_back(i, t);
+            step = Pump();
+          }
+          Act(step);
         },
         [this](const absl::Status& s) {
+          Step step;
           {
-            absl::ReleasableMutexLock lock(&mu_);
+            absl::MutexLock lock(&mu_);
             ended_ = true;
             end_status_ = s;
-            Pump(lock);
+            step = Pump();
           }
+          Act(step);
           Unref();
         });
   }
 
   void OnWriteDone(bool ok) override {
-    absl::ReleasableMutexLock lock(&mu_);
-    writing_ = false;
-    if (!ok) {
-      if (!finished_) {
+    Step step;
+    {
+      absl::MutexLock lock(&mu_);
+      writing_ = false;
+      if (ok) {
+        step = Pump();
+      } else if (!finished_) {
         finished_ = true;
-        lock.Release();
-        cancellation_.StartCancel();  // Releases the receives still waiting.
-        Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the receiving task went away"));
+        step = {Next::kCancelAndFinish, grpc::Status(grpc::StatusCode::CANCELLED, "the receiving task went away")};
       }
-      return;
     }
-    Pump(lock);
+    Act(step);
   }
   void OnCancel() override { cancellation_.StartCancel(); }
   void OnDone() override { Unref(); }
 
  private:
-  // Starts the next write or the finish, if one is due and none is in flight. Called
-  // with mu_ held (released inside, before calling into gRPC).
-  void Pump(absl::ReleasableMutexLock& lock) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    if (finished_ || writing_) return;
+  // What Pump decided; Act does it once mu_ is released (gRPC may call back inline, and
+  // the analysis of -Wthread-safety can follow a lock released by its own scope only).
+  enum class Next { kNothing, kWrite, kWriteAndFinish, kFinish, kCancelAndFinish };
+  struct Step {
+    Next next = Next::kNothing;
+    grpc::Status status;
+  };
+
+  // Starts the next write or the finish, if one is due and none is in flight: updates the
+  // state under mu_ and says what to call.
+  Step Pump() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (finished_ || writing_) return {};
     if (ended_ && !end_status_.ok()) {
       finished_ = true;
-      lock.Release();
-      Finish(ToGrpcStatus(end_status_));
-      return;
+      return {Next::kFinish, ToGrpcStatus(end_status_)};
     }
     if (!writer_.has_value() || writer_->done()) {
       if (ready_.empty()) {
         if (ended_ && started_ == keys_) {  // Everything went out (or nothing was asked).
           finished_ = true;
-          lock.Release();
-          Finish(grpc::Status::OK);
+          return {Next::kFinish, grpc::Status::OK};
         }
-        return;
+        return {};
       }
       writer_.emplace(std::move(ready_.front().second), ready_.front().first);
       ready_.pop_front();
@@ -99,13 +110,32 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     // The last message of the last tensor carries the status: one batch, no OnWriteDone.
     if (writer_->done() && started_ == keys_) {
       finished_ = true;
-      lock.Release();
-      StartWriteAndFinish(&message_, grpc::WriteOptions(), grpc::Status::OK);
-      return;
+      return {Next::kWriteAndFinish, grpc::Status::OK};
     }
     writing_ = true;
-    lock.Release();
-    StartWrite(&message_);
+    return {Next::kWrite, grpc::Status::OK};
+  }
+
+  // message_ is written by Pump before writing_ (or finished_) is set, and read by gRPC
+  // only until OnWriteDone: one write in flight at a time, so it needs no lock here.
+  void Act(const Step& step) ABSL_LOCKS_EXCLUDED(mu_) {
+    switch (step.next) {
+      case Next::kNothing:
+        return;
+      case Next::kWrite:
+        StartWrite(&message_);
+        return;
+      case Next::kWriteAndFinish:
+        StartWriteAndFinish(&message_, grpc::WriteOptions(), step.status);
+        return;
+      case Next::kCancelAndFinish:
+        cancellation_.StartCancel();  // Releases the receives still waiting.
+        Finish(step.status);
+        return;
+      case Next::kFinish:
+        Finish(step.status);
+        return;
+    }
   }
 
   void Unref() {
