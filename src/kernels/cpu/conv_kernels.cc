@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/conv_kernel_base.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nhwc.h"
 #include "ops/conv_geometry.h"
@@ -70,46 +71,10 @@ void Col2ImAdd(const T* col, const Conv2DShape& s, const Conv2DAttrs& a, T* imag
   }
 }
 
-// The 4 ints of a sizes input (input_sizes / filter_sizes), checked.
-absl::StatusOr<std::array<int64_t, 4>> Sizes(const Tensor& t, const char* what) {
-  TW_RETURN_IF_ERROR(array_kernels::CheckVector(t, what));
-  const DimVector v = array_kernels::IntValues(t);
-  if (v.size() != 4 || std::any_of(v.begin(), v.end(), [](int64_t d) { return d < 0; })) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be 4 non-negative sizes, got ", t.DebugString()));
-  }
-  return std::array<int64_t, 4>{v[0], v[1], v[2], v[3]};
-}
-
-class ConvKernelBase : public OpKernel {
+// The convolutions' shared kernel base, named for their errors.
+class ConvKernelBase : public conv::ConvKernelBase {
  public:
-  explicit ConvKernelBase(OpKernelConstruction& c) : OpKernel(c) {
-    auto attrs = conv::ReadConv2DAttrs(c.attrs());
-    if (!attrs.ok()) {
-      c.Fail(attrs.status());
-      return;
-    }
-    attrs_ = *attrs;
-  }
-
- protected:
-  // The geometry for an NHWC input of `input` dims and a filter; out_backprop, when given,
-  // must have the output's shape.
-  absl::StatusOr<Conv2DShape> Geometry(const std::array<int64_t, 4>& input_nhwc, const std::array<int64_t, 4>& filter,
-                                       const Tensor* out_backprop_nhwc) const {
-    TW_ASSIGN_OR_RETURN(Conv2DShape s, conv::ComputeConv2DShape(attrs_, input_nhwc, filter));
-    if (out_backprop_nhwc != nullptr &&
-        Dims(*out_backprop_nhwc) != std::array<int64_t, 4>{s.batch, s.out_h, s.out_w, s.out_c}) {
-      return absl::InvalidArgumentError(absl::StrCat("out_backprop has shape ", out_backprop_nhwc->shape().DebugString(),
-                                                     " but the convolution's output is [", s.batch, ",", s.out_h, ",",
-                                                     s.out_w, ",", s.out_c, "] (NHWC)"));
-    }
-    return s;
-  }
-  template <typename T>
-  Tensor Nhwc(const Tensor& t) const {
-    return attrs_.nchw ? Transposed<T>(t, true) : t;
-  }
-  Conv2DAttrs attrs_;
+  explicit ConvKernelBase(OpKernelConstruction& c) : conv::ConvKernelBase(c, "convolution") {}
 };
 
 template <typename T>
@@ -141,7 +106,7 @@ class Conv2DBackpropInputOp : public ConvKernelBase {
  public:
   using ConvKernelBase::ConvKernelBase;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(auto sizes, Sizes(ctx.input(0), "input_sizes"));
+    TW_ASSIGN_OR_RETURN(auto sizes, conv::SizesInput(ctx.input(0), "input_sizes"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(1), "filter"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
     const Tensor& filter = ctx.input(1);
@@ -169,7 +134,7 @@ class Conv2DBackpropFilterOp : public ConvKernelBase {
   using ConvKernelBase::ConvKernelBase;
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(0), "input"));
-    TW_ASSIGN_OR_RETURN(auto filter_sizes, Sizes(ctx.input(1), "filter_sizes"));
+    TW_ASSIGN_OR_RETURN(auto filter_sizes, conv::SizesInput(ctx.input(1), "filter_sizes"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
     const Tensor input = Nhwc<T>(ctx.input(0));
     const Tensor dy = Nhwc<T>(ctx.input(2));

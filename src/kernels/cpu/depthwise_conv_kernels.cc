@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/conv_kernel_base.h"
 #include "kernels/cpu/nhwc.h"
 #include "ops/conv_geometry.h"
 
@@ -20,15 +21,6 @@ using conv::Conv2DShape;
 using nhwc::CheckRank4;
 using nhwc::Dims;
 using nhwc::Transposed;
-
-absl::StatusOr<std::array<int64_t, 4>> SizesInput(const Tensor& t, const char* what) {
-  TW_RETURN_IF_ERROR(array_kernels::CheckVector(t, what));
-  const DimVector v = array_kernels::IntValues(t);
-  if (v.size() != 4 || std::any_of(v.begin(), v.end(), [](int64_t d) { return d < 0; })) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be 4 non-negative sizes, got ", t.DebugString()));
-  }
-  return std::array<int64_t, 4>{v[0], v[1], v[2], v[3]};
-}
 
 // Calls visit(input offset, filter offset, output offset) for every product of the
 // depthwise convolution of one batch element, offsets relative to that element's image
@@ -55,16 +47,9 @@ void ForEachProduct(const Conv2DShape& s, const Conv2DAttrs& a, int64_t m, Visit
   }
 }
 
-class DepthwiseKernelBase : public OpKernel {
+class DepthwiseKernelBase : public conv::ConvKernelBase {
  public:
-  explicit DepthwiseKernelBase(OpKernelConstruction& c) : OpKernel(c) {
-    auto attrs = conv::ReadConv2DAttrs(c.attrs());
-    if (!attrs.ok()) {
-      c.Fail(attrs.status());
-      return;
-    }
-    attrs_ = *attrs;
-  }
+  explicit DepthwiseKernelBase(OpKernelConstruction& c) : conv::ConvKernelBase(c, "depthwise convolution") {}
 
  protected:
   // The geometry for an NHWC input and a [kh, kw, c, m] filter; out_backprop, when given,
@@ -77,20 +62,8 @@ class DepthwiseKernelBase : public OpKernel {
                                                      " (filter shape [", absl::StrJoin(filter, ","), "])"));
     }
     *m = filter[3];
-    TW_ASSIGN_OR_RETURN(Conv2DShape s,
-                        conv::ComputeConv2DShape(attrs_, in, {filter[0], filter[1], filter[2], in[3] * filter[3]}));
-    if (out_backprop != nullptr && Dims(*out_backprop) != std::array<int64_t, 4>{s.batch, s.out_h, s.out_w, s.out_c}) {
-      return absl::InvalidArgumentError(absl::StrCat("out_backprop has shape ", out_backprop->shape().DebugString(),
-                                                     " but the depthwise convolution's output is [", s.batch, ",",
-                                                     s.out_h, ",", s.out_w, ",", s.out_c, "] (NHWC)"));
-    }
-    return s;
+    return conv::ConvKernelBase::Geometry(in, {filter[0], filter[1], filter[2], in[3] * filter[3]}, out_backprop);
   }
-  template <typename T>
-  Tensor Nhwc(const Tensor& t) const {
-    return attrs_.nchw ? Transposed<T>(t, true) : t;
-  }
-  Conv2DAttrs attrs_;
 };
 
 template <typename T>
@@ -124,7 +97,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseKernelBase {
  public:
   using DepthwiseKernelBase::DepthwiseKernelBase;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(auto sizes, SizesInput(ctx.input(0), "input_sizes"));
+    TW_ASSIGN_OR_RETURN(auto sizes, conv::SizesInput(ctx.input(0), "input_sizes"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(1), "filter"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
     const Tensor& filter = ctx.input(1);
@@ -152,7 +125,7 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseKernelBase {
   using DepthwiseKernelBase::DepthwiseKernelBase;
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(0), "input"));
-    TW_ASSIGN_OR_RETURN(auto filter_sizes, SizesInput(ctx.input(1), "filter_sizes"));
+    TW_ASSIGN_OR_RETURN(auto filter_sizes, conv::SizesInput(ctx.input(1), "filter_sizes"));
     TW_RETURN_IF_ERROR(CheckRank4(ctx.input(2), "out_backprop"));
     const Tensor input = Nhwc<T>(ctx.input(0));
     const Tensor dy = Nhwc<T>(ctx.input(2));
