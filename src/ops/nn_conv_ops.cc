@@ -52,10 +52,22 @@ absl::Status Conv2DShapeFn(InferenceContext& c) {
   return Conv2DOutputShape(c, a, Dims4(c, 0), Dims4(c, 1), 0);
 }
 
-// The backprops output the shape given by their sizes input (a constant, usually).
-absl::Status BackpropShapeFn(InferenceContext& c, int sizes_input, int tensor_input) {
-  TW_ASSIGN_OR_RETURN(Conv2DAttrs a, conv::ReadConv2DAttrs(c.attrs()));
-  (void)a;
+OpDefBuilder Conv2DAttrsOn(OpDefBuilder b) {
+  return b.Attr("T: {float32, float64}")
+      .Attr("strides: list(int)")
+      .Attr("use_cudnn_on_gpu: bool = true")
+      .Attr("padding: string")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: string = 'NHWC'")
+      .Attr("dilations: list(int) = [1, 1, 1, 1]");
+}
+
+}  // namespace
+
+// The backprops (of Conv2D and DepthwiseConv2dNative) output the shape given by their
+// sizes input (a constant, usually).
+absl::Status ConvBackpropShapeFn(InferenceContext& c, int sizes_input, int tensor_input) {
+  TW_RETURN_IF_ERROR(conv::ReadConv2DAttrs(c.attrs()).status());  // Checks the attrs.
   TW_RETURN_IF_ERROR(c.WithRank(tensor_input, 4));
   TW_RETURN_IF_ERROR(c.WithRank(2, 4));
   DimVector dims;
@@ -70,18 +82,6 @@ absl::Status BackpropShapeFn(InferenceContext& c, int sizes_input, int tensor_in
   return absl::OkStatus();
 }
 
-OpDefBuilder Conv2DAttrsOn(OpDefBuilder b) {
-  return b.Attr("T: {float32, float64}")
-      .Attr("strides: list(int)")
-      .Attr("use_cudnn_on_gpu: bool = true")
-      .Attr("padding: string")
-      .Attr("explicit_paddings: list(int) = []")
-      .Attr("data_format: string = 'NHWC'")
-      .Attr("dilations: list(int) = [1, 1, 1, 1]");
-}
-
-}  // namespace
-
 void RegisterNnDepthwiseOps(OpRegistry& r);  // nn_depthwise_ops.cc
 
 void RegisterNnConvOps(OpRegistry& r) {
@@ -93,13 +93,13 @@ void RegisterNnConvOps(OpRegistry& r) {
                                .Input("filter: T")
                                .Input("out_backprop: T")
                                .Output("output: T"))
-                 .SetShapeFn([](InferenceContext& c) { return BackpropShapeFn(c, 0, 1); }));
+                 .SetShapeFn([](InferenceContext& c) { return ConvBackpropShapeFn(c, 0, 1); }));
   r.Register(Conv2DAttrsOn(OpDefBuilder("Conv2DBackpropFilter")
                                .Input("input: T")
                                .Input("filter_sizes: int32")
                                .Input("out_backprop: T")
                                .Output("output: T"))
-                 .SetShapeFn([](InferenceContext& c) { return BackpropShapeFn(c, 1, 0); }));
+                 .SetShapeFn([](InferenceContext& c) { return ConvBackpropShapeFn(c, 1, 0); }));
 }
 
 }  // namespace tw

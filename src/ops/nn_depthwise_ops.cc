@@ -12,6 +12,9 @@
 #include "tensorweave/status.h"
 
 namespace tw {
+
+absl::Status ConvBackpropShapeFn(InferenceContext& c, int sizes_input, int tensor_input);  // nn_conv_ops.cc
+
 namespace {
 
 using conv::Conv2DAttrs;
@@ -52,23 +55,6 @@ absl::Status DepthwiseShapeFn(InferenceContext& c) {
   return absl::OkStatus();
 }
 
-// The backprops output the shape given by their sizes input (a constant, usually).
-absl::Status DepthwiseBackpropShapeFn(InferenceContext& c, int sizes_input, int tensor_input) {
-  TW_RETURN_IF_ERROR(conv::ReadConv2DAttrs(c.attrs()).status());
-  TW_RETURN_IF_ERROR(c.WithRank(tensor_input, 4));
-  TW_RETURN_IF_ERROR(c.WithRank(2, 4));
-  DimVector dims;
-  if (array_util::ConstantDims(c, sizes_input, &dims)) {
-    if (dims.size() != 4) {
-      return absl::InvalidArgumentError(absl::StrCat("the sizes input must have 4 values, got ", dims.size()));
-    }
-    c.set_output(0, PartialShape(dims));
-  } else {
-    c.set_output(0, PartialShape::Unknown(4));
-  }
-  return absl::OkStatus();
-}
-
 OpDefBuilder DepthwiseAttrsOn(OpDefBuilder b) {
   return b.Attr("T: {float32, float64}")
       .Attr("strides: list(int)")
@@ -90,13 +76,13 @@ void RegisterNnDepthwiseOps(OpRegistry& r) {
                                   .Input("filter: T")
                                   .Input("out_backprop: T")
                                   .Output("output: T"))
-                 .SetShapeFn([](InferenceContext& c) { return DepthwiseBackpropShapeFn(c, 0, 1); }));
+                 .SetShapeFn([](InferenceContext& c) { return ConvBackpropShapeFn(c, 0, 1); }));
   r.Register(DepthwiseAttrsOn(OpDefBuilder("DepthwiseConv2dNativeBackpropFilter")
                                   .Input("input: T")
                                   .Input("filter_sizes: int32")
                                   .Input("out_backprop: T")
                                   .Output("output: T"))
-                 .SetShapeFn([](InferenceContext& c) { return DepthwiseBackpropShapeFn(c, 1, 0); }));
+                 .SetShapeFn([](InferenceContext& c) { return ConvBackpropShapeFn(c, 1, 0); }));
 }
 
 }  // namespace tw
