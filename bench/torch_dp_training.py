@@ -4,10 +4,7 @@ in WORKERS processes on loopback, 1 thread each.
 Current PyTorch from build/peer-venv. torch.compile is not tried here (the MLP benchmark
 tries it on the same model, one process).
 Usage: torch_dp_training.py WORKERS STEPS REPEATS WARMUP"""
-import socket
-import statistics
 import sys
-import time
 
 workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 100
@@ -18,7 +15,7 @@ import peer_env  # noqa: E402
 peer_env.configure(1)  # Before torch loads its OpenMP runtime; the worker processes inherit it.
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
+import ddp_harness  # noqa: E402
 
 batch, n_in, hidden, n_out = 128, 784, 256, 10
 
@@ -40,35 +37,11 @@ def train(rank, port, results):
         loss_fn(model(x), labels).backward()  # The gradients are all-reduced here.
         opt.step()
 
-    for _ in range(warmup):
-        step()
-    for _ in range(repeats):
-        dist.barrier()
-        start = time.perf_counter()
-        for _ in range(steps):
-            step()
-        if rank == 0:
-            results.put(steps * batch * workers / (time.perf_counter() - start))
-    dist.destroy_process_group()
+    ddp_harness.time_steps(step, rank, batch * workers, warmup, repeats, steps, results)
 
 
 if __name__ == "__main__":
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    procs = [ctx.Process(target=train, args=(rank, port, results)) for rank in range(workers)]
-    for p in procs:
-        p.start()
-    rates = [results.get() for _ in range(repeats)]
-    for p in procs:
-        p.join()
-        if p.exitcode != 0:
-            sys.exit(f"a DDP worker failed (exit code {p.exitcode})")
-    for r, rate in enumerate(rates):
-        print(f"repeat {r}: {rate:.0f} examples/s")
-    median = statistics.median(rates)
+    median = ddp_harness.run(train, workers, repeats)
     print(f"PyTorch {torch.__version__} DDP (gloo) MLP 784-256-10 Adam, {workers} process(es), batch {batch} per process: "
           f"{median:.0f} examples/s median ({1000 * batch * workers / median:.2f} ms/step)")
     print(f"RESULT examples_per_s={median:.1f}")

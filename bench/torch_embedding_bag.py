@@ -5,10 +5,7 @@ DistributedDataParallel (gloo) on loopback, 1 thread each. The table's gradient 
 (sparse=True): DDP all-reduces it on gloo's sparse path (the indices and rows of each
 worker, gathered), not as a dense 256 MB tensor; the head's gradient is all-reduced densely.
 Usage: torch_embedding_bag.py WORKERS STEPS REPEATS WARMUP"""
-import socket
-import statistics
 import sys
-import time
 
 workers = int(sys.argv[1]) if len(sys.argv) > 1 else 2
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 50
@@ -19,7 +16,7 @@ import peer_env  # noqa: E402
 peer_env.configure(1)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-import torch.multiprocessing as mp  # noqa: E402
+import ddp_harness  # noqa: E402
 
 VOCAB, DIM, BATCH, IDS = 1_000_000, 64, 512, 20
 
@@ -51,35 +48,11 @@ def train(rank, port, results):
         loss_fn(model(ids), labels).backward()  # DDP all-reduces the gradients here.
         opt.step()
 
-    for _ in range(warmup):
-        step()
-    for _ in range(repeats):
-        dist.barrier()
-        start = time.perf_counter()
-        for _ in range(steps):
-            step()
-        if rank == 0:
-            results.put(steps * BATCH * workers / (time.perf_counter() - start))
-    dist.destroy_process_group()
+    ddp_harness.time_steps(step, rank, BATCH * workers, warmup, repeats, steps, results)
 
 
 if __name__ == "__main__":
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    procs = [ctx.Process(target=train, args=(rank, port, results)) for rank in range(workers)]
-    for p in procs:
-        p.start()
-    rates = [results.get() for _ in range(repeats)]
-    for p in procs:
-        p.join()
-        if p.exitcode != 0:
-            sys.exit(f"a DDP worker failed (exit code {p.exitcode})")
-    for r, rate in enumerate(rates):
-        print(f"repeat {r}: {rate:.0f} examples/s")
-    median = statistics.median(rates)
+    median = ddp_harness.run(train, workers, repeats)
     print(f"PyTorch {torch.__version__} DDP (gloo) EmbeddingBag({VOCAB}, {DIM}, mean, sparse) + 64-64-1 SGD, "
           f"{workers} process(es), batch {BATCH} x {IDS} ids per process: {median:.0f} examples/s median")
     print(f"RESULT examples_per_s={median:.1f}")
