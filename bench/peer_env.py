@@ -1,5 +1,5 @@
 """Shared by the Python peers (current PyTorch and TensorFlow, from build/peer-venv that
-bench/install_peer.sh makes): thread settings, medians and free loopback ports.
+bench/install_peer.sh makes): thread settings, medians, step timing and free loopback ports.
 
 PyPI's torch multiplies through MKL and oneDNN on OpenMP threads; TensorFlow through
 oneDNN and Eigen on its own pools (sized by ConfigProto). Both read the variables below
@@ -8,6 +8,7 @@ when they load, so configure() runs before either is imported.
 import os
 import socket
 import statistics
+import time
 
 
 def configure(threads):
@@ -18,6 +19,19 @@ def configure(threads):
 
 def median(values):
     return statistics.median(values)
+
+
+def median_step_ms(step, warmup, steps):
+    """Runs step() `warmup` times (warm-up, compilation), then `steps` timed times; the
+    median time of one step in milliseconds."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
 
 
 def free_ports(n):

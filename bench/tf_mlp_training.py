@@ -4,7 +4,6 @@ mode and a Session. Tries the thread settings and XLA's auto-clustering and prin
 median step time; RESULT is the fastest.
 Usage: tf_mlp_training.py THREADS STEPS"""
 import sys
-import time
 
 import peer_env
 
@@ -39,15 +38,10 @@ def measure(intra, inter, xla):
     with v1.Session(graph=graph, config=tf_peer.config(intra, inter, xla)) as sess:
         sess.run(init)
         step = sess.make_callable(train, feed_list=[x, labels])
-        for _ in range(20):  # Warm-up, as ours: prepare (and compile, with XLA) and settle.
-            step(x_data, labels_data)
-        times = []
-        for _ in range(steps):
-            start = time.perf_counter()
-            step(x_data, labels_data)
-            times.append((time.perf_counter() - start) * 1000)
+        # 20 warm-up steps, as ours: prepare (and compile, with XLA) and settle.
+        step_ms = peer_env.median_step_ms(lambda: step(x_data, labels_data), 20, steps)
         final = sess.run(loss, {x: x_data, labels: labels_data})
-    return peer_env.median(times), final
+    return step_ms, final
 
 
 results = {}

@@ -4,7 +4,6 @@ through MKL, on torch.set_num_threads(THREADS) OpenMP threads), NCHW as PyTorch 
 Tries eager and torch.compile of the whole step; prints each median; RESULT is the fastest.
 Usage: torch_lenet_training.py THREADS STEPS"""
 import sys
-import time
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -36,16 +35,10 @@ def measure(variant):
 
     if variant == "compiled step":
         step = torch.compile(step)
-    for _ in range(3):  # Warm-up (and compilation).
-        step()
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - start) * 1000)
+    step_ms = peer_env.median_step_ms(step, 3, steps)  # 3 warm-up steps (and compilation).
     model.eval()
     with torch.no_grad():
-        return peer_env.median(times), float(loss_fn(model(x), labels))
+        return step_ms, float(loss_fn(model(x), labels))
 
 
 print(f"PyTorch {torch.__version__}: oneDNN (mkldnn) {'on' if torch.backends.mkldnn.is_available() else 'off'}, "

@@ -4,7 +4,6 @@ that many OpenMP threads). Tries eager, torch.compile of the model, and torch.co
 the whole step (forward, backward, Adam); prints each median; RESULT is the fastest.
 Usage: torch_mlp_training.py THREADS STEPS"""
 import sys
-import time
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 300
@@ -35,15 +34,9 @@ def measure(variant):
 
     if variant == "compiled step":
         step = torch.compile(step)
-    for _ in range(20):  # Warm-up (and compilation).
-        step()
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        times.append((time.perf_counter() - start) * 1000)
+    step_ms = peer_env.median_step_ms(step, 20, steps)  # 20 warm-up steps (and compilation).
     with torch.no_grad():
-        return peer_env.median(times), float(loss_fn(model(x), labels))
+        return step_ms, float(loss_fn(model(x), labels))
 
 
 results = {}
