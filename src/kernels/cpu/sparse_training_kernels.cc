@@ -13,19 +13,11 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/training_scalar_input.h"
 #include "kernels/cpu/resource_handle_input.h"
 
 namespace tw {
 namespace {
-
-template <typename T>
-absl::StatusOr<T> Scalar(const OpKernelContext& ctx, int i, const char* name) {
-  const Tensor& t = ctx.input(i);
-  if (t.shape().rank() != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " is not a scalar: ", t.shape().DebugString()));
-  }
-  return t.scalar<T>();
-}
 
 // Locks the N variables of handle inputs 0..N-1 (named by `roles`, var first), checks them,
 // the gradient rows (input grad_index) and the indices (input indices_index), then calls
@@ -132,9 +124,9 @@ class ResourceSparseApplyProximalGradientDescent : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(const T alpha, Scalar<T>(ctx, 1, "alpha"));
-    TW_ASSIGN_OR_RETURN(const T l1, Scalar<T>(ctx, 2, "l1"));
-    TW_ASSIGN_OR_RETURN(const T l2, Scalar<T>(ctx, 3, "l2"));
+    TW_ASSIGN_OR_RETURN(const T alpha, training::ScalarInput<T>(ctx, 1, "alpha"));
+    TW_ASSIGN_OR_RETURN(const T l1, training::ScalarInput<T>(ctx, 2, "l1"));
+    TW_ASSIGN_OR_RETURN(const T l2, training::ScalarInput<T>(ctx, 3, "l2"));
     return UpdateRows<T, 1>(ctx, {"var"}, 4, 5, [&](const std::array<T*, 1>& r, const T* g, int64_t n) {
       T* var = r[0];
       for (int64_t j = 0; j < n; ++j) {
@@ -158,8 +150,8 @@ class ResourceSparseApplyMomentum : public OpKernel {
     c.GetAttr("use_nesterov", &use_nesterov_);
   }
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(const T lr, Scalar<T>(ctx, 2, "lr"));
-    TW_ASSIGN_OR_RETURN(const T momentum, Scalar<T>(ctx, 5, "momentum"));
+    TW_ASSIGN_OR_RETURN(const T lr, training::ScalarInput<T>(ctx, 2, "lr"));
+    TW_ASSIGN_OR_RETURN(const T momentum, training::ScalarInput<T>(ctx, 5, "momentum"));
     const bool nesterov = use_nesterov_;
     return UpdateRows<T, 2>(ctx, {"var", "accum"}, 3, 4, [&](const std::array<T*, 2>& r, const T* g, int64_t n) {
       for (int64_t j = 0; j < n; ++j) {
@@ -182,7 +174,7 @@ class ResourceSparseApplyAdagrad : public OpKernel {
     c.GetAttr("update_slots", &update_slots_);
   }
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(const T lr, Scalar<T>(ctx, 2, "lr"));
+    TW_ASSIGN_OR_RETURN(const T lr, training::ScalarInput<T>(ctx, 2, "lr"));
     const bool update_slots = update_slots_;
     return UpdateRows<T, 2>(ctx, {"var", "accum"}, 3, 4, [&](const std::array<T*, 2>& r, const T* g, int64_t n) {
       for (int64_t j = 0; j < n; ++j) {
@@ -203,10 +195,10 @@ class ResourceSparseApplyRMSProp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(const T lr, Scalar<T>(ctx, 3, "lr"));
-    TW_ASSIGN_OR_RETURN(const T rho, Scalar<T>(ctx, 4, "rho"));
-    TW_ASSIGN_OR_RETURN(const T momentum, Scalar<T>(ctx, 5, "momentum"));
-    TW_ASSIGN_OR_RETURN(const T epsilon, Scalar<T>(ctx, 6, "epsilon"));
+    TW_ASSIGN_OR_RETURN(const T lr, training::ScalarInput<T>(ctx, 3, "lr"));
+    TW_ASSIGN_OR_RETURN(const T rho, training::ScalarInput<T>(ctx, 4, "rho"));
+    TW_ASSIGN_OR_RETURN(const T momentum, training::ScalarInput<T>(ctx, 5, "momentum"));
+    TW_ASSIGN_OR_RETURN(const T epsilon, training::ScalarInput<T>(ctx, 6, "epsilon"));
     return UpdateRows<T, 3>(ctx, {"var", "ms", "mom"}, 7, 8,
                             [&](const std::array<T*, 3>& r, const T* g, int64_t n) {
                               for (int64_t j = 0; j < n; ++j) {

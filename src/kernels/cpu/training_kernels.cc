@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/training_scalar_input.h"
 #include "kernels/cpu/resource_handle_input.h"
 
 namespace tw {
@@ -29,16 +30,7 @@ absl::StatusOr<std::shared_ptr<Var>> LookupVarInput(const OpKernelContext& ctx, 
   return var;
 }
 
-// Input i as a scalar of T; TensorFlow's "lr is not a scalar" check.
-template <typename T>
-absl::StatusOr<T> ScalarInput(const OpKernelContext& ctx, int i, const char* name) {
-  const Tensor& t = ctx.input(i);
-  if (t.shape().rank() != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, " is not a scalar: ", t.shape().DebugString()));
-  }
-  return t.scalar<T>();
-}
+using training::ScalarInput;
 
 // Locks a set of variables in a fixed (address) order and unlocks them in reverse.
 class MultiLock {
