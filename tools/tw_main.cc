@@ -38,6 +38,7 @@
 #include "tensorweave/process.h"
 #include "tensorweave/server.h"
 #include "tensorweave/tensorweave.h"
+#include "tw_commands.h"
 #include "tw_flags.h"
 
 using tw::cli::PositiveInt;
@@ -119,7 +120,11 @@ constexpr char kOverview[] =
     "  server   run one task of a cluster until SIGINT/SIGTERM\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
-    "  ops      list the registered ops\n";
+    "  ops      list the registered ops\n"
+    "  freeze   write a GraphDef whose variables are constants (TensorFlow's freeze_graph)\n"
+    "  show     print a GraphDef's, MetaGraph's, SavedModel's or checkpoint's inputs, outputs,\n"
+    "           ops, variables and signatures\n"
+    "  convert  convert a GraphDef between text and binary\n";
 
 std::vector<FlagBinding> SecurityBindings() {
   return {Bind(FLAGS_tls_cert), Bind(FLAGS_tls_key), Bind(FLAGS_tls_ca), Bind(FLAGS_cluster_token_file)};
@@ -428,6 +433,9 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   const std::string command = argv[1];
+  if (command == "freeze") return tw::cli::FreezeMain(argc - 2, argv + 2);
+  if (command == "show") return tw::cli::ShowMain(argc - 2, argv + 2);
+  if (command == "convert") return tw::cli::ConvertMain(argc - 2, argv + 2);
   if (command != "run" && command != "server" && command != "cluster" && command != "ops") {
     std::cerr << "tw: unknown command '" << command << "'\n" << kOverview;
     return 2;

@@ -30,6 +30,7 @@ void BindTraining(py::module_& m);
 void BindRecords(py::module_& m);
 void BindSummary(py::module_& m);
 void BindSavedModel(py::module_& m);
+void BindFreeze(py::module_& m);
 
 // Runs `work` with the GIL released. On the main thread it runs on a helper thread while
 // this one lets Python's signal handlers run every 100 ms; when one raises (Ctrl-C:

@@ -17,4 +17,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindRecords(m);
   tw::python::BindSummary(m);
   tw::python::BindSavedModel(m);
+  tw::python::BindFreeze(m);
 }

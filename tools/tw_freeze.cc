@@ -1,0 +1,122 @@
+// `tw freeze`: TensorFlow's freeze_graph. The graph comes from a GraphDef (--input_graph), a
+// MetaGraph (--input_meta_graph) or a SavedModel (--input_saved_model_dir), the variables'
+// values from a checkpoint (--input_checkpoint; a SavedModel's own variables by default),
+// and the frozen GraphDef (graph/freeze_graph.h) is written in binary to --output_graph.
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "graph/freeze_graph.h"
+#include "graph/graph_def_import.h"
+#include "savedmodel/saved_model_loader.h"
+#include "tensorweave/status.h"
+#include "tw_commands.h"
+#include "tw_flags.h"
+#include "tw_graph_files.h"
+
+ABSL_FLAG(std::string, input_graph, "", "the GraphDef to freeze (text for .pbtxt/.txt, else binary)");
+ABSL_FLAG(bool, input_binary, false, "read --input_graph as binary whatever its name");
+ABSL_FLAG(std::string, input_meta_graph, "", "take the graph from this MetaGraphDef instead of --input_graph");
+ABSL_FLAG(std::string, input_saved_model_dir, "",
+          "take the graph and (without --input_checkpoint) the variables from this SavedModel");
+ABSL_FLAG(std::string, saved_model_tags, "serve", "the SavedModel's tag set, comma-separated");
+ABSL_FLAG(std::string, input_checkpoint, "", "the checkpoint prefix holding the variables' values");
+ABSL_FLAG(std::string, output_node_names, "", "the nodes the frozen graph must compute, comma-separated");
+ABSL_FLAG(std::string, output_graph, "", "where to write the frozen GraphDef (binary)");
+ABSL_FLAG(bool, clear_devices, true, "clear every node's device (--clear_devices=false keeps them)");
+ABSL_FLAG(std::string, variable_names_whitelist, "", "convert only these variables, comma-separated");
+ABSL_FLAG(std::string, variable_names_blacklist, "", "never convert these variables, comma-separated");
+
+namespace tw::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: tw freeze (--input_graph G [--input_binary] | --input_meta_graph M) --input_checkpoint CKPT\n"
+    "                 --output_node_names a,b --output_graph OUT\n"
+    "       tw freeze --input_saved_model_dir DIR [--saved_model_tags serve] --output_node_names a,b\n"
+    "                 --output_graph OUT\n"
+    "  Writes a GraphDef with only what the outputs need, every variable a Const of its value.\n"
+    "flags:\n";
+
+std::vector<FlagBinding> FreezeBindings() {
+  return {Bind(FLAGS_input_graph),         Bind(FLAGS_input_binary),      Bind(FLAGS_input_meta_graph),
+          Bind(FLAGS_input_saved_model_dir), Bind(FLAGS_saved_model_tags), Bind(FLAGS_input_checkpoint),
+          Bind(FLAGS_output_node_names),   Bind(FLAGS_output_graph),      Bind(FLAGS_clear_devices),
+          Bind(FLAGS_variable_names_whitelist), Bind(FLAGS_variable_names_blacklist)};
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  return absl::StrSplit(text, ',', absl::SkipWhitespace());
+}
+
+absl::Status Freeze() {
+  const std::string graph_path = absl::GetFlag(FLAGS_input_graph);
+  const std::string meta_path = absl::GetFlag(FLAGS_input_meta_graph);
+  const std::string saved_model = absl::GetFlag(FLAGS_input_saved_model_dir);
+  std::string checkpoint = absl::GetFlag(FLAGS_input_checkpoint);
+  const std::vector<std::string> outputs = SplitList(absl::GetFlag(FLAGS_output_node_names));
+  const std::string output_path = absl::GetFlag(FLAGS_output_graph);
+  if (!graph_path.empty() + !meta_path.empty() + !saved_model.empty() != 1) {
+    return absl::InvalidArgumentError("give one of --input_graph, --input_meta_graph or --input_saved_model_dir");
+  }
+  if (outputs.empty()) return absl::InvalidArgumentError("--output_node_names is required");
+  if (output_path.empty()) return absl::InvalidArgumentError("--output_graph is required");
+  GraphDef def;
+  if (!graph_path.empty()) {
+    TW_ASSIGN_OR_RETURN(def, ReadGraphDef(graph_path, absl::GetFlag(FLAGS_input_binary)));
+  } else if (!meta_path.empty()) {
+    TW_ASSIGN_OR_RETURN(MetaGraphDef meta, ReadMetaGraph(meta_path));
+    def = meta.graph_def();
+  } else {
+    TW_ASSIGN_OR_RETURN(SavedModel model, ReadSavedModel(saved_model));
+    const std::vector<std::string> tag_list = SplitList(absl::GetFlag(FLAGS_saved_model_tags));
+    TW_ASSIGN_OR_RETURN(const MetaGraphDef* meta, FindMetaGraph(model, {tag_list.begin(), tag_list.end()}));
+    def = meta->graph_def();
+    if (checkpoint.empty()) checkpoint = absl::StrCat(saved_model, "/variables/variables");
+  }
+  if (checkpoint.empty()) return absl::InvalidArgumentError("--input_checkpoint is required");
+  TW_ASSIGN_OR_RETURN(std::unique_ptr<CheckpointFile> values, CheckpointFile::Open(checkpoint));
+  FreezeOptions options;
+  for (const std::string& name : SplitList(absl::GetFlag(FLAGS_variable_names_whitelist))) {
+    options.whitelist.insert(name);
+  }
+  for (const std::string& name : SplitList(absl::GetFlag(FLAGS_variable_names_blacklist))) {
+    options.blacklist.insert(name);
+  }
+  options.clear_devices = absl::GetFlag(FLAGS_clear_devices);
+  int converted = 0;
+  auto value_of = [&](const std::string& name) -> absl::StatusOr<Tensor> {
+    ++converted;
+    return values->Read(name);
+  };
+  TW_ASSIGN_OR_RETURN(GraphDef frozen, FreezeGraphDef(def, value_of, outputs, options));
+  TW_RETURN_IF_ERROR(WriteGraphDefFile(frozen, output_path));
+  std::cout << "Converted " << converted << " variables to const ops.\n"
+            << frozen.node_size() << " ops in the final graph.\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int FreezeMain(int argc, char** argv) {
+  if (WantsHelp(argc, argv)) {
+    std::cout << kUsage << FlagsUsage(FreezeBindings());
+    return 0;
+  }
+  if (absl::Status parsed = ParseFlags(FreezeBindings(), argc, argv); !parsed.ok()) {
+    std::cerr << "tw freeze: " << parsed.message() << "\n";
+    return 2;
+  }
+  absl::Status status = Freeze();
+  if (!status.ok()) {
+    std::cerr << "tw freeze: " << status.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace tw::cli

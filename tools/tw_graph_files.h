@@ -1,0 +1,46 @@
+// Reading the files the graph commands (freeze, show, convert) take: GraphDefs and
+// MetaGraphDefs in binary or text, and checkpoints in either of our formats. Errors name
+// the file: NotFound when it is missing, InvalidArgument/DataLoss when it does not parse.
+#ifndef TW_TOOLS_TW_GRAPH_FILES_H_
+#define TW_TOOLS_TW_GRAPH_FILES_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/freeze_graph.h"
+#include "tensorweave/proto/meta_graph.pb.h"
+#include "core/proto_namespace.h"
+
+namespace tw::cli {
+
+// The whole file; NotFound naming it when it cannot be opened.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// Whether the path names text (.pbtxt / .txt).
+bool IsTextPath(const std::string& path);
+// A GraphDef: text for .pbtxt/.txt, else binary (falling back to text); `binary` forces binary.
+absl::StatusOr<GraphDef> ReadGraphDef(const std::string& path, bool binary = false);
+// A MetaGraphDef, binary or text, same rules.
+absl::StatusOr<MetaGraphDef> ReadMetaGraph(const std::string& path);
+
+// One tensor of a checkpoint, as a checkpoint lists it.
+struct CheckpointEntry {
+  std::string name;
+  DType dtype;
+  TensorShape shape;
+};
+// A checkpoint at `prefix` (TF's V2 bundle <prefix>.index, or a TWCKPT01 file).
+class CheckpointFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<CheckpointFile>> Open(const std::string& prefix);
+  virtual ~CheckpointFile() = default;
+  virtual std::vector<CheckpointEntry> Entries() const = 0;
+  // NotFound "checkpoint '<prefix>' has no tensor '<name>'" when absent.
+  virtual absl::StatusOr<Tensor> Read(const std::string& name) const = 0;
+};
+
+}  // namespace tw::cli
+
+#endif  // TW_TOOLS_TW_GRAPH_FILES_H_
