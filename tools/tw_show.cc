@@ -70,12 +70,11 @@ std::string ShapeText(const TensorShapeProto& shape) {
   return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
 }
 
-// "(-1, 3)", "(3,)", "()" or "unknown_rank": saved_model_cli's form (a Python tuple).
+// "(-1, 3)", "(3)", "()" or "unknown_rank": saved_model_cli's form (its own join, not a tuple).
 std::string TupleText(const TensorShapeProto& shape) {
   if (shape.unknown_rank()) return "unknown_rank";
   std::vector<std::string> dims;
   for (const auto& dim : shape.dim()) dims.push_back(absl::StrCat(dim.size()));
-  if (dims.size() == 1) return absl::StrCat("(", dims[0], ",)");
   return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
 }
 
@@ -246,7 +245,14 @@ absl::Status Show(std::string path) {
   if (fs::is_directory(path, error)) {
     TW_ASSIGN_OR_RETURN(SavedModel model, ReadSavedModel(path));
     std::cout << "SavedModel: " << path << "\n";
-    for (const MetaGraphDef& meta : model.meta_graphs()) PrintMetaGraph(meta);
+    // By tag list, as saved_model_cli orders them.
+    std::vector<const MetaGraphDef*> metas;
+    for (const MetaGraphDef& meta : model.meta_graphs()) metas.push_back(&meta);
+    auto tags = [](const MetaGraphDef* m) {
+      return std::vector<std::string>(m->meta_info_def().tags().begin(), m->meta_info_def().tags().end());
+    };
+    std::stable_sort(metas.begin(), metas.end(), [&](auto* a, auto* b) { return tags(a) < tags(b); });
+    for (const MetaGraphDef* meta : metas) PrintMetaGraph(*meta);
     return absl::OkStatus();
   }
   if (absl::EndsWith(path, ".index")) path.resize(path.size() - 6);
