@@ -1,20 +1,23 @@
 // `tw convert IN OUT`: a GraphDef from text to binary or back. The form written follows OUT's
-// name (.pbtxt/.txt text, else binary) unless --to says. Binary is written deterministically
+// name (.pbtxt/.txt text, else binary) unless --to says; the text is what TensorFlow's Python
+// text_format writes (tw_graph_text.h). Binary is written deterministically
 // (map entries by key), so binary -> text -> binary gives the same bytes every time.
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "google/protobuf/text_format.h"
 #include "tensorweave/status.h"
 #include "tw_commands.h"
 #include "tw_flags.h"
 #include "tw_graph_files.h"
+#include "tw_graph_text.h"
 
 ABSL_FLAG(std::string, to, "", "the form to write: text or binary (default: from OUT's name)");
 
@@ -47,7 +50,13 @@ absl::Status Convert(const std::string& in, const std::string& out, const std::s
   const bool text = to.empty() ? IsTextPath(out) : to == "text";
   std::string bytes;
   if (text) {
-    google::protobuf::TextFormat::PrintToString(def, &bytes);
+    std::set<std::string> unknown;
+    CollectUnknownFields(def, &unknown);
+    if (!unknown.empty()) {
+      std::cerr << "tw convert: warning: left out of the text, as this build's GraphDef does not model them: "
+                << absl::StrJoin(unknown, ", ") << "\n";
+    }
+    bytes = TensorFlowText(def);
   } else {
     bytes = DeterministicBytes(def);
   }
