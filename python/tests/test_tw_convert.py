@@ -126,3 +126,32 @@ def test_bad_input_gets_one_line(tmp_path):
     assert not os.path.exists(out)
     r = tw("convert", "--help")
     assert r.returncode == 0 and r.stdout.startswith("usage: tw convert IN OUT")
+
+
+def test_floats_and_doubles_print_as_tensorflows_python_does(tmp_path):
+    gd = graph_pb2.GraphDef()
+    floats = [0.0, -0.0, 1e-05, 1.5e16, 123456789.0, 0.1, 3.4028235e38, 1e-45, 2.5, 100.0, 1e16, 1e15, 0.0001,
+              0.00012345, 7.0e-5, 16777217.0, 1 / 3, float("inf"), float("-inf"), float("nan")]
+    c = gd.node.add(name="c", op="Const")
+    c.attr["dtype"].type = 1
+    c.attr["value"].tensor.dtype = 1
+    c.attr["value"].tensor.float_val.extend(floats)
+    d = gd.node.add(name="d", op="Const")
+    d.attr["dtype"].type = 2
+    d.attr["value"].tensor.dtype = 2
+    d.attr["value"].tensor.double_val.extend(floats + [0.1 + 0.2, 1e300, 5e-324, 123456789012345678.0])
+    gd.node.add(name="e", op="LeakyRelu", input=["c"]).attr["alpha"].f = 0.3
+    src = tmp_path / "floats.pb"
+    src.write_bytes(gd.SerializeToString())
+    text = tmp_path / "floats.pbtxt"
+    convert(src, text)
+    python = require_tensorflow("test_tw_convert")
+    view = json.loads(run_tf_script(python, "graph_text.py", str(src), str(text)).splitlines()[-1])
+    tf_text, same = view[str(src)]
+    assert text.read_text() == tf_text
+    # NaN != NaN, so the message comparison is left to the bytes: text back to binary.
+    back = tmp_path / "back.pb"
+    convert(text, back)
+    again = tmp_path / "again.pb"
+    convert(src, again)
+    assert back.read_bytes() == again.read_bytes()
