@@ -213,7 +213,7 @@ std::string CommandUsage(const std::string& command) {
   if (command == "cluster") flags = ClusterBindings();
   if (command == "ops") flags = OpsBindings();
   return absl::StrCat("usage: tw ", command, " [flags]\nflags:\n", tw::cli::FlagsUsage(flags),
-                      "other commands: tw run, tw server, tw cluster, tw ops (tw --help: all of them)\n");
+                      "other commands: tw run, tw server, tw cluster, tw ops, tw freeze, tw show, tw convert (tw --help: all of them)\n");
 }
 
 // `tw run --saved_model`: the model loaded (variables restored), its signature's keys
