@@ -3,11 +3,13 @@
 // values from a checkpoint (--input_checkpoint; a SavedModel's own variables by default),
 // and the frozen GraphDef (graph/freeze_graph.h) is written in binary to --output_graph.
 #include <iostream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "graph/freeze_graph.h"
@@ -53,12 +55,55 @@ std::vector<std::string> SplitList(const std::string& text) {
   return absl::StrSplit(text, ',', absl::SkipWhitespace());
 }
 
+// A SavedModel's graph as the loader prepares it (savedmodel/saved_model_loader.h): TF2's
+// function calls inlined, and a restore subgraph whose RestoreTensors names, for each
+// variable handle it assigns, the checkpoint key (TF2's object-based keys differ from the
+// handles' names).
+// A graph the loader cannot prepare (a TF1 one on reference variables) is taken as it is.
+absl::StatusOr<GraphDef> SavedModelGraph(const MetaGraphDef& meta, const std::string& prefix,
+                                         std::vector<std::string>* outputs, std::map<std::string, std::string>* keys) {
+  std::string restore_op;
+  std::map<std::string, std::string> renamed;
+  absl::StatusOr<GraphDef> def = GraphDefForLoad(meta, prefix, &restore_op, &renamed);
+  if (!def.ok()) return meta.graph_def();
+  // A call inlined keeps its name for output 0; its outputs 1..N-1 moved to Identities
+  // "<call>/_output_k" (function_inliner.h), which an output naming the call keeps too.
+  std::vector<std::string> kept = *outputs;
+  for (const std::string& output : *outputs) {
+    for (const auto& [from, to] : renamed) {
+      if (from.rfind(output + ":", 0) == 0) kept.push_back(to.substr(0, to.rfind(':')));
+    }
+  }
+  *outputs = kept;
+  if (restore_op.empty()) return def;
+  const std::string scope = restore_op.substr(0, restore_op.rfind('/'));
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& node : def->node()) by_name[node.name()] = &node;
+  auto restore = by_name.find(scope + "/RestoreTensors");
+  if (restore == by_name.end()) return def;
+  const auto& names = restore->second->attr().at("names").list().s();
+  for (const NodeDef& node : def->node()) {
+    if (node.op() != "AssignVariableOp" || node.input_size() != 2 ||
+        node.name().rfind(scope + "/", 0) != 0 || node.input(1).rfind(restore->first + ":", 0) != 0) {
+      continue;
+    }
+    int index = 0;
+    if (!absl::SimpleAtoi(node.input(1).substr(restore->first.size() + 1), &index) || index < 0 ||
+        index >= names.size()) {
+      continue;
+    }
+    (*keys)[node.input(0)] = names[index];
+  }
+  return def;
+}
+
 absl::Status Freeze() {
   const std::string graph_path = absl::GetFlag(FLAGS_input_graph);
   const std::string meta_path = absl::GetFlag(FLAGS_input_meta_graph);
   const std::string saved_model = absl::GetFlag(FLAGS_input_saved_model_dir);
   std::string checkpoint = absl::GetFlag(FLAGS_input_checkpoint);
-  const std::vector<std::string> outputs = SplitList(absl::GetFlag(FLAGS_output_node_names));
+  std::vector<std::string> outputs = SplitList(absl::GetFlag(FLAGS_output_node_names));
+  std::map<std::string, std::string> checkpoint_keys;  // variable node -> its checkpoint key, where they differ
   const std::string output_path = absl::GetFlag(FLAGS_output_graph);
   if (!graph_path.empty() + !meta_path.empty() + !saved_model.empty() != 1) {
     return absl::InvalidArgumentError("give one of --input_graph, --input_meta_graph or --input_saved_model_dir");
@@ -75,8 +120,8 @@ absl::Status Freeze() {
     TW_ASSIGN_OR_RETURN(SavedModel model, ReadSavedModel(saved_model));
     const std::vector<std::string> tag_list = SplitList(absl::GetFlag(FLAGS_saved_model_tags));
     TW_ASSIGN_OR_RETURN(const MetaGraphDef* meta, FindMetaGraph(model, {tag_list.begin(), tag_list.end()}));
-    def = meta->graph_def();
     if (checkpoint.empty()) checkpoint = absl::StrCat(saved_model, "/variables/variables");
+    TW_ASSIGN_OR_RETURN(def, SavedModelGraph(*meta, checkpoint, &outputs, &checkpoint_keys));
   }
   if (checkpoint.empty()) return absl::InvalidArgumentError("--input_checkpoint is required");
   TW_ASSIGN_OR_RETURN(std::unique_ptr<CheckpointFile> values, CheckpointFile::Open(checkpoint));
@@ -91,7 +136,8 @@ absl::Status Freeze() {
   int converted = 0;
   auto value_of = [&](const std::string& name) -> absl::StatusOr<Tensor> {
     ++converted;
-    return values->Read(name);
+    const auto key = checkpoint_keys.find(name);
+    return values->Read(key == checkpoint_keys.end() ? name : key->second);
   };
   TW_ASSIGN_OR_RETURN(GraphDef frozen, FreezeGraphDef(def, value_of, outputs, options));
   TW_RETURN_IF_ERROR(WriteGraphDefFile(frozen, output_path));

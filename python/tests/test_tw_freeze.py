@@ -250,3 +250,26 @@ def test_help():
                  "--input_saved_model_dir", "--saved_model_tags", "--input_meta_graph", "--clear_devices",
                  "--variable_names_whitelist", "--variable_names_blacklist", "--input_binary"):
         assert flag in r.stdout, flag
+
+
+@pytest.mark.parametrize("name,outputs", [("tf2_module", ["y"]), ("tf2_two_heads", ["logits", "scaled"])])
+def test_tf2_saved_model_functions_inlined_and_frozen(tmp_path, name, outputs):
+    """A TF2 SavedModel: its calls inlined, variables found by their object-based checkpoint
+    keys; output k>0 of the call is kept as "<call>/_output_k"."""
+    expected = np.load(os.path.join(os.path.dirname(DATA), "tf_saved_models", "expected.npz"))
+    out = tmp_path / "frozen.pb"
+    r = tw("freeze", "--input_saved_model_dir", os.path.join(os.path.dirname(DATA), "tf_saved_models", name),
+           "--output_node_names", "StatefulPartitionedCall", "--output_graph", str(out))
+    assert r.returncode == 0, r.stderr
+    gd = decode(out)
+    ops = {n.op for n in gd.node}
+    assert not ops & {"VarHandleOp", "ReadVariableOp", "StatefulPartitionedCall", "PartitionedCall", "RestoreV2"}, ops
+    g = tf.Graph()
+    with g.as_default():
+        g.import_graph_def(out.read_bytes())
+        with tf.Session(graph=g) as sess:
+            fetches = ["StatefulPartitionedCall:0"] + [f"StatefulPartitionedCall/_output_{k}:0"
+                                                        for k in range(1, len(outputs))]
+            got = sess.run(fetches, feed_dict={"serving_default_x:0": expected[f"{name}/x"]})
+    for key, value in zip(outputs, got):
+        np.testing.assert_allclose(value, expected[f"{name}/{key}"], rtol=1e-6, atol=1e-6)
