@@ -72,6 +72,7 @@ absl::Status Convert(const std::string& in, const std::string& out, const std::s
 }  // namespace
 
 int ConvertMain(int argc, char** argv) {
+  QuietProtobufLog();
   if (WantsHelp(argc, argv)) {
     std::cout << kUsage << FlagsUsage(ConvertBindings());
     return 0;

@@ -149,6 +149,7 @@ absl::Status Freeze() {
 }  // namespace
 
 int FreezeMain(int argc, char** argv) {
+  QuietProtobufLog();
   if (WantsHelp(argc, argv)) {
     std::cout << kUsage << FlagsUsage(FreezeBindings());
     return 0;

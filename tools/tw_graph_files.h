@@ -16,6 +16,10 @@
 
 namespace tw::cli {
 
+// Keeps libprotobuf's own log lines (e.g. "invalid UTF-8" while parsing a damaged file) off
+// stderr: the commands report each bad file in one line of their own.
+void QuietProtobufLog();
+
 // The whole file; NotFound naming it when it cannot be opened.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 // Whether the path names text (.pbtxt / .txt).

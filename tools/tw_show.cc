@@ -84,6 +84,7 @@ int64_t ShapeBytes(int dtype, const TensorShapeProto& shape) {
   if (bytes == 0 || shape.unknown_rank()) return -1;
   for (const auto& dim : shape.dim()) {
     if (dim.size() < 0) return -1;
+    if (dim.size() > 0 && bytes > (int64_t{1} << 62) / dim.size()) return -1;  // a file's absurd shape
     bytes *= dim.size();
   }
   return bytes;
@@ -274,6 +275,7 @@ absl::Status Show(std::string path) {
 }  // namespace
 
 int ShowMain(int argc, char** argv) {
+  QuietProtobufLog();
   if (WantsHelp(argc, argv)) {
     std::cout << kUsage;
     return 0;

@@ -178,3 +178,52 @@ def test_bad_files_get_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.startswith("tw show: give one FILE_OR_DIR")
     r = tw("show", "--help")
     assert r.returncode == 0 and r.stdout.startswith("usage: tw show FILE_OR_DIR")
+
+
+def test_damaged_files_never_crash(tmp_path):
+    """Every cut of a GraphDef, a SavedModel and a checkpoint index, and flipped bytes: each
+    command exits 0 (a prefix can be a valid message) or 1 with one line, never by a signal."""
+    import shutil
+    rng = np.random.default_rng(0)
+    graph = open(os.path.join(DATA, "tf_freeze", "res_mlp.pb"), "rb").read()
+    sm_src = os.path.join(DATA, "tf_freeze", "res_mlp_saved_model")
+    sm = tmp_path / "sm"
+    shutil.copytree(sm_src, sm)
+    sm_bytes = open(os.path.join(sm_src, "saved_model.pb"), "rb").read()
+    ckpt_src = os.path.join(DATA, "tf_freeze", "res_mlp_ckpt", "model.ckpt")
+    ckpt = tmp_path / "model.ckpt"
+    shutil.copy(ckpt_src + ".data-00000-of-00001", str(ckpt) + ".data-00000-of-00001")
+    index = open(ckpt_src + ".index", "rb").read()
+
+    def check(r):
+        assert r.returncode in (0, 1), (r.returncode, r.stderr)
+        if r.returncode:
+            assert len(r.stderr.splitlines()) == 1, r.stderr
+
+    def damaged(data):
+        cuts = [data[:n] for n in sorted(set(rng.integers(0, len(data), 12).tolist()))]
+        flips = []
+        for _ in range(6):
+            b = bytearray(data)
+            for i in rng.integers(0, len(b), 4):
+                b[i] ^= 0xFF
+            flips.append(bytes(b))
+        return cuts + flips
+
+    g = tmp_path / "g.pb"
+    for data in damaged(graph):
+        g.write_bytes(data)
+        check(tw("show", str(g)))
+        check(tw("convert", str(g), str(tmp_path / "g.pbtxt")))
+        check(tw("freeze", "--input_graph", str(g), "--input_checkpoint", ckpt_src, "--output_node_names", "output",
+                 "--output_graph", str(tmp_path / "f.pb")))
+    for data in damaged(sm_bytes):
+        (sm / "saved_model.pb").write_bytes(data)
+        check(tw("show", str(sm)))
+        check(tw("freeze", "--input_saved_model_dir", str(sm), "--output_node_names", "output",
+                 "--output_graph", str(tmp_path / "f.pb")))
+    for data in damaged(index):
+        (tmp_path / "model.ckpt.index").write_bytes(data)
+        check(tw("show", str(ckpt)))
+        check(tw("freeze", "--input_graph", os.path.join(DATA, "tf_freeze", "res_mlp.pb"), "--input_checkpoint",
+                 str(ckpt), "--output_node_names", "output", "--output_graph", str(tmp_path / "f.pb")))
