@@ -2,22 +2,16 @@
 // name (.pbtxt/.txt text, else binary) unless --to says; the text is what TensorFlow's Python
 // text_format writes (tw_graph_text.h). Binary is written deterministically
 // (map entries by key), so binary -> text -> binary gives the same bytes every time.
-#include <fstream>
 #include <iostream>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "tensorweave/status.h"
 #include "tw_commands.h"
 #include "tw_flags.h"
 #include "tw_graph_files.h"
-#include "tw_graph_text.h"
 
 ABSL_FLAG(std::string, to, "", "the form to write: text or binary (default: from OUT's name)");
 
@@ -31,41 +25,15 @@ constexpr char kUsage[] =
 
 std::vector<FlagBinding> ConvertBindings() { return {Bind(FLAGS_to)}; }
 
-std::string DeterministicBytes(const GraphDef& def) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    def.SerializeToCodedStream(&coded);
-  }
-  return bytes;
-}
-
 absl::Status Convert(const std::string& in, const std::string& out, const std::string& to) {
   if (to != "" && to != "text" && to != "binary") {
     return absl::InvalidArgumentError(absl::StrCat("--to must be text or binary, not '", to, "'"));
   }
   TW_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDef(in));
   const bool text = to.empty() ? IsTextPath(out) : to == "text";
-  std::string bytes;
-  if (text) {
-    std::set<std::string> unknown;
-    CollectUnknownFields(def, &unknown);
-    if (!unknown.empty()) {
-      std::cerr << "tw convert: warning: left out of the text, as this build's GraphDef does not model them: "
-                << absl::StrJoin(unknown, ", ") << "\n";
-    }
-    bytes = TensorFlowText(def);
-  } else {
-    bytes = DeterministicBytes(def);
-  }
-  std::ofstream file(out, std::ios::binary | std::ios::trunc);
-  file << bytes;
-  file.close();
-  if (!file) return absl::InternalError(absl::StrCat("cannot write '", out, "'"));
+  TW_ASSIGN_OR_RETURN(size_t bytes, WriteGraph(def, out, text, "tw convert"));
   std::cout << "wrote " << out << " (" << (text ? "text" : "binary") << ", " << def.node_size() << " nodes, "
-            << bytes.size() << " bytes)\n";
+            << bytes << " bytes)\n";
   return absl::OkStatus();
 }
 

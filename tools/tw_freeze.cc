@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "graph/freeze_graph.h"
-#include "graph/graph_def_import.h"
 #include "savedmodel/saved_model_loader.h"
 #include "tensorweave/status.h"
 #include "tw_commands.h"
@@ -28,7 +27,7 @@ ABSL_FLAG(std::string, input_saved_model_dir, "",
 ABSL_FLAG(std::string, saved_model_tags, "serve", "the SavedModel's tag set, comma-separated");
 ABSL_FLAG(std::string, input_checkpoint, "", "the checkpoint prefix holding the variables' values");
 ABSL_FLAG(std::string, output_node_names, "", "the nodes the frozen graph must compute, comma-separated");
-ABSL_FLAG(std::string, output_graph, "", "where to write the frozen GraphDef (binary)");
+ABSL_FLAG(std::string, output_graph, "", "where to write the frozen GraphDef (binary; text for .pbtxt/.txt)");
 ABSL_FLAG(bool, clear_devices, true, "clear every node's device (--clear_devices=false keeps them)");
 ABSL_FLAG(std::string, variable_names_whitelist, "", "convert only these variables, comma-separated");
 ABSL_FLAG(std::string, variable_names_blacklist, "", "never convert these variables, comma-separated");
@@ -140,7 +139,7 @@ absl::Status Freeze() {
     return values->Read(key == checkpoint_keys.end() ? name : key->second);
   };
   TW_ASSIGN_OR_RETURN(GraphDef frozen, FreezeGraphDef(def, value_of, outputs, options));
-  TW_RETURN_IF_ERROR(WriteGraphDefFile(frozen, output_path));
+  TW_RETURN_IF_ERROR(WriteGraph(frozen, output_path, IsTextPath(output_path), "tw freeze").status());
   std::cout << "Converted " << converted << " variables to const ops.\n"
             << frozen.node_size() << " ops in the final graph.\n";
   return absl::OkStatus();

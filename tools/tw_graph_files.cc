@@ -2,14 +2,20 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
 #include "train/checkpoint_reader.h"
+#include "tw_graph_text.h"
 #include "train/tensor_bundle.h"
 
 namespace tw::cli {
@@ -96,6 +102,29 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat("cannot read '", path, "'"));
   return buffer.str();
+}
+
+absl::StatusOr<size_t> WriteGraph(const GraphDef& def, const std::string& path, bool text, const std::string& command) {
+  std::string bytes;
+  if (text) {
+    std::set<std::string> unknown;
+    CollectUnknownFields(def, &unknown);
+    if (!unknown.empty()) {
+      std::cerr << command << ": warning: left out of the text, as this build's GraphDef does not model them: "
+                << absl::StrJoin(unknown, ", ") << "\n";
+    }
+    bytes = TensorFlowText(def);
+  } else {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    def.SerializeToCodedStream(&coded);
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << bytes;
+  file.close();
+  if (!file) return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
+  return bytes.size();
 }
 
 bool IsTextPath(const std::string& path) { return absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt"); }

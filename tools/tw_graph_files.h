@@ -29,6 +29,12 @@ absl::StatusOr<GraphDef> ReadGraphDef(const std::string& path, bool binary = fal
 // A MetaGraphDef, binary or text, same rules.
 absl::StatusOr<MetaGraphDef> ReadMetaGraph(const std::string& path);
 
+// Writes `def` to `path` as text (TensorFlow's Python text form, tw_graph_text.h; a warning
+// "<command>: warning: ..." on stderr names the fields that text leaves out) or binary
+// (deterministic: map entries by key, so the same graph always gives the same bytes).
+// Returns the bytes written; Internal naming the file when it cannot be written.
+absl::StatusOr<size_t> WriteGraph(const GraphDef& def, const std::string& path, bool text, const std::string& command);
+
 // One tensor of a checkpoint, as a checkpoint lists it.
 struct CheckpointEntry {
   std::string name;

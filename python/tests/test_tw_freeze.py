@@ -273,3 +273,18 @@ def test_tf2_saved_model_functions_inlined_and_frozen(tmp_path, name, outputs):
             got = sess.run(fetches, feed_dict={"serving_default_x:0": expected[f"{name}/x"]})
     for key, value in zip(outputs, got):
         np.testing.assert_allclose(value, expected[f"{name}/{key}"], rtol=1e-6, atol=1e-6)
+
+
+def test_text_output_and_deterministic_bytes(tmp_path):
+    from google.protobuf import text_format
+    args = ["--input_graph", os.path.join(DATA, "ref_mlp.pb"), "--input_checkpoint",
+            os.path.join(DATA, "ref_mlp_ckpt", "model.ckpt"), "--output_node_names", "output"]
+    outs = [tmp_path / "a.pb", tmp_path / "b.pb", tmp_path / "c.pbtxt"]
+    for out in outs:
+        r = tw("freeze", *args, "--output_graph", str(out))
+        assert r.returncode == 0, r.stderr
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    from_text = text_format.Parse(outs[2].read_text(), graph_pb2.GraphDef())
+    assert from_text == decode(outs[0])
+    data = np.load(os.path.join(DATA, "ref_mlp.npz"))
+    np.testing.assert_array_equal(run_frozen(outs[0], data["x"]), data["output"])
