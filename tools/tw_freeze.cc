@@ -2,6 +2,7 @@
 // MetaGraph (--input_meta_graph) or a SavedModel (--input_saved_model_dir), the variables'
 // values from a checkpoint (--input_checkpoint; a SavedModel's own variables by default),
 // and the frozen GraphDef (graph/freeze_graph.h) is written in binary to --output_graph.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
@@ -64,7 +65,14 @@ absl::StatusOr<GraphDef> SavedModelGraph(const MetaGraphDef& meta, const std::st
   std::string restore_op;
   std::map<std::string, std::string> renamed;
   absl::StatusOr<GraphDef> def = GraphDefForLoad(meta, prefix, &restore_op, &renamed);
-  if (!def.ok()) return meta.graph_def();
+  if (!def.ok()) {
+    const auto& nodes = meta.graph_def().node();
+    const bool calls = std::any_of(nodes.begin(), nodes.end(), [](const NodeDef& n) {
+      return n.op() == "StatefulPartitionedCall" || n.op() == "PartitionedCall";
+    });
+    if (calls) return def.status();  // TF2: without inlining its variables cannot be found
+    return meta.graph_def();
+  }
   // A call inlined keeps its name for output 0; its outputs 1..N-1 moved to Identities
   // "<call>/_output_k" (function_inliner.h), which an output naming the call keeps too.
   std::vector<std::string> kept = *outputs;

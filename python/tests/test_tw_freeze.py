@@ -288,3 +288,21 @@ def test_text_output_and_deterministic_bytes(tmp_path):
     assert from_text == decode(outs[0])
     data = np.load(os.path.join(DATA, "ref_mlp.npz"))
     np.testing.assert_array_equal(run_frozen(outs[0], data["x"]), data["output"])
+
+
+@pytest.mark.parametrize("name,feeds,fetches", [("builder", {"x": "x:0"}, {"y": "y:0", "total": "total:0"}),
+                                                ("simple", {"a": "a:0", "b": "b:0"}, {"out": "out:0"})])
+def test_tf1_saved_models_frozen(tmp_path, name, feeds, fetches):
+    expected = np.load(os.path.join(os.path.dirname(DATA), "tf_saved_models", "expected.npz"))
+    out = tmp_path / "frozen.pb"
+    r = tw("freeze", "--input_saved_model_dir", os.path.join(os.path.dirname(DATA), "tf_saved_models", name),
+           "--output_node_names", ",".join(t.split(":")[0] for t in fetches.values()), "--output_graph", str(out))
+    assert r.returncode == 0, r.stderr
+    assert not {n.op for n in decode(out).node} & {"VarHandleOp", "ReadVariableOp", "VariableV2", "RestoreV2"}
+    g = tf.Graph()
+    with g.as_default():
+        g.import_graph_def(out.read_bytes())
+        with tf.Session(graph=g) as sess:
+            got = sess.run(list(fetches.values()), {t: expected[f"{name}/{k}"] for k, t in feeds.items()})
+    for key, value in zip(fetches, got):
+        np.testing.assert_allclose(value, expected[f"{name}/{key}"], rtol=1e-6, atol=1e-6)
