@@ -306,3 +306,22 @@ def test_tf1_saved_models_frozen(tmp_path, name, feeds, fetches):
             got = sess.run(list(fetches.values()), {t: expected[f"{name}/{k}"] for k, t in feeds.items()})
     for key, value in zip(fetches, got):
         np.testing.assert_allclose(value, expected[f"{name}/{key}"], rtol=1e-6, atol=1e-6)
+
+
+def test_our_frozen_graphs_run_in_tensorflow(tmp_path):
+    """The frozen files `tw freeze` writes are TensorFlow's format: TensorFlow imports and runs
+    them and computes what its own frozen graphs compute."""
+    from tf_peer import require_tensorflow, run_tf_script
+    python = require_tensorflow("test_tw_freeze")
+    items = []
+    for name in ("ref_mlp", "res_mlp"):
+        out = tmp_path / f"{name}.pb"
+        r = tw("freeze", "--input_graph", os.path.join(DATA, name + ".pb"), "--input_checkpoint",
+               os.path.join(DATA, name + "_ckpt", "model.ckpt"), "--output_node_names", "output",
+               "--output_graph", str(out))
+        assert r.returncode == 0, r.stderr
+        items.append(f"{out}={os.path.join(DATA, name + '.npz')}")
+    run_tf_script(python, "run_frozen.py", str(tmp_path / "tf_out.npz"), *items)
+    got = np.load(tmp_path / "tf_out.npz")
+    for name in ("ref_mlp", "res_mlp"):
+        np.testing.assert_array_equal(got[str(tmp_path / f"{name}.pb")], np.load(os.path.join(DATA, name + ".npz"))["output"])
