@@ -266,9 +266,21 @@ absl::Status Show(std::string path) {
     PrintMetaGraph(meta);
     return absl::OkStatus();
   }
-  TW_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDef(path));
+  absl::StatusOr<GraphDef> def = ReadGraphDef(path);
+  // A MetaGraph under another name can parse as a GraphDef whose "nodes" lack ops.
+  const bool odd = !def.ok() || std::any_of(def->node().begin(), def->node().end(),
+                                            [](const NodeDef& n) { return n.op().empty(); });
+  if (odd) {
+    absl::StatusOr<MetaGraphDef> meta = ReadMetaGraph(path);
+    if (meta.ok() && meta->graph_def().node_size() > 0) {
+      std::cout << "MetaGraph: " << path << "\n";
+      PrintMetaGraph(*meta);
+      return absl::OkStatus();
+    }
+  }
+  if (!def.ok()) return def.status();
   std::cout << "GraphDef: " << path << "\n";
-  PrintGraph(def, "");
+  PrintGraph(*def, "");
   return absl::OkStatus();
 }
 

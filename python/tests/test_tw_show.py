@@ -227,3 +227,12 @@ def test_damaged_files_never_crash(tmp_path):
         check(tw("show", str(ckpt)))
         check(tw("freeze", "--input_graph", os.path.join(DATA, "tf_freeze", "res_mlp.pb"), "--input_checkpoint",
                  str(ckpt), "--output_node_names", "output", "--output_graph", str(tmp_path / "f.pb")))
+
+
+def test_meta_graph_under_another_name_is_recognised(tmp_path):
+    src = os.path.join(DATA, "tf_freeze", "res_mlp_ckpt", "model.ckpt.meta")
+    renamed = tmp_path / "exported.pb"
+    renamed.write_bytes(open(src, "rb").read())
+    lines = show(str(renamed))
+    assert lines[0] == f"MetaGraph: {renamed}"
+    assert lines[1:] == show(src)[1:]
