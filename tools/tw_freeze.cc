@@ -26,7 +26,8 @@ ABSL_FLAG(std::string, input_meta_graph, "", "take the graph from this MetaGraph
 ABSL_FLAG(std::string, input_saved_model_dir, "",
           "take the graph and (without --input_checkpoint) the variables from this SavedModel");
 ABSL_FLAG(std::string, saved_model_tags, "serve", "the SavedModel's tag set, comma-separated");
-ABSL_FLAG(std::string, input_checkpoint, "", "the checkpoint prefix holding the variables' values");
+ABSL_FLAG(std::string, input_checkpoint, "",
+          "the checkpoint prefix holding the variables' values (a directory: its latest checkpoint)");
 ABSL_FLAG(std::string, output_node_names, "", "the nodes the frozen graph must compute, comma-separated");
 ABSL_FLAG(std::string, output_graph, "", "where to write the frozen GraphDef (binary; text for .pbtxt/.txt)");
 ABSL_FLAG(bool, clear_devices, true, "clear every node's device (--clear_devices=false keeps them)");

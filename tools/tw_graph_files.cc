@@ -1,6 +1,7 @@
 #include "tw_graph_files.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
@@ -9,6 +10,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -16,6 +20,7 @@
 #include "google/protobuf/text_format.h"
 #include "train/checkpoint_reader.h"
 #include "tw_graph_text.h"
+#include "tensorweave/status.h"
 #include "train/tensor_bundle.h"
 
 namespace tw::cli {
@@ -70,6 +75,7 @@ class BundleFile : public CheckpointFile {
     return out;
   }
   absl::StatusOr<Tensor> Read(const std::string& name) const override { return reader_->Read(name); }
+  const std::string& prefix() const override { return reader_->prefix(); }
 
  private:
   std::unique_ptr<checkpoint::TensorBundleReader> reader_;
@@ -84,6 +90,7 @@ class SingleFile : public CheckpointFile {
     return out;
   }
   absl::StatusOr<Tensor> Read(const std::string& name) const override { return reader_->Read(name); }
+  const std::string& prefix() const override { return reader_->path(); }
 
  private:
   std::unique_ptr<checkpoint::CheckpointReader> reader_;
@@ -127,6 +134,23 @@ absl::StatusOr<size_t> WriteGraph(const GraphDef& def, const std::string& path, 
   return bytes.size();
 }
 
+absl::StatusOr<std::string> LatestCheckpoint(const std::string& dir) {
+  const std::string state = dir + "/checkpoint";
+  absl::StatusOr<std::string> text = ReadWholeFile(state);
+  if (!text.ok()) return absl::NotFoundError(absl::StrCat("'", dir, "' has no checkpoint state file (", state, ")"));
+  // A text CheckpointState: the line model_checkpoint_path: "<prefix>".
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    line = absl::StripAsciiWhitespace(line);
+    if (!absl::ConsumePrefix(&line, "model_checkpoint_path:")) continue;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.size() < 2 || line.front() != '"' || line.back() != '"') break;
+    const std::string prefix(line.substr(1, line.size() - 2));
+    if (prefix.empty()) break;
+    return prefix[0] == '/' ? prefix : absl::StrCat(dir, "/", prefix);
+  }
+  return absl::DataLossError(absl::StrCat(state, " names no model_checkpoint_path"));
+}
+
 bool IsTextPath(const std::string& path) { return absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt"); }
 
 absl::StatusOr<GraphDef> ReadGraphDef(const std::string& path, bool binary) {
@@ -137,7 +161,13 @@ absl::StatusOr<MetaGraphDef> ReadMetaGraph(const std::string& path) {
   return ReadMessage<MetaGraphDef>(path, false, "MetaGraphDef");
 }
 
-absl::StatusOr<std::unique_ptr<CheckpointFile>> CheckpointFile::Open(const std::string& prefix) {
+absl::StatusOr<std::unique_ptr<CheckpointFile>> CheckpointFile::Open(const std::string& path) {
+  // A directory stands for its latest checkpoint.
+  std::error_code error;
+  std::string prefix = path;
+  if (std::filesystem::is_directory(path, error)) {
+    TW_ASSIGN_OR_RETURN(prefix, LatestCheckpoint(path));
+  }
   if (checkpoint::IsTensorBundle(prefix)) {
     auto reader = checkpoint::TensorBundleReader::Open(prefix);
     if (!reader.ok()) return reader.status();

@@ -35,16 +35,23 @@ absl::StatusOr<MetaGraphDef> ReadMetaGraph(const std::string& path);
 // Returns the bytes written; Internal naming the file when it cannot be written.
 absl::StatusOr<size_t> WriteGraph(const GraphDef& def, const std::string& path, bool text, const std::string& command);
 
+// The checkpoint prefix a directory's "checkpoint" state file names as the latest (what
+// tf.train.latest_checkpoint returns; relative paths are under `dir`); NotFound when the
+// directory has no such file, DataLoss naming it when it names nothing.
+absl::StatusOr<std::string> LatestCheckpoint(const std::string& dir);
+
 // One tensor of a checkpoint, as a checkpoint lists it.
 struct CheckpointEntry {
   std::string name;
   DType dtype;
   TensorShape shape;
 };
-// A checkpoint at `prefix` (TF's V2 bundle <prefix>.index, or a TWCKPT01 file).
+// A checkpoint at `path`: a prefix (TF's V2 bundle <prefix>.index, or a TWCKPT01 file) or a
+// directory, whose latest checkpoint it opens.
 class CheckpointFile {
  public:
-  static absl::StatusOr<std::unique_ptr<CheckpointFile>> Open(const std::string& prefix);
+  static absl::StatusOr<std::unique_ptr<CheckpointFile>> Open(const std::string& path);
+  virtual const std::string& prefix() const = 0;
   virtual ~CheckpointFile() = default;
   virtual std::vector<CheckpointEntry> Entries() const = 0;
   // NotFound "checkpoint '<prefix>' has no tensor '<name>'" when absent.

@@ -226,7 +226,7 @@ void PrintMetaGraph(const MetaGraphDef& meta) {
 
 absl::Status ShowCheckpoint(const std::string& prefix) {
   TW_ASSIGN_OR_RETURN(std::unique_ptr<CheckpointFile> file, CheckpointFile::Open(prefix));
-  std::cout << "Checkpoint: " << prefix << "\n";
+  std::cout << "Checkpoint: " << file->prefix() << "\n";
   int64_t total = 0;
   std::vector<CheckpointEntry> entries = file->Entries();
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -244,6 +244,12 @@ absl::Status Show(std::string path) {
   namespace fs = std::filesystem;
   std::error_code error;
   if (fs::is_directory(path, error)) {
+    // A directory of checkpoints (with TF's "checkpoint" state file) shows its latest one.
+    if (!fs::exists(path + "/saved_model.pb", error) && !fs::exists(path + "/saved_model.pbtxt", error)) {
+      if (fs::exists(path + "/checkpoint", error)) return ShowCheckpoint(path);
+      return absl::NotFoundError(absl::StrCat("'", path, "' is neither a SavedModel (no saved_model.pb or ",
+                                              "saved_model.pbtxt) nor a checkpoint directory (no checkpoint file)"));
+    }
     TW_ASSIGN_OR_RETURN(SavedModel model, ReadSavedModel(path));
     std::cout << "SavedModel: " << path << "\n";
     // By tag list, as saved_model_cli orders them.

@@ -325,3 +325,20 @@ def test_our_frozen_graphs_run_in_tensorflow(tmp_path):
     got = np.load(tmp_path / "tf_out.npz")
     for name in ("ref_mlp", "res_mlp"):
         np.testing.assert_array_equal(got[str(tmp_path / f"{name}.pb")], np.load(os.path.join(DATA, name + ".npz"))["output"])
+
+
+def test_checkpoint_directory_means_its_latest_checkpoint(tmp_path):
+    import shutil
+    src = os.path.join(DATA, "ref_mlp_ckpt")
+    ckpt_dir = tmp_path / "ckpt"
+    shutil.copytree(src, ckpt_dir)
+    args = ["--input_graph", os.path.join(DATA, "ref_mlp.pb"), "--input_checkpoint", str(ckpt_dir),
+            "--output_node_names", "output", "--output_graph", str(tmp_path / "f.pb")]
+    r = tw("freeze", *args)
+    assert r.returncode == 1
+    assert r.stderr.splitlines() == [f"tw freeze: '{ckpt_dir}' has no checkpoint state file ({ckpt_dir}/checkpoint)"]
+    (ckpt_dir / "checkpoint").write_text('model_checkpoint_path: "model.ckpt"\nall_model_checkpoint_paths: "model.ckpt"\n')
+    r = tw("freeze", *args)
+    assert r.returncode == 0, r.stderr
+    data = np.load(os.path.join(DATA, "ref_mlp.npz"))
+    np.testing.assert_array_equal(run_frozen(tmp_path / "f.pb", data["x"]), data["output"])

@@ -168,7 +168,8 @@ def test_bad_files_get_one_line(tmp_path):
         (str(bad_text), f"tw show: {bad_text}: not a valid GraphDef text: line 4 column 14: Message type "
                         "\"tensorweave.NodeDef\" has no field named \"bogus_field\"."),
         (str(tmp_path / "missing.pb"), f"tw show: cannot open '{tmp_path / 'missing.pb'}'"),
-        (str(empty_dir), f"tw show: SavedModel file does not exist at: {empty_dir}/{{saved_model.pbtxt|saved_model.pb}}"),
+        (str(empty_dir), f"tw show: '{empty_dir}' is neither a SavedModel (no saved_model.pb or saved_model.pbtxt) "
+                         "nor a checkpoint directory (no checkpoint file)"),
     ]
     for path, message in cases:
         r = tw("show", path)
@@ -236,3 +237,8 @@ def test_meta_graph_under_another_name_is_recognised(tmp_path):
     lines = show(str(renamed))
     assert lines[0] == f"MetaGraph: {renamed}"
     assert lines[1:] == show(src)[1:]
+
+
+def test_checkpoint_directory_shows_its_latest_checkpoint():
+    directory = os.path.join(DATA, "tf_checkpoints")
+    assert show(directory) == show(os.path.join(directory, "model.ckpt-7"))
