@@ -29,7 +29,8 @@ namespace {
 constexpr char kUsage[] =
     "usage: tw show FILE_OR_DIR\n"
     "  FILE_OR_DIR: a GraphDef (.pb binary, .pbtxt text), a MetaGraph (.meta), a SavedModel\n"
-    "  directory, or a checkpoint prefix (model.ckpt-7, or its .index file).\n"
+    "  directory, a checkpoint prefix (model.ckpt-7, or its .index file) or a directory of\n"
+    "  checkpoints (its latest).\n"
     "  Prints the inputs, outputs, op histogram (ops this build lacks marked), variables and,\n"
     "  for SavedModels and MetaGraphs, the signatures with their keys, dtypes and shapes.\n";
 
