@@ -124,6 +124,19 @@ class Operation:
     def control_inputs(self):
         return [Operation(self._graph, o) for o in self._core.control_inputs]
 
+    @property
+    def node_def(self):
+        """This node as a NodeDef message (tensorweave.core.framework.node_def_pb2)."""
+        from tensorweave.proto import graph_pb2
+        node_def = graph_pb2.NodeDef()
+        node_def.ParseFromString(_core.operation_node_def(self._core))
+        return node_def
+
+    def get_attr(self, name):
+        """The value of attr `name` as TF returns it (graph_attrs.attr_value_to_python)."""
+        from tensorweave import graph_attrs
+        return graph_attrs.get_attr(self.node_def, name)
+
     def run(self, feed_dict=None, session=None):
         """Runs this op in `session` (the default session when None)."""
         from tensorweave import session as session_lib
@@ -373,12 +386,27 @@ class Graph:
     def seed(self, value):
         self._core.seed = int(value)
 
-    def as_graph_def(self):
-        """The GraphDef, serialized (TensorFlow's field numbers)."""
-        return self._core.as_graph_def()
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The GraphDef message (tensorweave.core.framework.graph_pb2.GraphDef): the nodes
+        added after version `from_version` (all when None), with "_output_shapes" attrs
+        when `add_shapes`."""
+        from tensorweave import graph_attrs
+        return graph_attrs.graph_def_of(self, from_version, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        return self.as_graph_def().versions
+
+    @property
+    def version(self):
+        """The number of operations added so far (TF's counter: grows with each op)."""
+        return self._core.num_operations
 
     def import_graph_def(self, serialized):
-        self._core.import_graph_def(serialized)
+        """Adds a GraphDef (message or bytes) as it is: no prefix, no input map."""
+        if not isinstance(serialized, (bytes, bytearray)):
+            serialized = serialized.SerializeToString()
+        self._core.import_graph_def(bytes(serialized))
 
     def _next_seeds(self, op_seed):
         return self._core.next_seeds(0 if op_seed is None else int(op_seed))

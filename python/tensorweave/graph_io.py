@@ -1,0 +1,97 @@
+"""tf.import_graph_def and tf.train.write_graph / tf.io.write_graph, with TensorFlow's
+semantics; the import itself is the C++ tw::ImportGraphDef (include/tensorweave/
+import_graph_def.h), which validates the GraphDef as any client graph."""
+import os
+import tempfile
+
+from google.protobuf import text_format
+
+from tensorweave import _core
+from tensorweave import errors
+from tensorweave import framework
+from tensorweave.proto import graph_pb2
+
+
+def _serialized_graph_def(graph_def):
+    """Bytes of `graph_def`: our GraphDef, any GraphDef-like message (TensorFlow's), or bytes."""
+    if isinstance(graph_def, (bytes, bytearray, memoryview)):
+        data = bytes(graph_def)
+        graph_pb2.GraphDef().ParseFromString(data)  # a DecodeError here names the problem
+        return data
+    if hasattr(graph_def, "SerializeToString") and hasattr(graph_def, "node"):
+        return graph_def.SerializeToString()
+    raise TypeError("Argument `graph_def` must be a GraphDef proto (or its serialized bytes), got %s."
+                    % type(graph_def).__name__)
+
+
+def _tensor_key(name):
+    """input_map keys as TF parses them: "x" -> "x:0"; "^x" stays a control input."""
+    if name.startswith("^"):
+        return name
+    node, colon, index = name.rpartition(":")
+    if colon and index.isdigit():
+        return "%s:%d" % (node, int(index))
+    return name + ":0"
+
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
+                     producer_op_list=None):
+    """Imports `graph_def` into the default graph: node names under the prefix `name`
+    ("import" when None, made unique as a name scope: "import_1", ...; "" for none),
+    `input_map` {"node:k" or "^node": tensor/operation of this graph} splicing the GraphDef
+    onto the graph, `return_elements` ["op", "op:k"] returned as Operations / Tensors in
+    order (None when not given). `op_dict` and `producer_op_list` are accepted and unused,
+    as in TF 1.x's later releases."""
+    del op_dict, producer_op_list  # deprecated in TF; ops come from this build's registry
+    data = _serialized_graph_def(graph_def)
+    input_map = dict(input_map or {})
+    for key in input_map:
+        if not isinstance(key, str):
+            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects, got key %r" % (key,))
+    if return_elements is not None and not all(isinstance(e, str) for e in return_elements):
+        raise TypeError("return_elements must be a list of strings.")
+    graph = framework.get_default_graph()
+    with graph.name_scope(name if name is not None else "import") as scope:
+        tensors, controls = {}, {}
+        if input_map:
+            with graph.name_scope("_inputs"):
+                for key, value in input_map.items():
+                    if key.startswith("^"):
+                        controls[key[1:]] = framework._as_operation(value)._core
+                    else:
+                        tensors[_tensor_key(key)] = framework.convert_to_tensor(value)._core
+        prefix = scope[:-1]  # "" at the top level, for name=""
+        try:
+            elements = _core.import_graph_def_with_options(graph._core, data, prefix, tensors, controls,
+                                                           list(return_elements or []))
+        except errors.InvalidArgumentError as e:
+            raise ValueError(e.message) from None
+    if return_elements is None:
+        return None
+    return [framework.Tensor(graph, e) if isinstance(e, _core.Output) else framework.Operation(graph, e)
+            for e in elements]
+
+
+def write_graph(graph_or_graph_def, logdir, name, as_text=True):
+    """Writes a Graph's GraphDef (or a GraphDef) to logdir/name as TensorFlow does: text
+    format (floats as their shortest repr) or deterministic binary; creates logdir; the
+    file is replaced atomically. Returns the path."""
+    graph_def = graph_or_graph_def
+    if isinstance(graph_or_graph_def, framework.Graph):
+        graph_def = graph_or_graph_def.as_graph_def()
+    os.makedirs(logdir, exist_ok=True)
+    path = os.path.join(logdir, name)
+    if as_text:
+        data = text_format.MessageToString(graph_def, float_format="").encode("utf-8")
+    else:
+        data = graph_def.SerializeToString(deterministic=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".tmp_" + os.path.basename(path))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path

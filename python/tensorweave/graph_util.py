@@ -1,0 +1,1 @@
+"""tf.graph_util: GraphDef rewrites, on the messages (TF's semantics)."""
