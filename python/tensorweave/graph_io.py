@@ -56,10 +56,13 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if input_map:
             with graph.name_scope("_inputs"):
                 for key, value in input_map.items():
-                    if key.startswith("^"):
-                        controls[key[1:]] = framework._as_operation(value)._core
+                    if isinstance(value, framework.Operation):  # as TF: values must be tensors
+                        raise TypeError("can't convert Operation '%s' to Tensor" % value.name)
+                    tensor = framework.convert_to_tensor(value)
+                    if key.startswith("^"):  # a control input: on the tensor's op
+                        controls[key[1:]] = tensor.op._core
                     else:
-                        tensors[_tensor_key(key)] = framework.convert_to_tensor(value)._core
+                        tensors[_tensor_key(key)] = tensor._core
         prefix = scope[:-1]  # "" at the top level, for name=""
         try:
             elements = _core.import_graph_def_with_options(graph._core, data, prefix, tensors, controls,

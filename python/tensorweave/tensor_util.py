@@ -8,9 +8,9 @@ from tensorweave import dtypes
 from tensorweave import framework
 from tensorweave.proto import tensor_pb2
 
-# dtypes TensorFlow stores as raw bytes in tensor_content (not bool, not string).
+# dtypes TensorFlow stores as raw bytes in tensor_content (not bool, string or uint16).
 _CONTENT_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.int8,
-                   dtypes.uint8, dtypes.int16, dtypes.uint16)
+                   dtypes.uint8, dtypes.int16)
 
 
 def _value_field(dtype):
@@ -46,6 +46,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
             raise ValueError("Too many elements provided. Takes at most %d, but got %d." % (shape_size, array.size))
         same_size = array.size == shape_size
     proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
+    proto.tensor_shape.SetInParent()  # TF writes the shape even for a scalar
     for d in shape:
         proto.tensor_shape.dim.add(size=d)
     if same_size and dtype in _CONTENT_DTYPES and shape_size > 1:

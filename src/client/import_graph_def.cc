@@ -3,6 +3,7 @@
 // importer (Graph::Import -> graph/graph_def_import.cc), which validates it.
 #include "tensorweave/import_graph_def.h"
 
+#include <map>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
@@ -60,6 +61,15 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
     }
   }
   TW_ASSIGN_OR_RETURN(auto renamed, NewNames(def, options.prefix, flow));
+  std::map<std::string, Output> input_map;  // keys as "node:k"
+  for (const auto& [key, tensor] : options.input_map) {
+    std::string node;
+    int index;
+    if (!ParseTensorName(key, &node, &index).ok() || index == kControlSlot) {
+      return absl::InvalidArgumentError(absl::StrCat("input_map key '", key, "' is not a tensor name"));
+    }
+    input_map[CanonicalTensorName(node, index)] = tensor;
+  }
   std::set<std::string> used_keys;
   GraphDef rewritten = def;
   for (NodeDef& node : *rewritten.mutable_node()) {
@@ -76,7 +86,7 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
           input = "^" + it->second.name();
           continue;
         }
-      } else if (auto it = options.input_map.find(CanonicalTensorName(src, index)); it != options.input_map.end()) {
+      } else if (auto it = input_map.find(CanonicalTensorName(src, index)); it != input_map.end()) {
         used_keys.insert(it->first);
         input = it->second.name();
         continue;
@@ -96,12 +106,8 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
     }
   }
   std::vector<std::string> unused;
-  for (const auto& [key, tensor] : options.input_map) {
-    std::string node;
-    int index;
-    if (!ParseTensorName(key, &node, &index).ok() || !used_keys.contains(CanonicalTensorName(node, index))) {
-      unused.push_back(key);
-    }
+  for (const auto& [key, tensor] : input_map) {
+    if (!used_keys.contains(key)) unused.push_back(key);
   }
   for (const auto& [node, op] : options.control_input_map) {
     if (!used_keys.contains("^" + node)) unused.push_back("^" + node);
@@ -142,7 +148,9 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
                                                        " output(s)"));
       }
       element.is_tensor = true;
-      element.tensor = element.operation.output(w.index);
+      // As TF: a mapped tensor is returned as what it was mapped to.
+      auto mapped = input_map.find(CanonicalTensorName(w.node, w.index));
+      element.tensor = mapped != input_map.end() ? mapped->second : element.operation.output(w.index);
     }
     results.push_back(element);
   }
