@@ -4,7 +4,7 @@ convert_variables_to_constants (the session reads the variables' values; the rew
 VariableV2 / VarHandleOp -> Const, ReadVariableOp -> Identity, as TF does)."""
 import copy
 
-from tensorweave.proto import graph_pb2
+from tensorweave.proto import function_pb2, graph_pb2
 
 _REF_VARIABLE_OPS = ("Variable", "VariableV2")
 
@@ -40,7 +40,17 @@ def extract_sub_graph(graph_def, dest_nodes):
     out = graph_pb2.GraphDef()
     out.node.extend(copy.deepcopy(node) for node in graph_def.node if node.name in keep)
     out.versions.CopyFrom(graph_def.versions)
+    _copy_library(graph_def, out)
     return out
+
+
+def _copy_library(source, dest):
+    """GraphDef.library (field 2; graph.proto keeps it as an unknown field, function.proto
+    reads it): copied, present even when empty, as TF's extract_sub_graph writes it."""
+    parsed = function_pb2.GraphDefLibrary.FromString(source.SerializeToString())
+    library = function_pb2.GraphDefLibrary()  # the library alone, not the other fields parsed
+    library.library.CopyFrom(parsed.library)
+    dest.MergeFromString(library.SerializeToString())
 
 
 def _with_inputs(node, inputs):
