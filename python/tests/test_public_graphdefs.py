@@ -21,6 +21,7 @@ GRAPHS = {
     "tf2onnx_ae0.pb": ({"X": ((3, 784), np.float32)}, "output"),
     "tensorflow_ocaml_load.pbtxt": ({"x": ((3,), np.float32)}, "add"),
     "tensorflow_rust_addition.pb": ({"x": ((), np.int32), "y": ((), np.int32)}, "z"),
+    "tensorspace_cnn_frozen.pb": ({"MyInput": ((2, 28, 28, 1), np.float32)}, "MySoftMax"),
 }
 
 
@@ -39,8 +40,41 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def _windows(x, node, size):
+    """NHWC windows of a VALID convolution or pooling: [N, OH, OW, KH, KW, C]."""
+    assert node.attr["padding"].s == b"VALID" and node.attr["data_format"].s in (b"", b"NHWC"), node.name
+    strides = list(node.attr["strides"].list.i)
+    views = np.lib.stride_tricks.sliding_window_view(x, size, axis=(1, 2))  # [N, OH, OW, C, KH, KW]
+    return views[:, ::strides[1], ::strides[2]].transpose(0, 1, 2, 4, 5, 3)
+
+
+def _conv2d(node, a):
+    kh, kw = a[1].shape[:2]
+    return np.einsum("nhwijc,ijco->nhwo", _windows(a[0], node, (kh, kw)), a[1])
+
+
+def _max_pool(node, a):
+    ksize = list(node.attr["ksize"].list.i)
+    return _windows(a[0], node, (ksize[1], ksize[2])).max(axis=(3, 4))
+
+
+def _strided_slice(node, a):
+    """The 1-D case these graphs use: begin:end:stride, shrink_axis_mask 0 or 1."""
+    for mask in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"):
+        assert node.attr[mask].i == 0, (node.name, mask)
+    (begin,), (end,), (stride,) = a[1], a[2], a[3]
+    out = a[0][begin:end:stride]
+    return out[0] if node.attr["shrink_axis_mask"].i == 1 else out
+
+
 # The ops these models use, in NumPy (float64 accumulation, compared with a tolerance).
 _NUMPY_OPS = {
+    "Conv2D": _conv2d,
+    "MaxPool": _max_pool,
+    "StridedSlice": _strided_slice,
+    "Shape": lambda node, a: np.array(a[0].shape, np.int32),
+    "Pack": lambda node, a: np.stack(a, axis=node.attr["axis"].i),
+    "Reshape": lambda node, a: a[0].reshape(a[1]),
     "Identity": lambda node, a: a[0],
     "MatMul": lambda node, a: (a[0].T if node.attr["transpose_a"].b else a[0]) @ (
         a[1].T if node.attr["transpose_b"].b else a[1]),
