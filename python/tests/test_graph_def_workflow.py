@@ -148,8 +148,7 @@ def test_import_graph_def_as_tensorflow(tf_answer, index):
         mine = got["node_defs"][name]
         assert list(mine.input) == list(theirs.input)
         assert mine.attr["_class"] == theirs.attr["_class"]
-        if "_class" not in theirs.attr:  # TF gives a colocated op its group's device: not done here
-            assert mine.device == theirs.device == "/device:CPU:0"
+        assert mine.device == theirs.device  # y: colocated with w, so w's device (""), as TF
 
 
 def test_import_values_and_errors_tensorflow_cannot_share():

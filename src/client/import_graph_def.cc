@@ -71,6 +71,8 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
     input_map[CanonicalTensorName(node, index)] = tensor;
   }
   std::set<std::string> used_keys;
+  absl::flat_hash_map<std::string, std::string> devices;  // the GraphDef's node -> its device
+  for (const NodeDef& node : def.node()) devices[node.name()] = node.device();
   GraphDef rewritten = def;
   for (NodeDef& node : *rewritten.mutable_node()) {
     const std::string original = node.name();
@@ -97,11 +99,18 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
       }
       input = control ? "^" + found->second : index == 0 ? found->second : absl::StrCat(found->second, ":", index);
     }
-    // Colocation ("loc:@x") follows the renamed node, as TF's import does.
+    // Colocation ("loc:@x") follows the renamed node, and the op takes the device of the
+    // first op it is colocated with, as TF's import does.
     if (auto it = node.mutable_attr()->find("_class"); it != node.mutable_attr()->end() && it->second.has_list()) {
+      bool device_taken = false;
       for (std::string& s : *it->second.mutable_list()->mutable_s()) {
         if (!absl::StartsWith(s, "loc:@")) continue;
-        if (auto target = renamed.find(s.substr(5)); target != renamed.end()) s = "loc:@" + target->second;
+        const std::string target_name = s.substr(5);
+        auto target = renamed.find(target_name);
+        if (target == renamed.end()) continue;
+        s = "loc:@" + target->second;
+        if (!device_taken) node.set_device(devices.at(target_name));
+        device_taken = true;
       }
     }
   }

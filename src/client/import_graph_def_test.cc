@@ -49,7 +49,7 @@ TEST(ImportGraphDefTest, PrefixInputMapAndReturnElements) {
   EXPECT_EQ(y.input(0), "two");
   EXPECT_EQ(y.input(1), "model/c");
   EXPECT_EQ(y.input(2), "^gate");
-  EXPECT_EQ(y.device(), "/device:CPU:0");
+  EXPECT_EQ(y.device(), "");  // as TF: the device of the op it is colocated with (c)
   EXPECT_EQ(y.attr().at("_class").list().s(0), "loc:@model/c");
   Session session(g);
   EXPECT_FLOAT_EQ(session.run((*imported)[0].tensor).scalar<float>(), 6.0f);
