@@ -60,6 +60,20 @@ TENSORS = [
 ]
 
 
+def _configs():
+    """Session option messages with fields set at every level, as (TF class name, message)."""
+    config = tf.ConfigProto(allow_soft_placement=True, device_count={"CPU": 2, "GPU": 0},
+                            device_filters=["/job:ps", "/job:worker/task:1"], operation_timeout_in_ms=1500,
+                            inter_op_parallelism_threads=3, gpu_options=tf.GPUOptions(allow_growth=True,
+                                                                                        visible_device_list="0"),
+                            graph_options=tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
+                                opt_level=tf.OptimizerOptions.L0, do_constant_folding=True)),
+                            session_inter_op_thread_pool=[tf.ThreadPoolOptionProto(num_threads=2)])
+    config.experimental.collective_group_leader = "/job:chief"
+    return [("ConfigProto", config), ("RunOptions", tf.RunOptions(timeout_in_ms=250, trace_level=3)),
+            ("GPUOptions", tf.GPUOptions(per_process_gpu_memory_fraction=0.5)), ("RunMetadata", tf.RunMetadata())]
+
+
 def _graph_def(text=GRAPH_TEXT):
     gd = tf.GraphDef()
     text_format.Merge(text, gd)
@@ -76,7 +90,8 @@ def tf_answer(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("gdw")
     cases = [dict(c) for c in IMPORTS] + [{"graph_def": _b64(_graph_def(t))} for t in ERROR_IMPORTS]
     request = {"graph_def": _b64(_graph_def()), "imports": cases, "write_dir": str(tmp / "tf"),
-               "tensors": TENSORS}
+               "tensors": TENSORS,
+               "configs": [[kind, base64.b64encode(m.SerializeToString()).decode()] for kind, m in _configs()]}
     (tmp / "request.json").write_text(json.dumps(request))
     run_tf_script(python, "graph_def_workflow.py", str(tmp / "request.json"), str(tmp / "answer.json"))
     answer = json.loads((tmp / "answer.json").read_text())
@@ -128,6 +143,16 @@ def test_messages_interchange_bytes_and_text_with_tensorflow(tf_answer):
     attrs = tf.NameAttrList(name="f")
     attrs.attr["T"].type = types_pb2.DT_FLOAT
     assert tf.NameAttrList.FromString(attrs.SerializeToString()) == attrs
+
+
+def test_session_options_serialize_as_tensorflows(tf_answer):
+    from tensorweave.core.protobuf import config_pb2
+    assert config_pb2.ConfigProto is tf.ConfigProto
+    for (kind, ours), (theirs, text) in zip(_configs(), tf_answer["configs"]):
+        assert ours.SerializeToString(deterministic=True) == base64.b64decode(theirs), kind
+        back = getattr(tf, kind).FromString(base64.b64decode(theirs))
+        assert back == ours, (kind, text)
+    assert "collective_group_leader" in tf_answer["configs"][0][1]
 
 
 @pytest.mark.parametrize("index", range(len(IMPORTS) + len(ERROR_IMPORTS)))

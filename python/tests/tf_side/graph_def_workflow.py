@@ -80,6 +80,12 @@ def main():
     tf.io.write_graph(gd, out_dir, "tf.pb", as_text=False)
     answer["tensors"] = [tensor_case(c) for c in request.get("tensors", [])]
     answer["imports"] = [import_case(gd, c) for c in request.get("imports", [])]
+    answer["configs"] = []
+    for kind, b64 in request.get("configs", []):  # TF re-serializes our bytes; its own for the default
+        message = getattr(tf, kind)()
+        message.ParseFromString(base64.b64decode(b64))
+        answer["configs"].append([base64.b64encode(message.SerializeToString(deterministic=True)).decode(),
+                                  text_format.MessageToString(message)])
     json.dump(answer, open(sys.argv[2], "w"))
     os.sync()
 
