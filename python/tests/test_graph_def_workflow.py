@@ -74,6 +74,41 @@ def _configs():
             ("GPUOptions", tf.GPUOptions(per_process_gpu_memory_fraction=0.5)), ("RunMetadata", tf.RunMetadata())]
 
 
+# (op, attr) pairs covering every attr kind: string, int, float, bool, type, shape,
+# tensor, and lists of ints, types, shapes and strings.
+ATTRS = [("x", "dtype"), ("x", "shape"), ("w", "value"), ("conv", "strides"), ("conv", "padding"),
+         ("conv", "use_cudnn_on_gpu"), ("idn", "T"), ("idn", "_class"), ("unstack", "num"), ("unstack", "axis"),
+         ("cs", "exclusive"), ("q", "component_types"), ("q", "shapes"), ("q", "capacity"), ("join", "separator"),
+         ("lrelu", "alpha")]
+
+
+def _attr_graph():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 4, 4, 2], name="x")
+        w = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 2, 2, 3), name="w")
+        tf.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME", name="conv")
+        with tf.colocate_with(w):
+            tf.identity_n([x, w], name="idn")
+        tf.unstack(tf.constant([[1, 2], [3, 4]]), axis=1, name="unstack")
+        tf.cumsum(tf.constant([1.0, 2.0]), exclusive=True, name="cs")
+        tf.FIFOQueue(3, [tf.float32, tf.int32], shapes=[[2], []], name="q")
+        tf.strings.join(["a", "b"], separator="-", name="join")
+        tf.nn.leaky_relu(tf.constant([1.0]), alpha=0.25, name="lrelu")
+    return g
+
+
+def _normalized(value):
+    if isinstance(value, list):
+        return [_normalized(v) for v in value]
+    if isinstance(value, tf.DType):
+        return "dtype:" + value.name
+    if hasattr(value, "SerializeToString"):
+        return "proto:" + base64.b64encode(value.SerializeToString(deterministic=True)).decode()
+    if isinstance(value, bytes):
+        return "bytes:" + value.decode("latin-1")
+    return value
+
+
 def _graph_def(text=GRAPH_TEXT):
     gd = tf.GraphDef()
     text_format.Merge(text, gd)
@@ -91,7 +126,8 @@ def tf_answer(tmp_path_factory):
     cases = [dict(c) for c in IMPORTS] + [{"graph_def": _b64(_graph_def(t))} for t in ERROR_IMPORTS]
     request = {"graph_def": _b64(_graph_def()), "imports": cases, "write_dir": str(tmp / "tf"),
                "tensors": TENSORS,
-               "configs": [[kind, base64.b64encode(m.SerializeToString()).decode()] for kind, m in _configs()]}
+               "configs": [[kind, base64.b64encode(m.SerializeToString()).decode()] for kind, m in _configs()],
+               "attrs": {"graph_def": _b64(_attr_graph().as_graph_def()), "wanted": ATTRS}}
     (tmp / "request.json").write_text(json.dumps(request))
     run_tf_script(python, "graph_def_workflow.py", str(tmp / "request.json"), str(tmp / "answer.json"))
     answer = json.loads((tmp / "answer.json").read_text())
@@ -143,6 +179,16 @@ def test_messages_interchange_bytes_and_text_with_tensorflow(tf_answer):
     attrs = tf.NameAttrList(name="f")
     attrs.attr["T"].type = types_pb2.DT_FLOAT
     assert tf.NameAttrList.FromString(attrs.SerializeToString()) == attrs
+
+
+def test_get_attr_returns_what_tensorflow_returns(tf_answer):
+    g = _attr_graph()
+    got = [_normalized(g.get_operation_by_name(op).get_attr(attr)) for op, attr in ATTRS]
+    for (op, attr), mine, theirs in zip(ATTRS, got, tf_answer["attrs"]):
+        if isinstance(theirs, float):
+            assert mine == pytest.approx(theirs), (op, attr)
+        else:
+            assert mine == theirs, (op, attr)
 
 
 def test_session_options_serialize_as_tensorflows(tf_answer):

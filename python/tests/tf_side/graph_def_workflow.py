@@ -65,6 +65,25 @@ def tensor_case(case):
             "dtype": str(array.dtype), "shape": list(array.shape), "value": value}
 
 
+def normalized(value):
+    """A get_attr result as JSON: dtypes by name, messages as base64, bytes as latin-1."""
+    if isinstance(value, list):
+        return [normalized(v) for v in value]
+    if isinstance(value, tf.DType):
+        return "dtype:" + value.name
+    if hasattr(value, "SerializeToString"):
+        return "proto:" + base64.b64encode(value.SerializeToString(deterministic=True)).decode()
+    if isinstance(value, bytes):
+        return "bytes:" + value.decode("latin-1")
+    return value
+
+
+def attrs_of(b64, wanted):
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def(b64), name="")
+        return [normalized(g.get_operation_by_name(op).get_attr(attr)) for op, attr in wanted]
+
+
 def main():
     request = json.load(open(sys.argv[1]))
     answer = {}
@@ -80,6 +99,8 @@ def main():
     tf.io.write_graph(gd, out_dir, "tf.pb", as_text=False)
     answer["tensors"] = [tensor_case(c) for c in request.get("tensors", [])]
     answer["imports"] = [import_case(gd, c) for c in request.get("imports", [])]
+    if request.get("attrs"):
+        answer["attrs"] = attrs_of(request["attrs"]["graph_def"], request["attrs"]["wanted"])
     answer["configs"] = []
     for kind, b64 in request.get("configs", []):  # TF re-serializes our bytes; its own for the default
         message = getattr(tf, kind)()
