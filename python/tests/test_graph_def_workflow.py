@@ -293,6 +293,14 @@ def test_as_graph_def_node_def_and_get_attr():
     assert y.op.get_attr("keep_dims") is True and s.op.get_attr("separator") == b"-"
     with pytest.raises(ValueError, match="has no attr named 'nope'"):
         x.op.get_attr("nope")
+    with tf.Session(graph=g) as sess:
+        assert sess.graph_def == g.as_graph_def()
+    bad_attr = tf.GraphDef()
+    text_format.Merge('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+                      'node { name: "y" op: "Neg" input: "x" }', bad_attr)
+    with tf.Graph().as_default():  # TF: "NodeDef missing attr 'T' from Op<name=Neg; ...>; NodeDef: {{node import/y}}"
+        with pytest.raises(ValueError, match=r"node 'import/y' \(Neg\): missing attr 'T'"):
+            tf.import_graph_def(bad_attr)
     with tf.Graph().as_default() as g2:
         tf.import_graph_def(gd, name="m")
         assert g2.get_tensor_by_name("m/y:0").shape.as_list() == [None, 1]
