@@ -59,6 +59,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                     if isinstance(value, framework.Operation):  # as TF: values must be tensors
                         raise TypeError("can't convert Operation '%s' to Tensor" % value.name)
                     tensor = framework.convert_to_tensor(value)
+                    if tensor.graph is not graph:
+                        raise ValueError("input_map[%r] (%s) is not an element of this graph." % (key, tensor.name))
                     if key.startswith("^"):  # a control input: on the tensor's op
                         controls[key[1:]] = tensor.op._core
                     else:

@@ -238,6 +238,10 @@ def test_import_values_and_errors_tensorflow_cannot_share():
         assert not [op.name for op in tf.get_default_graph().get_operations() if op.name.startswith("import")]
         with pytest.raises(TypeError, match="GraphDef"):
             tf.import_graph_def("not a graph")
+        with tf.Graph().as_default():
+            foreign = tf.constant([[1.0, 2.0]], name="x")
+        with pytest.raises(ValueError, match="not an element of this graph"):
+            tf.import_graph_def(gd, input_map={"x:0": foreign})
 
 
 def test_bad_files_get_clear_errors():

@@ -68,7 +68,15 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
     if (!ParseTensorName(key, &node, &index).ok() || index == kControlSlot) {
       return absl::InvalidArgumentError(absl::StrCat("input_map key '", key, "' is not a tensor name"));
     }
+    if (tensor.graph() != graph) {
+      return absl::InvalidArgumentError(absl::StrCat("input_map['", key, "'] is a tensor of another graph"));
+    }
     input_map[CanonicalTensorName(node, index)] = tensor;
+  }
+  for (const auto& [key, op] : options.control_input_map) {
+    if (op.graph() != graph) {
+      return absl::InvalidArgumentError(absl::StrCat("input_map['^", key, "'] is an operation of another graph"));
+    }
   }
   std::set<std::string> used_keys;
   absl::flat_hash_map<std::string, std::string> devices;  // the GraphDef's node -> its device

@@ -91,6 +91,11 @@ TEST(ImportGraphDefTest, ErrorsNameTheProblemAndLeaveTheGraphUnchanged) {
   ImportGraphDefOptions wrong_dtype;
   wrong_dtype.input_map["x:0"] = constant(g, 1, "int_one");
   EXPECT_EQ(ImportGraphDef(Parse(kGraph), wrong_dtype, &g).status().code(), absl::StatusCode::kInvalidArgument);
+  Graph other;
+  ImportGraphDefOptions foreign;
+  foreign.input_map["x:0"] = constant(other, 1.0f, "two");
+  EXPECT_EQ(ImportGraphDef(Parse(kGraph), foreign, &g).status().message(),
+            "input_map['x:0'] is a tensor of another graph");
   EXPECT_EQ(g.num_operations(), with_q + 1);  // only "int_one": no imported node stayed
   EXPECT_EQ(before + 1, with_q);
 }
