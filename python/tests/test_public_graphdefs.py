@@ -22,6 +22,9 @@ GRAPHS = {
     "tensorflow_ocaml_load.pbtxt": ({"x": ((3,), np.float32)}, "add"),
     "tensorflow_rust_addition.pb": ({"x": ((), np.int32), "y": ((), np.int32)}, "z"),
     "tensorspace_cnn_frozen.pb": ({"MyInput": ((2, 28, 28, 1), np.float32)}, "MySoftMax"),
+    # keep_prob 1: the dropout's random mask is all ones, so the replay's own draws agree.
+    "tf2onnx_lstm.pb": ({"X": ((3, 784), np.float32), "keep_prob": ((), 1.0)}, "output"),
+    "tf2onnx_gru.pb": ({"X": ((3, 28, 28), np.float32), "keep_prob": ((), 1.0)}, "output"),
 }
 
 
@@ -75,6 +78,15 @@ _NUMPY_OPS = {
     "Shape": lambda node, a: np.array(a[0].shape, np.int32),
     "Pack": lambda node, a: np.stack(a, axis=node.attr["axis"].i),
     "Reshape": lambda node, a: a[0].reshape(a[1]),
+    "ExpandDims": lambda node, a: np.expand_dims(a[0], int(a[1])),
+    "ConcatV2": lambda node, a: np.concatenate(a[:-1], axis=int(a[-1])),
+    "Fill": lambda node, a: np.full(a[0], a[1]),
+    "RandomUniform": lambda node, a: np.random.RandomState(0).uniform(size=a[0]),
+    "Floor": lambda node, a: np.floor(a[0]),
+    "RealDiv": lambda node, a: a[0] / a[1],
+    # Several outputs: a list.
+    "Unpack": lambda node, a: [np.take(a[0], i, axis=node.attr["axis"].i) for i in range(node.attr["num"].i)],
+    "Split": lambda node, a: np.split(a[1], node.attr["num_split"].i, axis=int(a[0])),
     "Identity": lambda node, a: a[0],
     "MatMul": lambda node, a: (a[0].T if node.attr["transpose_a"].b else a[0]) @ (
         a[1].T if node.attr["transpose_b"].b else a[1]),
@@ -97,8 +109,8 @@ def replay(graph_def, feeds, output):
     nodes = {n.name: n for n in graph_def.node}
     values = {}
 
-    def value(name):
-        name = name.split(":")[0]
+    def value(input_name):
+        name, _, index = input_name.partition(":")
         if name not in values:
             node = nodes[name]
             if node.op == "Const":
@@ -109,7 +121,8 @@ def replay(graph_def, feeds, output):
             else:
                 args = [value(i) for i in node.input if not i.startswith("^")]
                 values[name] = _NUMPY_OPS[node.op](node, args)
-        return values[name]
+        result = values[name]
+        return result[int(index or 0)] if isinstance(result, list) else result
 
     return value(output)
 
@@ -119,7 +132,8 @@ def test_public_frozen_graph_runs_as_replayed(name):
     placeholders, output = GRAPHS[name]
     graph_def = load(name)
     rng = np.random.RandomState(7)
-    feeds = {p: (rng.uniform(-1, 1, size=shape) * (1 if np.dtype(dtype).kind == "f" else 1000)).astype(dtype)
+    feeds = {p: np.float32(dtype) if isinstance(dtype, float) else
+             (rng.uniform(-1, 1, size=shape) * (1 if np.dtype(dtype).kind == "f" else 1000)).astype(dtype)
              for p, (shape, dtype) in placeholders.items()}
     with tf.Graph().as_default() as g:
         tf.import_graph_def(graph_def, name="")
