@@ -260,9 +260,13 @@ class Graph:
             scope = self._core.device_function(spec)
         else:
             scope = self._core.device(str(spec))
+        # Also kept here: tf.import_graph_def applies the scopes to the nodes it imports.
+        stack = self.__dict__.setdefault("_device_stack", [])
+        stack.append(spec)
         try:
             yield
         finally:
+            stack.pop()
             scope.close()
 
     @contextlib.contextmanager

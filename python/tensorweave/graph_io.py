@@ -34,6 +34,33 @@ def _tensor_key(name):
     return name + ":0"
 
 
+class _ImportedOp:
+    """What a device function sees of an op being imported (TF passes the Operation)."""
+
+    def __init__(self, node, name):
+        self.node_def, self.type, self.name, self.device = node, node.op, name, node.device
+
+
+def _apply_device_scopes(data, scopes, prefix):
+    """The GraphDef bytes with the graph's device scopes applied to every node, innermost
+    first, as TF's import does: a device string fills the fields a node's device leaves
+    unset, a device function's result replaces it."""
+    from tensorweave import device_spec
+    graph_def = graph_pb2.GraphDef.FromString(data)
+    for node in graph_def.node:
+        device = node.device
+        for scope in reversed(scopes):
+            if callable(scope):
+                op = _ImportedOp(node, prefix + "/" + node.name if prefix else node.name)
+                op.device = device
+                chosen = scope(op)
+                device = device if chosen is None else str(chosen)
+            else:
+                device = device_spec.fill_unset(device, str(scope))
+        node.device = device
+    return graph_def.SerializeToString()
+
+
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
                      producer_op_list=None):
     """Imports `graph_def` into the default graph: node names under the prefix `name`
@@ -66,6 +93,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                     else:
                         tensors[_tensor_key(key)] = tensor._core
         prefix = scope[:-1]  # "" at the top level, for name=""
+        if graph.__dict__.get("_device_stack"):
+            data = _apply_device_scopes(data, graph._device_stack, prefix)
         try:
             elements = _core.import_graph_def_with_options(graph._core, data, prefix, tensors, controls,
                                                            list(return_elements or []))

@@ -39,6 +39,7 @@ IMPORTS = [
     {"name": "model", "input_map_consts": {"x": [[1.0, 2.0]]}, "return_elements": ["x:0", "y:0"]},
     {"input_map_names": {"^w": "existing:0"}, "return_elements": ["y"], "node_defs": ["import/y"]},
     {"input_map_names": {"^w": "existing"}, "return_elements": ["y"]},
+    {"device": "/job:ps/task:1", "node_defs": ["import/x", "import/y", "import/z"]},
     {"input_map_consts": {"q:0": 1.0}},
     {"return_elements": ["nope:0"]},
     {"return_elements": ["nope"]},
@@ -149,8 +150,9 @@ def _import_case(gd, case):
         for k, v in case.get("input_map_consts", {}).items():
             input_map[k] = tf.constant(v, name="mapped")
         try:
-            r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
-                                    name=case.get("name"))
+            with tf.device(case.get("device")):
+                r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
+                                        name=case.get("name"))
         except Exception as e:  # noqa: BLE001 - compared with TF's
             return {"error": type(e).__name__, "message": str(e)}
         ops = [op.name for op in g.get_operations() if op.name not in existing]
@@ -219,7 +221,7 @@ def test_import_graph_def_as_tensorflow(tf_answer, index):
         mine = got["node_defs"][name]
         assert list(mine.input) == list(theirs.input)
         assert mine.attr["_class"] == theirs.attr["_class"]
-        assert mine.device == theirs.device  # y: colocated with w, so w's device (""), as TF
+        assert mine.device == theirs.device  # y: colocated with w, so w's device, as TF
 
 
 def test_import_values_and_errors_tensorflow_cannot_share():
@@ -242,6 +244,22 @@ def test_import_values_and_errors_tensorflow_cannot_share():
             foreign = tf.constant([[1.0, 2.0]], name="x")
         with pytest.raises(ValueError, match="not an element of this graph"):
             tf.import_graph_def(gd, input_map={"x:0": foreign})
+
+
+def test_import_applies_device_scopes_as_tensorflow():
+    # TF 2.20 gives: import/x '/job:ps/task:1', import/z '/job:ps/task:1/device:CPU:0' (the
+    # node's own device kept, the scope filling the rest), f/* '/job:fn' (a function replaces).
+    gd = _graph_def()
+    with tf.Graph().as_default() as g:
+        with tf.device("/job:ps/task:1"):
+            tf.import_graph_def(gd)
+        with tf.device(lambda op: "/job:fn" if op.type != "Const" else None):
+            tf.import_graph_def(gd, name="f")
+        devices = {op.name: op.device for op in g.get_operations()}
+    assert devices["import/x"] == "/job:ps/task:1"
+    assert devices["import/z"] == "/job:ps/task:1/device:CPU:0"
+    assert devices["import/y"] == devices["import/w"] == "/job:ps/task:1"  # y: colocated with w
+    assert devices["f/x"] == devices["f/z"] == "/job:fn" and devices["f/w"] == ""
 
 
 def test_bad_files_get_clear_errors():

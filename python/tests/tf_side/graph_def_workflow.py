@@ -36,8 +36,9 @@ def import_case(gd, case):
         for k, v in case.get("input_map_consts", {}).items():
             input_map[k] = tf.constant(v, name="mapped")
         try:
-            r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
-                                    name=case.get("name"))
+            with tf.device(case.get("device")):
+                r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
+                                        name=case.get("name"))
         except Exception as e:  # noqa: BLE001 - the error is the answer
             return {"error": type(e).__name__, "message": str(e)}
         ops = [op.name for op in g.get_operations() if op.name not in existing]
