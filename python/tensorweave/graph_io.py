@@ -65,10 +65,11 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                      producer_op_list=None):
     """Imports `graph_def` into the default graph: node names under the prefix `name`
     ("import" when None, made unique as a name scope: "import_1", ...; "" for none),
-    `input_map` {"node:k" or "^node": tensor/operation of this graph} splicing the GraphDef
-    onto the graph, `return_elements` ["op", "op:k"] returned as Operations / Tensors in
-    order (None when not given). `op_dict` and `producer_op_list` are accepted and unused,
-    as in TF 1.x's later releases."""
+    `input_map` {"node:k": a tensor of this graph (or a value made a Const), "^node": a
+    tensor whose op replaces the control input} splicing the GraphDef onto the graph,
+    `return_elements` ["op", "op:k"] returned as Operations / Tensors in order (None when
+    not given). The current device scopes apply to the imported nodes. `op_dict` and
+    `producer_op_list` are accepted and unused, as in TF 1.x's later releases."""
     del op_dict, producer_op_list  # deprecated in TF; ops come from this build's registry
     data = _serialized_graph_def(graph_def)
     input_map = dict(input_map or {})
