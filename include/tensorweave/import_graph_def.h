@@ -31,6 +31,9 @@ struct ImportGraphDefOptions {
   std::map<std::string, Operation> control_input_map;
   // "node" (an Operation) or "node:k" (a Tensor), named as in the GraphDef.
   std::vector<std::string> return_elements;
+  // Operations of the graph every imported node runs after (TF's import under
+  // tf.control_dependencies).
+  std::vector<Operation> control_dependencies;
 };
 
 // One return element: an operation, or a tensor when `is_tensor`.

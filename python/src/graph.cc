@@ -172,12 +172,13 @@ void BindGraph(py::module_& m) {
   // Returns the return elements in order, each an Operation or an Output.
   m.def("import_graph_def_with_options",
         [](Graph& g, const py::bytes& data, const std::string& prefix, const std::map<std::string, Output>& input_map,
-           const std::map<std::string, Operation>& control_input_map, const std::vector<std::string>& return_elements) {
+           const std::map<std::string, Operation>& control_input_map, const std::vector<std::string>& return_elements,
+           const std::vector<Operation>& control_dependencies) {
           GraphDef def;
           if (!def.ParseFromString(std::string(data))) {
             throw StatusError(absl::InvalidArgumentError("import_graph_def: not a serialized GraphDef"));
           }
-          ImportGraphDefOptions options{prefix, input_map, control_input_map, return_elements};
+          ImportGraphDefOptions options{prefix, input_map, control_input_map, return_elements, control_dependencies};
           py::list out;
           for (const ImportedElement& e : ValueOrThrow(ImportGraphDef(def, options, &g))) {
             out.append(e.is_tensor ? py::cast(e.tensor) : py::cast(e.operation));

@@ -301,11 +301,22 @@ class Graph:
         stack = self.__dict__.get("_control_stack", [])
         for entry in reversed(stack):
             entry[1].close()
+        # The entries below this index are suspended (read by _active_control_inputs).
+        outer_active_from = self.__dict__.get("_control_active_from", 0)
+        self.__dict__["_control_active_from"] = len(stack)
         try:
             yield
         finally:
+            self.__dict__["_control_active_from"] = outer_active_from
             for entry in stack:
                 entry[1] = self._core.control_dependencies(entry[0])
+
+    def _active_control_inputs(self):
+        """The core ops of the open control_dependencies scopes (tf.import_graph_def adds
+        them to every node it imports, as TF)."""
+        stack = self.__dict__.get("_control_stack", [])
+        active = stack[self.__dict__.get("_control_active_from", 0):]
+        return [op for entry in active for op in entry[0]]
 
     def _has_control_dependencies(self):
         return bool(self.__dict__.get("_control_stack"))

@@ -68,7 +68,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     `input_map` {"node:k": a tensor of this graph (or a value made a Const), "^node": a
     tensor whose op replaces the control input} splicing the GraphDef onto the graph,
     `return_elements` ["op", "op:k"] returned as Operations / Tensors in order (None when
-    not given). The current device scopes apply to the imported nodes. `op_dict` and
+    not given). The current device and control-dependency scopes apply to the imported nodes. `op_dict` and
     `producer_op_list` are accepted and unused, as in TF 1.x's later releases."""
     del op_dict, producer_op_list  # deprecated in TF; ops come from this build's registry
     data = _serialized_graph_def(graph_def)
@@ -98,7 +98,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             data = _apply_device_scopes(data, graph._device_stack, prefix)
         try:
             elements = _core.import_graph_def_with_options(graph._core, data, prefix, tensors, controls,
-                                                           list(return_elements or []))
+                                                           list(return_elements or []),
+                                                           graph._active_control_inputs())
         except errors.InvalidArgumentError as e:
             raise ValueError(e.message) from None
     if return_elements is None:

@@ -40,6 +40,7 @@ IMPORTS = [
     {"input_map_names": {"^w": "existing:0"}, "return_elements": ["y"], "node_defs": ["import/y"]},
     {"input_map_names": {"^w": "existing"}, "return_elements": ["y"]},
     {"device": "/job:ps/task:1", "node_defs": ["import/x", "import/y", "import/z"]},
+    {"under_control": True, "node_defs": ["import/x", "import/y", "import/z"]},
     {"input_map_consts": {"q:0": 1.0}},
     {"return_elements": ["nope:0"]},
     {"return_elements": ["nope"]},
@@ -150,7 +151,8 @@ def _import_case(gd, case):
         for k, v in case.get("input_map_consts", {}).items():
             input_map[k] = tf.constant(v, name="mapped")
         try:
-            with tf.device(case.get("device")):
+            controls = [g.get_operation_by_name("existing")] if case.get("under_control") else []
+            with tf.device(case.get("device")), tf.control_dependencies(controls):
                 r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
                                         name=case.get("name"))
         except Exception as e:  # noqa: BLE001 - compared with TF's
@@ -260,6 +262,22 @@ def test_import_applies_device_scopes_as_tensorflow():
     assert devices["import/z"] == "/job:ps/task:1/device:CPU:0"
     assert devices["import/y"] == devices["import/w"] == "/job:ps/task:1"  # y: colocated with w
     assert devices["f/x"] == devices["f/z"] == "/job:fn" and devices["f/w"] == ""
+
+
+def test_import_under_control_dependencies_as_tensorflow():
+    # TF 2.20 gives every imported op the open control dependencies: import/x and import/y
+    # both run after c; none inside an init scope (control_dependencies(None)).
+    gd = _graph_def()
+    with tf.Graph().as_default() as g:
+        c = tf.no_op(name="c")
+        with tf.control_dependencies([c]):
+            tf.import_graph_def(gd)
+            with tf.control_dependencies(None):
+                tf.import_graph_def(gd, name="free")
+        controls = {op.name: [i.name for i in op.control_inputs] for op in g.get_operations()}
+    assert controls["import/x"] == ["c"] and controls["import/z"] == ["c"]
+    assert sorted(controls["import/y"]) == ["c", "import/w"]
+    assert controls["free/x"] == [] and controls["free/z"] == []
 
 
 def test_bad_files_get_clear_errors():

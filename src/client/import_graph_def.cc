@@ -3,6 +3,7 @@
 // importer (Graph::Import -> graph/graph_def_import.cc), which validates it.
 #include "tensorweave/import_graph_def.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -73,6 +74,11 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
     }
     input_map[CanonicalTensorName(node, index)] = tensor;
   }
+  for (const Operation& op : options.control_dependencies) {
+    if (op.graph() != graph) {
+      return absl::InvalidArgumentError(absl::StrCat("control dependency '", op.name(), "' is of another graph"));
+    }
+  }
   for (const auto& [key, op] : options.control_input_map) {
     if (op.graph() != graph) {
       return absl::InvalidArgumentError(absl::StrCat("input_map['^", key, "'] is an operation of another graph"));
@@ -106,6 +112,12 @@ StatusOr<std::vector<ImportedElement>> ImportGraphDef(const GraphDef& def, const
         return absl::InvalidArgumentError(absl::StrCat("Node '", original, "': Unknown input node '", input, "'"));
       }
       input = control ? "^" + found->second : index == 0 ? found->second : absl::StrCat(found->second, ":", index);
+    }
+    for (const Operation& dep : options.control_dependencies) {
+      const std::string control = "^" + dep.name();
+      if (std::find(node.input().begin(), node.input().end(), control) == node.input().end()) {
+        node.add_input(control);
+      }
     }
     // Colocation ("loc:@x") follows the renamed node, and the op takes the device of the
     // first op it is colocated with, as TF's import does.

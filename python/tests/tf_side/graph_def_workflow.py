@@ -36,7 +36,8 @@ def import_case(gd, case):
         for k, v in case.get("input_map_consts", {}).items():
             input_map[k] = tf.constant(v, name="mapped")
         try:
-            with tf.device(case.get("device")):
+            controls = [g.get_operation_by_name("existing")] if case.get("under_control") else []
+            with tf.device(case.get("device")), tf.control_dependencies(controls):
                 r = tf.import_graph_def(gd, input_map=input_map or None, return_elements=case.get("return_elements"),
                                         name=case.get("name"))
         except Exception as e:  # noqa: BLE001 - the error is the answer
