@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "graph/attr_value.h"
 #include "graph/graph.h"
+#include "tensorweave/import_graph_def.h"
 #include "tensorweave/proto/graph.pb.h"
 #include "core/proto_namespace.h"
 
@@ -166,6 +167,27 @@ void BindGraph(py::module_& m) {
         }
         g.Import(def);
       });
+
+  // tf.import_graph_def: prefix, input maps and return elements (tensorweave.graph_io).
+  // Returns the return elements in order, each an Operation or an Output.
+  m.def("import_graph_def_with_options",
+        [](Graph& g, const py::bytes& data, const std::string& prefix, const std::map<std::string, Output>& input_map,
+           const std::map<std::string, Operation>& control_input_map, const std::vector<std::string>& return_elements,
+           const std::vector<Operation>& control_dependencies) {
+          GraphDef def;
+          if (!def.ParseFromString(std::string(data))) {
+            throw StatusError(absl::InvalidArgumentError("import_graph_def: not a serialized GraphDef"));
+          }
+          ImportGraphDefOptions options{prefix, input_map, control_input_map, return_elements, control_dependencies};
+          py::list out;
+          for (const ImportedElement& e : ValueOrThrow(ImportGraphDef(def, options, &g))) {
+            out.append(e.is_tensor ? py::cast(e.tensor) : py::cast(e.operation));
+          }
+          return out;
+        });
+  // Operation.node_def (serialized NodeDef; the Python side parses it into node_def_pb2).
+  m.def("operation_node_def",
+        [](const Operation& op) { return py::bytes(op.node()->ToNodeDef().SerializeAsString()); });
 }
 
 }  // namespace tw::python

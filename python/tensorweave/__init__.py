@@ -116,3 +116,15 @@ from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dat
 from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
 from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
                                  TFRecordReader, WholeFileReader)
+# The GraphDef workflow: TF's message classes and module paths (proto_aliases.py),
+# tf.import_graph_def / write_graph (graph_io.py), tf.make_tensor_proto / make_ndarray
+# (tensor_util.py) and tf.graph_util.
+from tensorweave import proto_aliases as _proto_aliases  # noqa: E402
+from tensorweave.proto_aliases import (AttrValue, GraphDef, MetaGraphDef, NameAttrList, NodeDef,  # noqa: E402,F401
+                                       TensorProto, TensorShapeProto, VersionDef)
+_proto_aliases.register_modules()
+from tensorweave.graph_io import import_graph_def, write_graph  # noqa: E402,F401
+from tensorweave.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402,F401
+from tensorweave import graph_util  # noqa: E402,F401
+train.write_graph = write_graph
+io.write_graph = write_graph

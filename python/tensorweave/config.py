@@ -111,6 +111,22 @@ class _Message:
             else:
                 object.__setattr__(self, name, value)
 
+    # Bytes with TensorFlow's field numbers (proto/config.proto, through config_wire.py).
+    def SerializeToString(self, deterministic=False):  # noqa: N802 - protobuf's name.
+        from tensorweave import config_wire
+        return config_wire.to_pb2(self).SerializeToString(deterministic=deterministic)
+
+    def ParseFromString(self, data):  # noqa: N802 - protobuf's name.
+        from tensorweave import config_wire
+        config_wire.from_pb2(config_wire._PB2[type(self).__name__].FromString(data), self)
+        return len(data)
+
+    @classmethod
+    def FromString(cls, data):  # noqa: N802 - protobuf's name.
+        message = cls()
+        message.ParseFromString(data)
+        return message
+
     def _set_fields(self, prefix=""):
         """The dotted names of the fields that differ from their defaults."""
         changed = []

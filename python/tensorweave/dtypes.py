@@ -19,6 +19,11 @@ class DType:
         return _core.numpy_dtype(self._core).type
 
     @property
+    def as_datatype_enum(self):
+        """The DataType enum value (TensorFlow's numbering, as in GraphDefs)."""
+        return int(self._core)
+
+    @property
     def base_dtype(self):
         return self
 

@@ -124,6 +124,19 @@ class Operation:
     def control_inputs(self):
         return [Operation(self._graph, o) for o in self._core.control_inputs]
 
+    @property
+    def node_def(self):
+        """This node as a NodeDef message (tensorweave.core.framework.node_def_pb2)."""
+        from tensorweave.proto import graph_pb2
+        node_def = graph_pb2.NodeDef()
+        node_def.ParseFromString(_core.operation_node_def(self._core))
+        return node_def
+
+    def get_attr(self, name):
+        """The value of attr `name` as TF returns it (graph_attrs.attr_value_to_python)."""
+        from tensorweave import graph_attrs
+        return graph_attrs.get_attr(self.node_def, name)
+
     def run(self, feed_dict=None, session=None):
         """Runs this op in `session` (the default session when None)."""
         from tensorweave import session as session_lib
@@ -247,9 +260,13 @@ class Graph:
             scope = self._core.device_function(spec)
         else:
             scope = self._core.device(str(spec))
+        # Also kept here: tf.import_graph_def applies the scopes to the nodes it imports.
+        stack = self.__dict__.setdefault("_device_stack", [])
+        stack.append(spec)
         try:
             yield
         finally:
+            stack.pop()
             scope.close()
 
     @contextlib.contextmanager
@@ -284,11 +301,22 @@ class Graph:
         stack = self.__dict__.get("_control_stack", [])
         for entry in reversed(stack):
             entry[1].close()
+        # The entries below this index are suspended (read by _active_control_inputs).
+        outer_active_from = self.__dict__.get("_control_active_from", 0)
+        self.__dict__["_control_active_from"] = len(stack)
         try:
             yield
         finally:
+            self.__dict__["_control_active_from"] = outer_active_from
             for entry in stack:
                 entry[1] = self._core.control_dependencies(entry[0])
+
+    def _active_control_inputs(self):
+        """The core ops of the open control_dependencies scopes (tf.import_graph_def adds
+        them to every node it imports, as TF)."""
+        stack = self.__dict__.get("_control_stack", [])
+        active = stack[self.__dict__.get("_control_active_from", 0):]
+        return [op for entry in active for op in entry[0]]
 
     def _has_control_dependencies(self):
         return bool(self.__dict__.get("_control_stack"))
@@ -373,12 +401,27 @@ class Graph:
     def seed(self, value):
         self._core.seed = int(value)
 
-    def as_graph_def(self):
-        """The GraphDef, serialized (TensorFlow's field numbers)."""
-        return self._core.as_graph_def()
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """The GraphDef message (tensorweave.core.framework.graph_pb2.GraphDef): the nodes
+        added after version `from_version` (all when None), with "_output_shapes" attrs
+        when `add_shapes`."""
+        from tensorweave import graph_attrs
+        return graph_attrs.graph_def_of(self, from_version, add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        return self.as_graph_def().versions
+
+    @property
+    def version(self):
+        """The number of operations added so far (TF's counter: grows with each op)."""
+        return self._core.num_operations
 
     def import_graph_def(self, serialized):
-        self._core.import_graph_def(serialized)
+        """Adds a GraphDef (message or bytes) as it is: no prefix, no input map."""
+        if not isinstance(serialized, (bytes, bytearray)):
+            serialized = serialized.SerializeToString()
+        self._core.import_graph_def(bytes(serialized))
 
     def _next_seeds(self, op_seed):
         return self._core.next_seeds(0 if op_seed is None else int(op_seed))

@@ -144,7 +144,7 @@ def build_meta_graph_def(graph=None, saver=None, collection_list=None, clear_dev
     # VariableDef.trainable, which we set).
     mg.meta_info_def.meta_graph_version = "tensorweave"
     mg.meta_info_def.tags.extend(tags or [])
-    mg.graph_def.ParseFromString(graph.as_graph_def())
+    mg.graph_def.CopyFrom(graph.as_graph_def())
     _strip_own_saver_nodes(mg.graph_def)
     if clear_devices:
         for node in mg.graph_def.node:

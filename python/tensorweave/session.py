@@ -121,6 +121,11 @@ class Session:
         return self._graph
 
     @property
+    def graph_def(self):
+        """The session graph's GraphDef message (TF1 programs write it with write_graph)."""
+        return self._graph.as_graph_def()
+
+    @property
     def sess_str(self):
         return self._target
 

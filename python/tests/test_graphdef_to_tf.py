@@ -43,7 +43,7 @@ def write_and_run_here(directory, name, make):
     with g.as_default():
         feeds, fetches, init, train, steps = make()
     with open(directory / f"{name}.pb", "wb") as f:
-        f.write(g.as_graph_def())
+        f.write(g.as_graph_def().SerializeToString())
     arrays = {"feed:" + k: v for k, v in feeds.items()}
     with tf.Session(graph=g) as sess:
         feed_dict = {g.get_tensor_by_name(k): v for k, v in feeds.items()}

@@ -125,7 +125,7 @@ def test_tensorflow_runs_our_parse_graph(tmp_path):
         named = {k: tf.identity(v, name=k) for k, v in fetches.items()}
     assert {op.type for op in g.get_operations()} >= {"ParseExample", "ParseSingleExample", "SparseToDense"}
     with open(tmp_path / "parse.pb", "wb") as f:
-        f.write(g.as_graph_def())
+        f.write(g.as_graph_def().SerializeToString())
     with tf.Session(graph=g) as sess:
         ours = dict(zip(named, sess.run(list(named.values()))))
     np.savez(tmp_path / "parse.npz", **{f"fetch:{k}:0": np.zeros(0) for k in named})

@@ -28,7 +28,7 @@ PUBLIC_HEADERS = {
     "process": "core",
     "dtype": "tensor", "tensor_shape": "tensor", "tensor": "tensor",
     "graph": "client", "ops": "client", "variables": "client", "data_flow_ops": "client",
-    "session": "client",
+    "session": "client", "import_graph_def": "client",
     "gradients": "autodiff",
     "cluster_spec": "distributed",
     "server": "distributed/rpc",
