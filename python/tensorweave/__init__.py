@@ -116,3 +116,4 @@ from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dat
 from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
 from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
                                  TFRecordReader, WholeFileReader)
+from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from the op registry (tools/op_gen)
