@@ -65,7 +65,8 @@ absl::Status WritePython(const std::vector<OpSignature>& ops, std::string* modul
       "keyword-only `MatMul(a=..., b=..., name=None)` that tf.raw_ops holds. Type attrs and list\n"
       "lengths are inferred from the inputs.\"\"\"\n"
       "from tensorweave.op_gen_support import call_op as _call_op\n\n"
-      "RAW_OPS = []  # The CamelCase names, for tf.raw_ops.\n\n";
+      "RAW_OPS = []  # The CamelCase names, for tf.raw_ops.\n"
+      "RAW_OPS_INPUTS = {}  # Their input parameters, in order (the rest are attrs).\n\n";
   for (const OpSignature& op : ops) {
     std::vector<std::string> positional, keyword, pass, input_names, attr_items, input_kinds;
     for (const InputParam& in : op.inputs) {
@@ -105,9 +106,11 @@ absl::Status WritePython(const std::vector<OpSignature>& ops, std::string* modul
                     "    return _call_op(", PyString(op.op), ", [", absl::StrJoin(input_names, ", "), "], [",
                     absl::StrJoin(input_kinds, ", "), "], [", absl::StrJoin(attr_items, ", "), "], name, ", returns,
                     ")\n\n");
+    std::vector<std::string> quoted_inputs;
+    for (const std::string& n : input_names) quoted_inputs.push_back(PyString(n));
     absl::StrAppend(&py, "\ndef ", op.op, "(*, ", absl::StrJoin(keyword, ", "), "):\n", Docstring(op, "    "),
                     "    return ", snake, "(", absl::StrJoin(pass, ", "), ")\n\n\nRAW_OPS.append(", PyString(op.op),
-                    ")\n");
+                    ")\nRAW_OPS_INPUTS[", PyString(op.op), "] = [", absl::StrJoin(quoted_inputs, ", "), "]\n");
   }
   *module = std::move(py);
   return absl::OkStatus();
