@@ -1,7 +1,7 @@
 """What the generated wrappers (tensorweave/gen_ops.py, written by tools/op_gen at build time)
 call: one op added to the graph of its inputs, its attrs converted from Python values."""
 from tensorweave import dtypes
-from tensorweave.framework import TensorShape, _op
+from tensorweave.framework import TensorShape, _op, convert_to_tensor
 
 
 def _attr_value(attr_type, value):
@@ -25,10 +25,10 @@ def call_op(op_type, inputs, list_kinds, attrs, name, returns):
     ("one"), all outputs as a list ("all") or the operation ("op")."""
     flat, lengths = [], {}
     for value, kind in zip(inputs, list_kinds):
-        if kind is None:
-            flat.append(value)
+        if kind is None:  # Converted here, as the hand-written wrappers did (variables read).
+            flat.append(convert_to_tensor(value))
             continue
-        value = list(value)
+        value = [convert_to_tensor(v) for v in value]
         flat.extend(value)
         if kind:  # Set, not inferred: the core infers only one list's length.
             lengths[kind] = len(value)

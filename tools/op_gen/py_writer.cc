@@ -76,11 +76,10 @@ absl::Status WritePython(const std::vector<OpSignature>& ops, std::string* modul
       input_names.push_back(Ident(in.name));
       input_kinds.push_back(!in.is_list ? "None" : PyString(in.number_attr));
     }
-    std::set<std::string> lengths;  // Set by call_op from the lists themselves.
-    for (const InputParam& in : op.inputs) lengths.insert(in.number_attr);
     std::vector<std::string> with_defaults;
     for (const AttrParam& attr : op.attrs) {
-      if (lengths.count(attr.name)) continue;
+      // As TensorFlow's generated wrappers: what the inputs determine is no parameter.
+      if (attr.inferred) continue;
       const std::string id = Ident(attr.name);
       pass.push_back(absl::StrCat(id, "=", id));
       attr_items.push_back(absl::StrCat("(", PyString(attr.name), ", ", PyString(attr.type), ", ", id, ")"));
