@@ -253,6 +253,7 @@ GRAD_SPECS = {
     "BatchMatMulV2": (g_batch_matmul(True), 8),
     **{op: (lambda rng: [([smooth(rng, d, (4, 6))], {}, [0]) for d in FLOATS], 16) for op in ("Softmax", "LogSoftmax")},
     "SoftmaxCrossEntropyWithLogits": (g_xent, 16),
+    "L2Loss": (own_rng_and_dys(g_unary(shapes=((3, 4), (), (20,))), 1616), 4),
     "BiasAdd": (g_bias_add, 8),
     "BiasAddV1": (g_bias_add, 8),
     "BiasAddGrad": (g_bias_add_grad, 0),
