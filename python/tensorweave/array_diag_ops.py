@@ -1,8 +1,7 @@
 """Diagonals and sequences with TensorFlow 1's names: tf.diag, tf.diag_part, tf.matrix_diag,
 tf.matrix_diag_part, tf.matrix_set_diag, tf.lin_space/linspace (ops) and tf.sequence_mask
 (a composite, as TensorFlow writes it in Python)."""
-from tensorweave import gen_ops
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.array_ops import cast, expand_dims
 from tensorweave.array_ops import range as _range
 from tensorweave.framework import Tensor, _op_output, convert_to_tensor

@@ -3,8 +3,7 @@ import builtins
 
 import numpy as np
 
-from tensorweave import gen_ops
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.framework import (Tensor, TensorShape, _op, _op_output, as_shape, convert_to_tensor,
                                    get_default_graph, to_numpy)
 

@@ -5,8 +5,7 @@ tf.matrix_transpose (composites, as TensorFlow writes them in Python). Every fun
 on batches: the matrices are the last two dims."""
 import builtins
 
-from tensorweave import gen_ops
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.array_ops import ones, transpose
 from tensorweave.array_reorder_ops import matrix_band_part
 from tensorweave.framework import _op, _op_output, convert_to_tensor

@@ -97,8 +97,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
                       name=name or "UnsortedSegmentSum")
 
 
-def add_n(inputs, name="AddN"):
-    return _op_output("AddN", [convert_to_tensor(i) for i in inputs], name=name)
+add_n = gen_ops.add_n  # generated from the registry (tools/op_gen)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name="MatMul"):

@@ -1,8 +1,7 @@
 """The reductions TensorFlow 1 builds from ops (reduce_logsumexp, count_nonzero) or runs as
 the bool ops All/Any, with TF1's deprecated argument spellings (keep_dims,
 reduction_indices); and tf.stop_gradient, which logsumexp needs."""
-from tensorweave import gen_ops
-from tensorweave import array_ops, dtypes
+from tensorweave import array_ops, dtypes, gen_ops
 from tensorweave.framework import _op_output, convert_to_tensor, name_scope
 from tensorweave.math_fn_ops import is_finite
 from tensorweave.array_ops import cast
