@@ -17,7 +17,7 @@ namespace {
 // Parameter names that would not compile or would shadow the builder's own parameters.
 std::string Ident(const std::string& name) {
   static const std::set<std::string> reserved = {
-      "g", "name", "attrs", "inputs", "a", "op", "alignas", "and", "auto", "bool", "break", "case", "catch",
+      "g", "name", "attrs", "inputs_", "attr_map_", "graph_", "node_", "alignas", "and", "auto", "bool", "break", "case", "catch",
       "char", "class", "const", "continue", "default", "delete", "do", "double", "else", "enum", "explicit",
       "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
       "namespace", "new", "not", "operator", "or", "private", "protected", "public", "register", "return",
@@ -89,14 +89,14 @@ std::string SetAttr(const AttrParam& attr, const std::string& value) {
   if (t == "list(float)" || t == "list(bool)") {
     const char* adder = t == "list(float)" ? "add_f" : "add_b";
     return absl::StrCat("  { AttrValue v; v.mutable_list();\n    for (auto x : ", value, ") v.mutable_list()->", adder,
-                        "(x);\n    a[\"", attr.name, "\"] = v; }\n");
+                        "(x);\n    attr_map_[\"", attr.name, "\"] = v; }\n");
   }
   std::string arg = value;
   if (t == "list(int)") arg = absl::StrCat("absl::Span<const int64_t>(", value, ")");
   if (t == "list(string)") arg = absl::StrCat("absl::Span<const std::string>(", value, ")");
   if (t == "list(type)") arg = absl::StrCat("absl::Span<const DType>(", value, ")");
   if (t == "list(shape)") arg = absl::StrCat("absl::Span<const PartialShape>(", value, ")");
-  return absl::StrCat("  a[\"", attr.name, "\"] = MakeAttr(", arg, ");\n");
+  return absl::StrCat("  attr_map_[\"", attr.name, "\"] = MakeAttr(", arg, ");\n");
 }
 
 std::string Comment(const std::string& doc) {
@@ -163,26 +163,26 @@ absl::Status WriteCc(const std::vector<OpSignature>& ops, std::string* header, s
     const std::string ret = op.single_output ? "Output" : "Operation";
     absl::StrAppend(&h, Comment(op.doc), ret, " ", op.op, "(", absl::StrJoin(decl_params, ", "), ");\n\n");
 
-    absl::StrAppend(&s, ret, " ", op.op, "(", absl::StrJoin(def_params, ", "), ") {\n  std::vector<Output> inputs;\n");
+    absl::StrAppend(&s, ret, " ", op.op, "(", absl::StrJoin(def_params, ", "), ") {\n  std::vector<Output> inputs_;\n");
     for (const InputParam& in : op.inputs) {
       if (in.is_list) {
-        absl::StrAppend(&s, "  inputs.insert(inputs.end(), ", Ident(in.name), ".begin(), ", Ident(in.name), ".end());\n");
+        absl::StrAppend(&s, "  inputs_.insert(inputs_.end(), ", Ident(in.name), ".begin(), ", Ident(in.name), ".end());\n");
       } else {
-        absl::StrAppend(&s, "  inputs.push_back(", Ident(in.name), ");\n");
+        absl::StrAppend(&s, "  inputs_.push_back(", Ident(in.name), ");\n");
       }
     }
-    absl::StrAppend(&s, "  AttrMap a;\n");
+    absl::StrAppend(&s, "  AttrMap attr_map_;\n");
     for (const InputParam& in : op.inputs) {
       if (in.number_attr.empty()) continue;  // Lists sharing one length attr: AddOperation checks the total input count.
-      absl::StrAppend(&s, "  a[\"", in.number_attr, "\"] = MakeAttr(static_cast<int64_t>(", Ident(in.name), ".size()));\n");
+      absl::StrAppend(&s, "  attr_map_[\"", in.number_attr, "\"] = MakeAttr(static_cast<int64_t>(", Ident(in.name), ".size()));\n");
     }
     for (const AttrParam& attr : op.attrs) {
       if (attr.inferred) continue;
       absl::StrAppend(&s, SetAttr(attr, attr.required() ? Ident(attr.name) : "attrs." + Ident(attr.name)));
     }
-    absl::StrAppend(&s, "  Graph& graph = ", op.inputs.empty() ? "g" : absl::StrCat("GraphOf(\"", op.op, "\", inputs)"),
-                    ";\n  Operation node = client::AddOp(graph, \"", op.op, "\", name, inputs, std::move(a));\n",
-                    op.single_output ? "  return node.output(0);\n" : "  return node;\n", "}\n\n");
+    absl::StrAppend(&s, "  Graph& graph_ = ", op.inputs.empty() ? "g" : absl::StrCat("GraphOf(\"", op.op, "\", inputs_)"),
+                    ";\n  Operation node_ = client::AddOp(graph_, \"", op.op, "\", name, inputs_, std::move(attr_map_));\n",
+                    op.single_output ? "  return node_.output(0);\n" : "  return node_;\n", "}\n\n");
   }
   absl::StrAppend(&h, "}  // namespace tw::ops::gen\n\n#endif  // TENSORWEAVE_GEN_OPS_H_\n");
   absl::StrAppend(&s, "}  // namespace tw::ops::gen\n");
