@@ -64,12 +64,6 @@ const std::map<std::string, std::string>& KernelLessOps() {
   return *ops;
 }
 
-const std::map<std::string, std::string>& GradientGaps() {
-  static const auto* gaps = new std::map<std::string, std::string>{
-      {"SparseToDense", "TensorFlow has a gradient (to sparse_values and default_value); ours is missing"}};
-  return *gaps;
-}
-
 absl::StatusOr<OpTestLists> LoadOpTestLists(const std::string& python, const std::string& source_dir,
                                             const std::string& binary_dir) {
   const std::string command =
@@ -117,7 +111,7 @@ std::vector<std::string> OpCoverageProblems(const OpRegistry& ops, const KernelR
     // An op that can output floats must say whether it is differentiable; stateful ops
     // (variables, queues, readers) and ops of integer, bool or string results cannot carry one.
     if (!has_gradient && !gradients.IsNoGradient(name) && !def.stateful && MayOutputFloats(def) &&
-        !tests.no_gradient_in_either.count(name) && !KernelLessOps().count(name) && !GradientGaps().count(name)) {
+        !tests.no_gradient_in_either.count(name) && !KernelLessOps().count(name)) {
       problems.push_back(name + ": neither a gradient nor RegisterNoGradient (src/autodiff)");
     }
   }

@@ -35,9 +35,6 @@ absl::StatusOr<OpTestLists> LoadOpTestLists(const std::string& python, const std
 // which ImportGraphDef lowers to resource ops before anything runs them.
 const std::map<std::string, std::string>& KernelLessOps();
 
-// Known gaps, shrink-only: ops TensorFlow differentiates that have no gradient here yet.
-const std::map<std::string, std::string>& GradientGaps();
-
 // One line per problem ("Foo: no CPU kernel"); empty when every op is covered.
 std::vector<std::string> OpCoverageProblems(const OpRegistry& ops, const KernelRegistry& kernels,
                                             const GradientRegistry& gradients, const OpTestLists& tests);

@@ -42,14 +42,6 @@ TEST(OpCoverageTest, KernelLessOpsAreRegisteredAndHaveNoKernel) {
   }
 }
 
-TEST(OpCoverageTest, GradientGapsAreStillGaps) {
-  // An op that gains its gradient must leave the list (and join the gradient test).
-  for (const auto& [op, why] : testing::GradientGaps()) {
-    EXPECT_TRUE(OpRegistry::Global().Find(op).ok()) << op;
-    EXPECT_FALSE(GradientRegistry::Global().Find(op).ok()) << op << " has a gradient now: " << why;
-  }
-}
-
 class ThrowawayKernel : public OpKernel {
  public:
   using OpKernel::OpKernel;
