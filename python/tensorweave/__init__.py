@@ -128,3 +128,4 @@ from tensorweave.tensor_util import make_ndarray, make_tensor_proto  # noqa: E40
 from tensorweave import graph_util  # noqa: E402,F401
 train.write_graph = write_graph
 io.write_graph = write_graph
+from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from the op registry (tools/op_gen)

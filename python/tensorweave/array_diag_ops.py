@@ -1,29 +1,23 @@
 """Diagonals and sequences with TensorFlow 1's names: tf.diag, tf.diag_part, tf.matrix_diag,
 tf.matrix_diag_part, tf.matrix_set_diag, tf.lin_space/linspace (ops) and tf.sequence_mask
 (a composite, as TensorFlow writes it in Python)."""
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.array_ops import cast, expand_dims
 from tensorweave.array_ops import range as _range
 from tensorweave.framework import Tensor, _op_output, convert_to_tensor
 from tensorweave.math_ops import less, reduce_max
 
 
-def diag(diagonal, name=None):
-    """[D...] -> [D..., D...]: zeros but for output[i..., i...] = diagonal[i...]."""
-    return _op_output("Diag", [convert_to_tensor(diagonal)], name=name or "Diag")
+diag = gen_ops.diag  # generated from the registry (tools/op_gen)
 
 
-def diag_part(input, name=None):  # noqa: A002 - TensorFlow's argument name
-    return _op_output("DiagPart", [convert_to_tensor(input)], name=name or "DiagPart")
+diag_part = gen_ops.diag_part  # generated from the registry (tools/op_gen)
 
 
-def matrix_diag(diagonal, name=None):
-    """[..., N] -> [..., N, N] with each vector on its matrix's diagonal."""
-    return _op_output("MatrixDiag", [convert_to_tensor(diagonal)], name=name or "MatrixDiag")
+matrix_diag = gen_ops.matrix_diag  # generated from the registry (tools/op_gen)
 
 
-def matrix_diag_part(input, name=None):  # noqa: A002
-    return _op_output("MatrixDiagPart", [convert_to_tensor(input)], name=name or "MatrixDiagPart")
+matrix_diag_part = gen_ops.matrix_diag_part  # generated from the registry (tools/op_gen)
 
 
 def matrix_set_diag(input, diagonal, name=None):  # noqa: A002

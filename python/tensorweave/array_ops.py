@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.framework import (Tensor, TensorShape, _op, _op_output, as_shape, convert_to_tensor,
                                    get_default_graph, to_numpy)
 
@@ -52,8 +52,7 @@ def _needs_int64(value):
                                                            or array.min() < np.iinfo(np.int32).min)
 
 
-def identity(input, name="Identity"):  # noqa: A002
-    return _op_output("Identity", [convert_to_tensor(input)], name=name)
+identity = gen_ops.identity  # generated from the registry (tools/op_gen)
 
 
 def no_op(name="NoOp"):
@@ -108,8 +107,7 @@ def size(input, name="Size", out_type=dtypes.int32):  # noqa: A002
     return _op_output("Size", [convert_to_tensor(input)], {"out_type": dtypes.as_dtype(out_type)}, name)
 
 
-def rank(input, name="Rank"):  # noqa: A002
-    return _op_output("Rank", [convert_to_tensor(input)], name=name)
+rank = gen_ops.rank  # generated from the registry (tools/op_gen)
 
 
 def reshape(tensor, shape, name="Reshape"):  # noqa: A002 - TensorFlow's argument names.

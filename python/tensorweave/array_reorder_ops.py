@@ -1,5 +1,6 @@
 """tf.reverse, tf.roll, tf.invert_permutation and tf.matrix_band_part: ops that move (or,
 for the band, zero) elements, with TensorFlow 1's argument names."""
+from tensorweave import gen_ops
 from tensorweave.array_ops import _int_tensor
 from tensorweave.framework import _op_output, convert_to_tensor
 
@@ -18,9 +19,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002 - TensorFlow's argument n
                       name=name or "Roll")
 
 
-def invert_permutation(x, name=None):
-    """y with y[x[i]] = i: the inverse of the permutation `x`."""
-    return _op_output("InvertPermutation", [convert_to_tensor(x)], name=name or "InvertPermutation")
+invert_permutation = gen_ops.invert_permutation  # generated from the registry (tools/op_gen)
 
 
 def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002

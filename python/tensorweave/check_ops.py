@@ -5,7 +5,7 @@ an Assert op on reduce_all of the test, and an immediate InvalidArgumentError wh
 are Python or NumPy values known while building."""
 import numpy as np
 
-from tensorweave import dtypes, errors
+from tensorweave import dtypes, errors, gen_ops
 from tensorweave.array_ops import constant
 from tensorweave.framework import _op, _op_output, convert_to_tensor, name_scope
 from tensorweave.math_ops import equal, greater, greater_equal, less, less_equal, not_equal
@@ -110,9 +110,7 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None): 
                       name or "Print")
 
 
-def check_numerics(tensor, message, name=None):
-    """tensor as it is, or InvalidArgumentError "<message> : Tensor had NaN values" (or Inf)."""
-    return _op_output("CheckNumerics", [convert_to_tensor(tensor)], {"message": message}, name or "CheckNumerics")
+check_numerics = gen_ops.check_numerics  # generated from the registry (tools/op_gen)
 
 
 def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):

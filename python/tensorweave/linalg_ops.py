@@ -5,7 +5,7 @@ tf.matrix_transpose (composites, as TensorFlow writes them in Python). Every fun
 on batches: the matrices are the last two dims."""
 import builtins
 
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.array_ops import ones, transpose
 from tensorweave.array_reorder_ops import matrix_band_part
 from tensorweave.framework import _op, _op_output, convert_to_tensor
@@ -16,8 +16,7 @@ def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow'
     return _op_output("MatrixInverse", [convert_to_tensor(input)], {"adjoint": bool(adjoint)}, name or "MatrixInverse")
 
 
-def matrix_determinant(input, name=None):  # noqa: A002
-    return _op_output("MatrixDeterminant", [convert_to_tensor(input)], name=name or "MatrixDeterminant")
+matrix_determinant = gen_ops.matrix_determinant  # generated from the registry (tools/op_gen)
 
 
 def log_matrix_determinant(input, name=None):  # noqa: A002
@@ -26,9 +25,7 @@ def log_matrix_determinant(input, name=None):  # noqa: A002
     return op.outputs[0], op.outputs[1]
 
 
-def cholesky(input, name=None):  # noqa: A002
-    """L, lower triangular, with L L^T = input (only input's lower triangle is read)."""
-    return _op_output("Cholesky", [convert_to_tensor(input)], name=name or "Cholesky")
+cholesky = gen_ops.cholesky  # generated from the registry (tools/op_gen)
 
 
 def matrix_solve(matrix, rhs, adjoint=False, name=None):

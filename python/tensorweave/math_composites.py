@@ -1,7 +1,7 @@
 """tf.math functions TensorFlow builds from other ops, built the same way here: reductions
 (reduce_variance, reduce_std, lbeta), monotonicity tests, and small compositions
 (log_sigmoid, reciprocal_no_nan, scalar_mul, polyval)."""
-from tensorweave import array_ops
+from tensorweave import array_ops, gen_ops
 from tensorweave.framework import _op_output, convert_to_tensor, name_scope
 from tensorweave.math_fn_ops import div_no_nan, lgamma
 from tensorweave.math_ops import greater, greater_equal, negative, reduce_mean, reduce_sum, sqrt, square
@@ -11,8 +11,7 @@ from tensorweave.nn import softplus
 divide_no_nan = div_no_nan
 
 
-def realdiv(x, y, name=None):
-    return _op_output("RealDiv", [convert_to_tensor(x), convert_to_tensor(y)], name=name or "RealDiv")
+realdiv = gen_ops.real_div  # generated from the registry (tools/op_gen)
 
 
 def reciprocal_no_nan(x, name=None):

@@ -2,31 +2,32 @@
 rounding, special functions, predicates, truncating division, the x*log(y) family and the
 bitwise ops, with TensorFlow 1's names and argument names."""
 from tensorweave.framework import _op_output, convert_to_tensor
-from tensorweave.math_ops import _binary, _binary_inputs, _unary, logical_and, logical_not, logical_or
+from tensorweave import gen_ops
+from tensorweave.math_ops import _binary, _binary_inputs, logical_and, logical_not, logical_or
 
-sin = _unary("Sin")
-cos = _unary("Cos")
-tan = _unary("Tan")
-asin = _unary("Asin")
-acos = _unary("Acos")
-atan = _unary("Atan")
-sinh = _unary("Sinh")
-cosh = _unary("Cosh")
-asinh = _unary("Asinh")
-acosh = _unary("Acosh")
-atanh = _unary("Atanh")
-floor = _unary("Floor")
-ceil = _unary("Ceil")
-rint = _unary("Rint")
-expm1 = _unary("Expm1")
-log1p = _unary("Log1p")
-erf = _unary("Erf")
-erfc = _unary("Erfc")
-lgamma = _unary("Lgamma")
-digamma = _unary("Digamma")
-is_finite = _unary("IsFinite")
-is_inf = _unary("IsInf")
-is_nan = _unary("IsNan")
+sin = gen_ops.sin
+cos = gen_ops.cos
+tan = gen_ops.tan
+asin = gen_ops.asin
+acos = gen_ops.acos
+atan = gen_ops.atan
+sinh = gen_ops.sinh
+cosh = gen_ops.cosh
+asinh = gen_ops.asinh
+acosh = gen_ops.acosh
+atanh = gen_ops.atanh
+floor = gen_ops.floor
+ceil = gen_ops.ceil
+rint = gen_ops.rint
+expm1 = gen_ops.expm1
+log1p = gen_ops.log1p
+erf = gen_ops.erf
+erfc = gen_ops.erfc
+lgamma = gen_ops.lgamma
+digamma = gen_ops.digamma
+is_finite = gen_ops.is_finite
+is_inf = gen_ops.is_inf
+is_nan = gen_ops.is_nan
 
 truncatediv = truncate_div = _binary("TruncateDiv")  # rounds toward zero
 truncatemod = truncate_mod = _binary("TruncateMod")  # the sign of x, as C's % and fmod
@@ -88,4 +89,4 @@ bitwise_or = _binary("BitwiseOr")
 bitwise_xor = _binary("BitwiseXor")
 left_shift = _binary("LeftShift")
 right_shift = _binary("RightShift")  # arithmetic for signed types
-invert = _unary("Invert")
+invert = gen_ops.invert

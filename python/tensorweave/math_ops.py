@@ -1,5 +1,5 @@
 """Elementwise math, reductions, matmul and the tensor operators (x + y, x @ y, x[1:], ...)."""
-from tensorweave import array_ops, dtypes
+from tensorweave import array_ops, dtypes, gen_ops
 from tensorweave.framework import Tensor, _op_output, convert_to_tensor
 
 
@@ -28,13 +28,6 @@ def _binary(op_type):
     return fn
 
 
-def _unary(op_type):
-    def fn(x, name=None):
-        return _op_output(op_type, [convert_to_tensor(x)], name=name or op_type)
-    fn.__name__ = op_type
-    return fn
-
-
 add = _binary("Add")
 subtract = sub = _binary("Sub")
 multiply = mul = _binary("Mul")
@@ -53,18 +46,18 @@ greater = _binary("Greater")
 greater_equal = _binary("GreaterEqual")
 logical_and = _binary("LogicalAnd")
 logical_or = _binary("LogicalOr")
-logical_not = _unary("LogicalNot")
-negative = neg = _unary("Neg")
-abs = _unary("Abs")  # noqa: A001 - tf.abs.
-square = _unary("Square")
-sqrt = _unary("Sqrt")
-rsqrt = _unary("Rsqrt")
-exp = _unary("Exp")
-log = _unary("Log")
-tanh = _unary("Tanh")
-sigmoid = _unary("Sigmoid")
-sign = _unary("Sign")
-reciprocal = _unary("Reciprocal")
+logical_not = gen_ops.logical_not
+negative = neg = gen_ops.neg
+abs = gen_ops.abs  # noqa: A001 - tf.abs.
+square = gen_ops.square
+sqrt = gen_ops.sqrt
+rsqrt = gen_ops.rsqrt
+exp = gen_ops.exp
+log = gen_ops.log
+tanh = gen_ops.tanh
+sigmoid = gen_ops.sigmoid
+sign = gen_ops.sign
+reciprocal = gen_ops.reciprocal
 
 
 def truediv(x, y, name="truediv"):
@@ -104,8 +97,7 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
                       name=name or "UnsortedSegmentSum")
 
 
-def add_n(inputs, name="AddN"):
-    return _op_output("AddN", [convert_to_tensor(i) for i in inputs], name=name)
+add_n = gen_ops.add_n  # generated from the registry (tools/op_gen)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name="MatMul"):

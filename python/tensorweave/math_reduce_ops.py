@@ -1,7 +1,7 @@
 """The reductions TensorFlow 1 builds from ops (reduce_logsumexp, count_nonzero) or runs as
 the bool ops All/Any, with TF1's deprecated argument spellings (keep_dims,
 reduction_indices); and tf.stop_gradient, which logsumexp needs."""
-from tensorweave import array_ops, dtypes
+from tensorweave import array_ops, dtypes, gen_ops
 from tensorweave.framework import _op_output, convert_to_tensor, name_scope
 from tensorweave.math_fn_ops import is_finite
 from tensorweave.array_ops import cast
@@ -11,9 +11,7 @@ reduce_all = _reduction("All", "All")
 reduce_any = _reduction("Any", "Any")
 
 
-def stop_gradient(input, name="StopGradient"):  # noqa: A002 - TensorFlow's argument name
-    """input as it is, through which tf.gradients passes nothing."""
-    return _op_output("StopGradient", [convert_to_tensor(input)], name=name)
+stop_gradient = gen_ops.stop_gradient  # generated from the registry (tools/op_gen)
 
 
 def _keep(keepdims, keep_dims):

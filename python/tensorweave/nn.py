@@ -1,8 +1,8 @@
 """tf.nn: activations and losses."""
-from tensorweave import array_ops, math_ops
+from tensorweave import array_ops, gen_ops, math_ops
 from tensorweave.framework import _op, _op_output, convert_to_tensor
 
-relu = math_ops._unary("Relu")
+relu = gen_ops.relu
 sigmoid = math_ops.sigmoid
 tanh = math_ops.tanh
 

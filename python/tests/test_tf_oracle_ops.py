@@ -460,6 +460,8 @@ SPECS = {
     "BatchMatMulV2": (batch_matmul, 8),
     **{op: (softmax_like, 8) for op in ("Softmax", "LogSoftmax")},
     "SoftmaxCrossEntropyWithLogits": (xent, 8),
+    # Our sum runs in double, TensorFlow's in T: a few ulps apart.
+    "L2Loss": (own_rng(unary(FLOATS, shapes=((3, 4), (0,), (), (50, 7))), 1515), 8),
     "BiasAdd": (lambda rng: [([values(rng, d, (2, 3, 4)), values(rng, d, (4,))], {}) for d in NUMERIC], 0),
     "Reshape": (lambda rng: [([values(rng, d, (2, 6)), np.array(s, I32)], {}) for d in NUMERIC
                              for s in ([3, 4], [-1], [4, -1, 1])], 0),

@@ -12,6 +12,8 @@ void RegisterBaseGradients(GradientRegistry& r) {
                          "UniformCandidateSampler"}) {
     r.RegisterNoGradient(op);
   }
+  // Numbers decoded from strings: TensorFlow declares both NotDifferentiable.
+  for (const char* op : {"DecodeRaw", "StringToNumber"}) r.RegisterNoGradient(op);
 }
 
 void RegisterStateGradients(GradientRegistry& r) {

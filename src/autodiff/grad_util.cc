@@ -1,5 +1,6 @@
 #include "autodiff/grad_util.h"
 
+#include "client/op_builder.h"
 #include "graph/graph.h"
 
 namespace tw::grad {
@@ -35,12 +36,11 @@ std::vector<Output> OpOutputs(const std::string& op, const std::vector<Output>& 
   return outs;
 }
 
-Output IntVector(Graph& g, const std::vector<int64_t>& values) {
-  std::vector<int32_t> v(values.begin(), values.end());
-  return constant(g, v, TensorShape({static_cast<int64_t>(v.size())}));
-}
+// Through the client's checked narrowing: a dim past int32 fails naming the constant
+// instead of wrapping around.
+Output IntVector(Graph& g, const std::vector<int64_t>& values) { return client::IntVector(g, values, "Const"); }
 
-Output IntScalar(Graph& g, int64_t value) { return constant(g, static_cast<int32_t>(value)); }
+Output IntScalar(Graph& g, int64_t value) { return client::IntScalar(g, value, "Const"); }
 
 std::optional<std::vector<int64_t>> ConstInts(const Output& t) {
   const Tensor* value = t.op().node()->const_value();

@@ -78,6 +78,8 @@ void RegisterNnGradients(GradientRegistry& r) {
   r.Register("BiasAdd", BiasAddGradFn);
   r.Register("BiasAddV1", BiasAddGradFn);
   r.Register("BiasAddGrad", BiasAddGradGrad);
+  // d(sum(t ** 2) / 2) / dt = t, times the scalar incoming gradient.
+  r.Register("L2Loss", [](const GradContext& ctx) { return std::vector<Output>{ctx.input(0) * ctx.grad_outputs[0]}; });
   // TensorFlow keeps Relu's gradient with the nn gradients; the math family may already
   // have registered it (it runs first), in which case that one stays.
   if (!r.Find("Relu").ok()) {

@@ -61,6 +61,14 @@ std::vector<Output> ScatterNdGrad(const GradContext& ctx) {
   return {Output(), grad::Op("GatherNd", {ctx.grad_outputs[0], ctx.input(0)}), Output()};
 }
 
+// z = sparse_to_dense(indices, shape, values, default): dvalues = gather_nd(dz, indices),
+// ddefault = sum(dz) - sum(dvalues), as TensorFlow's gradient.
+std::vector<Output> SparseToDenseGrad(const GradContext& ctx) {
+  const Output& dz = ctx.grad_outputs[0];
+  const Output values_grad = grad::Op("GatherNd", {dz, ctx.input(0)});
+  return {Output(), Output(), values_grad, reduce_sum(dz) - reduce_sum(values_grad)};
+}
+
 // z = resource_gather(var, indices): the variable's gradient (through its handle) sums the
 // rows back, as Gather's; Python hands it out as IndexedSlices (indexed_slices.py).
 std::vector<Output> ResourceGatherGrad(const GradContext& ctx) {
@@ -86,6 +94,7 @@ void RegisterPartitionGradients(GradientRegistry& r) {
   r.Register("GatherNd", GatherNdGrad);
   r.Register("ResourceGather", ResourceGatherGrad);
   r.Register("ScatterNd", ScatterNdGrad);
+  r.Register("SparseToDense", SparseToDenseGrad);
 }
 
 }  // namespace tw

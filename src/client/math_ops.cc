@@ -17,15 +17,25 @@ Output Op(const std::string& op, const std::string& name, const std::vector<Outp
   return AddOp(*inputs[0].graph(), op, name, inputs, std::move(attrs)).output(0);
 }
 
+namespace {
+
+int32_t CheckedInt32(int64_t x, const std::string& name) {
+  if (x < INT32_MIN || x > INT32_MAX) {
+    throw StatusError(absl::InvalidArgumentError(name + ": value " + std::to_string(x) + " out of int32 range"));
+  }
+  return static_cast<int32_t>(x);
+}
+
+}  // namespace
+
 Output IntVector(Graph& g, const Axes& values, const std::string& name) {
   std::vector<int32_t> v;
-  for (int64_t x : values) {
-    if (x < INT32_MIN || x > INT32_MAX) {
-      throw StatusError(absl::InvalidArgumentError(name + ": value out of int32 range"));
-    }
-    v.push_back(static_cast<int32_t>(x));
-  }
+  for (int64_t x : values) v.push_back(CheckedInt32(x, name));
   return constant(g, v, TensorShape({static_cast<int64_t>(v.size())}), name);
+}
+
+Output IntScalar(Graph& g, int64_t value, const std::string& name) {
+  return constant(g, CheckedInt32(value, name), name);
 }
 
 Output Scalar(Graph& g, DType dtype, double value, const std::string& name) {

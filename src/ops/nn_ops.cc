@@ -1,4 +1,4 @@
-// Softmax family and bias ops.
+// Softmax family, bias ops and L2Loss.
 #include "absl/strings/str_cat.h"
 #include "ops/ops.h"
 #include "tensorweave/status.h"
@@ -128,6 +128,12 @@ void RegisterNnOps(OpRegistry& r) {
                  .Attr("T: {float32, float64, int32, int64}")
                  .Attr("data_format: string = 'NHWC'")
                  .SetShapeFn(BiasAddGradShape));
+  // sum(t ** 2) / 2, the weight-decay term (tf.nn.l2_loss's op).
+  r.Register(OpDefBuilder("L2Loss")
+                 .Input("t: T")
+                 .Output("output: T")
+                 .Attr("T: {float32, float64}")
+                 .SetShapeFn(ScalarShape));
 }
 
 }  // namespace tw

@@ -1,4 +1,4 @@
-// Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, BiasAdd(V1) and BiasAddGrad.
+// Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, BiasAdd(V1), BiasAddGrad and L2Loss.
 // Softmaxes work on rows of the last dim and subtract each row's max before exp, so large
 // logits stay finite.
 
@@ -9,6 +9,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -257,6 +258,29 @@ const std::vector<DType> kNumericTypes = {DType::kFloat, DType::kDouble, DType::
 
 }  // namespace
 
+// sum(t ** 2) / 2, accumulated in double: a sum of squares loses float32's last bits
+// quickly, and TensorFlow's tree reduction stays within a few ulps of the exact value.
+template <typename T>
+class L2LossOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& t = ctx.input(0);
+    const T* v = t.data<T>();
+    double sum = 0;
+    // Each half square in T, as TensorFlow's (t.square() * 0.5).sum(): a square past T's
+    // range is inf there too.
+    for (int64_t i = 0; i < t.NumElements(); ++i) sum += static_cast<double>(v[i] * v[i] * T(0.5));
+    TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, TensorShape(), t.dtype()));
+    *out->data<T>() = std::abs(sum) > static_cast<double>(std::numeric_limits<T>::max())
+                          ? std::numeric_limits<T>::infinity()
+                          : static_cast<T>(sum);
+    return absl::OkStatus();
+  }
+};
+
 void RegisterNnKernels(KernelRegistry& r) {
   r.Register({"Softmax", kDeviceCpu, TypedFactory<SoftmaxKernel, KernelTypes::kFloating>(), "T", kFloatTypes});
   r.Register({"LogSoftmax", kDeviceCpu, TypedFactory<LogSoftmaxKernel, KernelTypes::kFloating>(), "T", kFloatTypes});
@@ -265,6 +289,7 @@ void RegisterNnKernels(KernelRegistry& r) {
   r.Register({"BiasAdd", kDeviceCpu, TypedFactory<BiasAddOp>(), "T", kNumericTypes});
   r.Register({"BiasAddV1", kDeviceCpu, TypedFactory<BiasAddOp>(), "T", kNumericTypes});
   r.Register({"BiasAddGrad", kDeviceCpu, TypedFactory<BiasAddGradOp>(), "T", kNumericTypes});
+  r.Register({"L2Loss", kDeviceCpu, TypedFactory<L2LossOp, KernelTypes::kFloating>(), "T", kFloatTypes});
 }
 
 }  // namespace tw
