@@ -1,4 +1,5 @@
-// Freezing a GraphDef (src/graph/freeze_graph.h) for tf.graph_util.convert_variables_to_constants.
+// Freezing a GraphDef (src/graph/freeze_graph.h) for tf.graph_util.convert_variables_to_constants,
+// and its sub-graph extraction for tf.graph_util.extract_sub_graph.
 #include <map>
 #include <set>
 #include <string>
@@ -43,6 +44,18 @@ void BindFreeze(py::module_& m) {
       },
       py::arg("graph_def"), py::arg("values"), py::arg("output_names"), py::arg("whitelist") = py::none(),
       py::arg("blacklist") = py::none(), py::arg("clear_devices") = false);
+
+  // extract_sub_graph(graph_def_bytes, dest_nodes) -> GraphDef bytes of the nodes they need.
+  m.def(
+      "extract_sub_graph",
+      [](const py::bytes& graph_def, const std::vector<std::string>& dest_nodes) {
+        GraphDef def;
+        if (!def.ParseFromString(std::string(graph_def))) {
+          throw StatusError(absl::InvalidArgumentError("extract_sub_graph: not a serialized GraphDef"));
+        }
+        return py::bytes(ValueOrThrow(ExtractSubGraph(def, dest_nodes)).SerializeAsString());
+      },
+      py::arg("graph_def"), py::arg("dest_nodes"));
 }
 
 }  // namespace tw::python

@@ -1,19 +1,12 @@
 """tf.graph_util: GraphDef rewrites on the messages, with TensorFlow's semantics:
 extract_sub_graph, remove_training_nodes, tensor_shape_from_node_def_name and
-convert_variables_to_constants (the session reads the variables' values; the rewrite is
-VariableV2 / VarHandleOp -> Const, ReadVariableOp -> Identity, as TF does)."""
+convert_variables_to_constants (the session reads the variables' values; the C++ freeze
+rewrites VariableV2 / VarHandleOp -> Const, ReadVariableOp -> Identity, as TF does)."""
 import copy
 
 from tensorweave.proto import function_pb2, graph_pb2
 
-_REF_VARIABLE_OPS = ("Variable", "VariableV2")
-
-
-def _node_name(input_name):
-    """"^x", "x:1" and "x" all name node x."""
-    name = input_name[1:] if input_name.startswith("^") else input_name
-    node, colon, index = name.rpartition(":")
-    return node if colon and index.isdigit() else name
+_VARIABLE_OPS = ("Variable", "VariableV2", "VarHandleOp")
 
 
 def _check_graph_def(graph_def):
@@ -22,35 +15,26 @@ def _check_graph_def(graph_def):
 
 
 def extract_sub_graph(graph_def, dest_nodes):
-    """The nodes `dest_nodes` need (through data and control inputs), in file order."""
+    """The nodes `dest_nodes` need (through data and control inputs), in file order; the
+    library and versions come along (src/graph/freeze_graph.cc's ExtractSubGraph)."""
+    from tensorweave import _core
     _check_graph_def(graph_def)
     if isinstance(dest_nodes, str):
         raise TypeError("dest_nodes must be an iterable of strings, but got type %s." % type(dest_nodes))
-    by_name = {node.name: node for node in graph_def.node}
+    names = {node.name for node in graph_def.node}
     for d in dest_nodes:
-        if d not in by_name:
+        if d not in names:
             raise AssertionError("%s is not in graph" % d)
-    keep, pending = set(), list(dest_nodes)
-    while pending:
-        name = pending.pop()
-        if name in keep:
-            continue
-        keep.add(name)
-        pending.extend(_node_name(i) for i in by_name[name].input if _node_name(i) in by_name)
-    out = graph_pb2.GraphDef()
-    out.node.extend(copy.deepcopy(node) for node in graph_def.node if node.name in keep)
-    out.versions.CopyFrom(graph_def.versions)
-    _copy_library(graph_def, out)
+    out = graph_pb2.GraphDef.FromString(_core.extract_sub_graph(graph_def.SerializeToString(), list(dest_nodes)))
+    _with_library(out)
     return out
 
 
-def _copy_library(source, dest):
-    """GraphDef.library (field 2; graph.proto keeps it as an unknown field, function.proto
-    reads it): copied, present even when empty, as TF's extract_sub_graph writes it."""
-    parsed = function_pb2.GraphDefLibrary.FromString(source.SerializeToString())
-    library = function_pb2.GraphDefLibrary()  # the library alone, not the other fields parsed
-    library.library.CopyFrom(parsed.library)
-    dest.MergeFromString(library.SerializeToString())
+def _with_library(graph_def):
+    """TF's extract_sub_graph writes GraphDef.library (field 2; graph.proto keeps it as an
+    unknown field, function.proto reads it) even when empty: so does this."""
+    if not function_pb2.GraphDefLibrary.FromString(graph_def.SerializeToString()).HasField("library"):
+        graph_def.MergeFromString(function_pb2.GraphDefLibrary(library={}).SerializeToString())
 
 
 def _with_inputs(node, inputs):
@@ -120,32 +104,18 @@ def _variable_values(sess, variables):
 def convert_variables_to_constants(sess, input_graph_def, output_node_names, variable_names_whitelist=None,
                                    variable_names_blacklist=None):
     """The sub-graph computing `output_node_names` with its variables (reference and
-    resource) replaced by Consts holding their values in `sess`."""
-    from tensorweave.tensor_util import make_tensor_proto
-    from tensorweave import dtypes
+    resource) replaced by Consts holding their values in `sess`: the session reads the
+    values, src/graph/freeze_graph.cc rewrites the graph (devices kept, as TF's)."""
+    from tensorweave import _core
     graph_def = extract_sub_graph(input_graph_def, output_node_names)
-    wanted = [n for n in graph_def.node if n.op in _REF_VARIABLE_OPS + ("VarHandleOp",)
-              and (variable_names_whitelist is None or n.name in variable_names_whitelist)
+    variables = [n for n in graph_def.node if n.op in _VARIABLE_OPS]
+    wanted = [n for n in variables
+              if (variable_names_whitelist is None or n.name in variable_names_whitelist)
               and (variable_names_blacklist is None or n.name not in variable_names_blacklist)]
-    values = _variable_values(sess, wanted)
-    out = graph_pb2.GraphDef()
-    out.versions.CopyFrom(graph_def.versions)
-    for node in graph_def.node:
-        new = out.node.add()
-        if node.name in values:
-            dtype_enum = node.attr["dtype"].type
-            new.name, new.op = node.name, "Const"
-            new.attr["dtype"].type = dtype_enum
-            value = values[node.name]
-            new.attr["value"].tensor.CopyFrom(make_tensor_proto(value, dtype=dtypes.as_dtype(value.dtype)
-                                                                if value.dtype.kind != "O" else dtypes.string))
-            if node.device:
-                new.device = node.device
-        elif node.op == "ReadVariableOp" and _node_name(node.input[0]) in values:
-            new.CopyFrom(node)
-            new.op = "Identity"
-            del new.attr["dtype"]
-            new.attr["T"].type = node.attr["dtype"].type
-        else:
-            new.CopyFrom(node)
-    return out
+    wanted_names = {n.name for n in wanted}
+    # Every variable not wanted is blacklisted: an empty whitelist means "none" here but
+    # "all" to the C++ options.
+    blacklist = [n.name for n in variables if n.name not in wanted_names]
+    frozen = _core.freeze_graph_def(graph_def.SerializeToString(), _variable_values(sess, wanted),
+                                    list(output_node_names), None, blacklist, False)
+    return graph_pb2.GraphDef.FromString(frozen)

@@ -133,10 +133,15 @@ def test_freeze_resource_variables_bit_for_bit():
             frozen = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"])
             kept = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"],
                                                                 variable_names_blacklist=["b"])
+            # An empty whitelist converts nothing (TF tests `name not in whitelist`).
+            none = tf.graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["probs"],
+                                                                variable_names_whitelist=[])
     _frozen_is_constant_only(frozen)
     by_name = {n.name: n for n in frozen.node}
     assert by_name["w"].op == "Const" and by_name["w"].attr["dtype"].type == tf.float32.as_datatype_enum
     assert [n.op for n in kept.node if n.name == "b"] == ["VarHandleOp"]
+    assert sorted(n.name for n in none.node if n.op == "VarHandleOp") == ["b", "w"]
+    assert "Const" not in {n.op for n in none.node if n.name in ("b", "w")}
     with tf.Graph().as_default():
         out, = tf.import_graph_def(frozen, return_elements=["probs:0"], name="frozen")
         with tf.Session() as sess:

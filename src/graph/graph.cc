@@ -228,9 +228,14 @@ absl::StatusOr<Node*> FlowGraph::AddNode(NodeSpec spec) {
   return n;
 }
 
+// The GraphDef version written: TF 1.15's TF_GRAPH_DEF_VERSION. TensorFlow imports a graph
+// when producer >= its min_consumer (0) and applies the op deprecations due by 134, the
+// semantics these graphs have (producer 1 asked TF for the behaviour of its first graphs).
+constexpr int kGraphDefProducer = 134;
+
 GraphDef FlowGraph::ToGraphDefSince(int first) const {
   GraphDef def;
-  def.mutable_versions()->set_producer(1);
+  def.mutable_versions()->set_producer(kGraphDefProducer);
   for (int i = first; i < num_nodes(); ++i) *def.add_node() = nodes_[i]->ToNodeDef();
   return def;
 }
