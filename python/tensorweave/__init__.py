@@ -116,3 +116,5 @@ from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dat
 from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
 from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
                                  TFRecordReader, WholeFileReader)
+# Collective ops and the Horovod-shaped data-parallel API (issue 21).
+from tensorweave import collective_ops  # noqa: E402,F401
