@@ -19,6 +19,9 @@ namespace {
 constexpr char kPutMethod[] = "/tensorweave.CollectiveService/Put";
 // 1 MiB pieces: the size gRPC moves fastest here (as RecvTensors' chunks).
 constexpr size_t kPieceBytes = size_t{1} << 20;
+// A member waits this much longer for the leader's Join answer than the leader waits for
+// the group, to hear the leader's answer naming the tasks that did not join.
+constexpr absl::Duration kJoinAnswerMargin = absl::Milliseconds(500);
 
 void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
@@ -129,8 +132,10 @@ class CollectiveServiceImpl final : public CollectiveService::WithRawCallbackMet
   explicit CollectiveServiceImpl(CollectiveRpc* rpc) : rpc_(rpc) {}
 
   grpc::Status Join(grpc::ServerContext* ctx, const CollectiveJoinRequest* req, CollectiveJoinResponse* resp) override {
-    // The caller's deadline, capped (a client without one must not hold a thread for ever).
-    absl::Time deadline = std::min(absl::FromChrono(ctx->deadline()), absl::Now() + absl::Hours(1));
+    // The caller's deadline less the margin it gives us to answer (kJoinAnswerMargin), so
+    // that it hears which tasks did not come; capped (no call holds a thread for ever).
+    absl::Time deadline =
+        std::min(absl::FromChrono(ctx->deadline()) - kJoinAnswerMargin, absl::Now() + absl::Hours(1));
     std::vector<std::string> members;
     absl::Status s = rpc_->ServeJoin(req->group_key(), req->group_size(), req->task(), deadline, &members);
     if (s.ok()) {
@@ -375,7 +380,7 @@ absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const Colle
   req.set_task(task_name_);
   CollectiveJoinResponse resp;
   grpc::ClientContext ctx;
-  ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout + kJoinAnswerMargin));
   grpc::Status s = stub->Join(&ctx, req, &resp);
   if (!s.ok()) {
     return FromGrpcStatus(s, absl::StrCat("collective group leader task ", leader_, " at ", address));
