@@ -381,6 +381,7 @@ absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const Colle
   CollectiveJoinResponse resp;
   grpc::ClientContext ctx;
   ctx.set_deadline(absl::ToChronoTime(absl::Now() + timeout + kJoinAnswerMargin));
+  ctx.set_wait_for_ready(true);  // Members start in any order: wait for the leader to serve.
   grpc::Status s = stub->Join(&ctx, req, &resp);
   if (!s.ok()) {
     return FromGrpcStatus(s, absl::StrCat("collective group leader task ", leader_, " at ", address));
