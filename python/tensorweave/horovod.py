@@ -108,8 +108,8 @@ def broadcast(tensor, root_rank, name=None):
     """`tensor` of worker `root_rank`, on every worker."""
     s = _need_init()
     tensor = convert_to_tensor(tensor)
-    shape = tensor.shape.as_list()
-    if any(d is None for d in shape):
+    shape = _static_shape(tensor)
+    if shape is None or None in shape:
         raise ValueError("hvd.broadcast needs a fully defined shape, got %s" % (shape,))
     key = _next_instance_key(tensor.graph)
     if s["rank"] == root_rank:
@@ -169,17 +169,21 @@ class DistributedOptimizer:
         grads_and_vars = list(self._optimizer.compute_gradients(*args, **kwargs))
         if size() == 1:
             return grads_and_vars
-        return list(zip(self.reduce_gradients([g for g, _ in grads_and_vars]), [v for _, v in grads_and_vars]))
+        variables = [v for _, v in grads_and_vars]
+        return list(zip(self.reduce_gradients([g for g, _ in grads_and_vars], variables), variables))
 
-    def reduce_gradients(self, grads):
-        """The gradients averaged over the workers, in buckets."""
+    def reduce_gradients(self, grads, variables=None):
+        """The gradients averaged over the workers, in buckets. A dense gradient has its
+        variable's shape, known even where the gradient's static shape is not."""
         from tensorweave import array_ops
         out = list(grads)
         dense = [(i, g if not hasattr(g, "indices") else _dense(g)) for i, g in enumerate(grads) if g is not None]
         buckets, current, current_bytes = [], [], 0
         for i, g in reversed(dense):
-            shape = g.shape.as_list()
-            if any(d is None for d in shape) if shape is not None else True:
+            shape = _static_shape(g)
+            if (shape is None or None in shape) and variables is not None:
+                shape = _static_shape(variables[i])
+            if shape is None or None in shape:
                 out[i] = allreduce(g, self._average)  # Unknown size: on its own.
                 continue
             nbytes = np.dtype(g.dtype.as_numpy_dtype).itemsize * max(1, _prod(shape))
@@ -192,8 +196,10 @@ class DistributedOptimizer:
             buckets.append(current)
         for bucket in buckets:
             if len(bucket) == 1:
-                i, g, _ = bucket[0]
+                i, g, shape = bucket[0]
                 out[i] = allreduce(g, self._average)
+                if _static_shape(g) != shape:
+                    out[i] = array_ops.reshape(out[i], shape)
                 continue
             flat = array_ops.concat([array_ops.reshape(g, [-1]) for _, g, _ in bucket], 0)
             reduced = allreduce(flat, self._average)
@@ -210,6 +216,11 @@ class DistributedOptimizer:
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         grads_and_vars = self.compute_gradients(loss, var_list=var_list)
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+
+def _static_shape(t):
+    """The static shape as a list (None for unknown dims), None for an unknown rank."""
+    return None if t.shape.ndims is None else t.shape.as_list()
 
 
 def _prod(shape):
