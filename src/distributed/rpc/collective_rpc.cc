@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -17,11 +19,29 @@ namespace tw {
 namespace {
 
 constexpr char kPutMethod[] = "/tensorweave.CollectiveService/Put";
-// 1 MiB pieces: the size gRPC moves fastest here (as RecvTensors' chunks).
-constexpr size_t kPieceBytes = size_t{1} << 20;
+// Bytes of a piece: 1 MiB, the size gRPC moves fastest here (as RecvTensors' chunks);
+// TW_COLLECTIVE_PIECE_BYTES overrides, for experiments. Every member must use the same.
+size_t PieceBytes() {
+  static const size_t bytes = [] {
+    const char* env = std::getenv("TW_COLLECTIVE_PIECE_BYTES");
+    int64_t b = 0;
+    return env != nullptr && absl::SimpleAtoi(env, &b) && b >= 8 ? static_cast<size_t>(b) : size_t{1} << 20;
+  }();
+  return bytes;
+}
 // A member waits this much longer for the leader's Join answer than the leader waits for
 // the group, to hear the leader's answer naming the tasks that did not join.
 constexpr absl::Duration kJoinAnswerMargin = absl::Milliseconds(500);
+
+// Pieces of one run in flight at once (TW_COLLECTIVE_WINDOW overrides, for experiments).
+int SendWindow() {
+  static const int window = [] {
+    const char* env = std::getenv("TW_COLLECTIVE_WINDOW");
+    int w = 0;
+    return env != nullptr && absl::SimpleAtoi(env, &w) && w > 0 ? w : 4;
+  }();
+  return window;
+}
 
 void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
@@ -172,7 +192,9 @@ bool ParseTaskName(const std::string& name, std::string* job, int* task) {
 // The sends of one run still in flight, and the first that failed.
 struct CollectiveRpc::Sends {
   absl::Mutex mu;
-  int outstanding ABSL_GUARDED_BY(mu) = 0;
+  int outstanding ABSL_GUARDED_BY(mu) = 0;  // Started or waiting to start.
+  int in_flight ABSL_GUARDED_BY(mu) = 0;    // Started.
+  std::deque<std::function<void()>> waiting ABSL_GUARDED_BY(mu);
   absl::Status first_error ABSL_GUARDED_BY(mu);
   absl::Status error() {
     absl::MutexLock l(&mu);
@@ -483,23 +505,43 @@ void CollectiveRpc::SendPiece(Exec& x, const std::string& to, const std::string&
     slices[count++] = grpc::Slice(p, bytes, &ReleaseTensorRef, new Tensor(data));
   }
   call->req = grpc::ByteBuffer(slices, count);
-  {
-    absl::MutexLock l(&x.sends->mu);
-    ++x.sends->outstanding;
-  }
   std::shared_ptr<Sends> sends = x.sends;
   std::shared_ptr<CollectiveRpc> self = shared_from_this();  // The stub outlives the call.
   std::string who = absl::StrCat("task ", to, " at ", address);
-  stub->UnaryCall(&call->ctx, kPutMethod, grpc::StubOptions(), &call->req, &call->resp,
-                  [call, sends, self, who](grpc::Status s) {
-                    delete call;
-                    absl::MutexLock l(&sends->mu);
-                    if (!s.ok() && sends->first_error.ok()) {
-                      sends->first_error = absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                                        absl::StrCat(who, ": ", s.error_message()));
-                    }
-                    --sends->outstanding;
-                  });
+  auto start = [stub, call, sends, self, who] {
+    stub->UnaryCall(&call->ctx, kPutMethod, grpc::StubOptions(), &call->req, &call->resp,
+                    [call, sends, self, who](grpc::Status s) {
+                      delete call;
+                      std::function<void()> next;
+                      {
+                        absl::MutexLock l(&sends->mu);
+                        if (!s.ok() && sends->first_error.ok()) {
+                          sends->first_error = absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                                            absl::StrCat(who, ": ", s.error_message()));
+                        }
+                        --sends->outstanding;
+                        if (sends->waiting.empty()) {
+                          --sends->in_flight;
+                        } else {
+                          next = std::move(sends->waiting.front());
+                          sends->waiting.pop_front();
+                        }
+                      }
+                      if (next) next();
+                    });
+  };
+  {
+    // A few pieces in flight at once: more interleave on the connection, so that no piece
+    // arrives whole until nearly all have, and the ring's pipeline stalls.
+    absl::MutexLock l(&sends->mu);
+    ++sends->outstanding;
+    if (sends->in_flight >= SendWindow()) {
+      sends->waiting.push_back(std::move(start));
+      return;
+    }
+    ++sends->in_flight;
+  }
+  start();
 }
 
 void CollectiveRpc::SendAbort(const Exec& x, const std::string& reason) {
@@ -538,7 +580,7 @@ absl::Status CollectiveRpc::RunRing(Exec& x, Tensor& data) {
   const std::string prev_name = "task " + prev;
   const int64_t count = data.NumElements();
   const size_t esize = DTypeSize(data.dtype());
-  const int64_t piece_elems = std::max<int64_t>(1, static_cast<int64_t>(kPieceBytes / esize));
+  const int64_t piece_elems = std::max<int64_t>(1, static_cast<int64_t>(PieceBytes() / esize));
   auto chunk_begin = [&](int c) { return count * c / n; };
   auto pieces_of = [&](int c) {
     const int64_t len = chunk_begin(c + 1) - chunk_begin(c);
@@ -596,14 +638,14 @@ absl::Status CollectiveRpc::RunRing(Exec& x, Tensor& data) {
 
 absl::Status CollectiveRpc::RunBroadcast(Exec& x, Tensor& data) {
   const size_t total = data.TotalBytes();
-  const int64_t pieces = static_cast<int64_t>((total + kPieceBytes - 1) / kPieceBytes);
+  const int64_t pieces = static_cast<int64_t>((total + PieceBytes() - 1) / PieceBytes());
   auto key = [&](int64_t p) { return absl::StrCat(x.run_key, "/b/", p); };
   if (x.params.kind == CollectiveKind::kBcastSend) {
     for (const std::string& to : x.members) {
       if (to == task_name_) continue;
       for (int64_t p = 0; p < pieces; ++p) {
-        const size_t off = p * kPieceBytes;
-        SendPiece(x, to, key(p), data, off, std::min(kPieceBytes, total - off));
+        const size_t off = p * PieceBytes();
+        SendPiece(x, to, key(p), data, off, std::min(PieceBytes(), total - off));
       }
     }
     return absl::OkStatus();
@@ -613,8 +655,8 @@ absl::Status CollectiveRpc::RunBroadcast(Exec& x, Tensor& data) {
   for (int64_t p = 0; p < pieces; ++p) {
     Piece piece;
     TW_RETURN_IF_ERROR(WaitPiece(x, key(p), from, &piece));
-    const size_t off = p * kPieceBytes;
-    const size_t bytes = std::min(kPieceBytes, total - off);
+    const size_t off = p * PieceBytes();
+    const size_t bytes = std::min(PieceBytes(), total - off);
     if (piece.bytes != bytes) {
       return absl::InvalidArgumentError(absl::StrCat("the broadcast's sender sent ", piece.bytes, " bytes where ",
                                                      bytes, " were expected: its tensor differs from shape ",
