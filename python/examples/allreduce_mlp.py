@@ -32,6 +32,9 @@ def parse_args(argv):
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--optimizer", default="sgd", choices=["sgd", "momentum", "adam"])
     p.add_argument("--bucket_bytes", type=int, default=64 * 1024, help="gradient bucket size (DDP: 25 MB)")
+    p.add_argument("--time", type=int, default=0, metavar="STEPS",
+                   help="instead: time STEPS training steps (after 30 untimed) x --repeats; rank 0 prints examples/s")
+    p.add_argument("--repeats", type=int, default=5)
     return p.parse_args(argv)
 
 
@@ -75,9 +78,31 @@ def run_worker(args):
         sess.run(tf.global_variables_initializer())
         sess.run(bcast)
         feed = {x: x_all[rows], labels: labels_all[rows]}
+        if args.time:
+            time_steps(sess, train_op, feed, args, hvd)
+            return
         for step in range(args.steps):
             value, _ = sess.run([mean_loss, train_op], feed)
             print("rank %d step %d loss %.9g" % (hvd.rank(), step, value), flush=True)
+
+
+def time_steps(sess, train_op, feed, args, hvd):
+    import statistics
+    import time
+    for _ in range(30):
+        sess.run(train_op, feed)
+    rates = []
+    for _ in range(args.repeats):
+        start = time.perf_counter()
+        for _ in range(args.time):
+            sess.run(train_op, feed)  # Each step waits for every worker's gradients: in step.
+        rates.append(args.time * args.batch * hvd.size() / (time.perf_counter() - start))
+    if hvd.rank() == 0:
+        median = statistics.median(rates)
+        print("tensorweave all-reduce MLP 784-256-10 %s, %d process(es), batch %d per process: %.0f examples/s median"
+              " (%.2f ms/step)" % (args.optimizer, hvd.size(), args.batch, median,
+                                   1000 * args.batch * hvd.size() / median), flush=True)
+        print("RESULT examples_per_s=%.1f" % median, flush=True)
 
 
 def single_process(args):
@@ -115,7 +140,12 @@ def main(argv):
         if proc.returncode != 0:
             print("worker %d failed (exit %d)" % (rank, proc.returncode))
             return 1
+        if args.time:
+            print(out, end="")
+            continue
         losses[rank] = [float(line.split()[-1]) for line in out.splitlines() if line.startswith("rank ")]
+    if args.time:
+        return 0
     expected = single_process(args)
     for step in range(args.steps):
         print("step %d  workers %s  one process %.6f" % (
