@@ -138,6 +138,47 @@ std::string FirstTask(const ClusterSpec& cluster) {
   return "";
 }
 
+// Threads for collective runs: one per run in progress (a run waits on its peers, and two
+// runs of one step may need each other's peers to progress), kept a while when idle so
+// that a step's runs do not each start a thread.
+class RunThreads {
+ public:
+  static RunThreads& Get() {
+    static auto* threads = new RunThreads;
+    return *threads;
+  }
+  void Schedule(std::function<void()> fn) {
+    bool spawn;
+    {
+      absl::MutexLock l(&mu_);
+      queue_.push_back(std::move(fn));
+      spawn = static_cast<int>(queue_.size()) > idle_;
+    }
+    if (spawn) std::thread([this] { Loop(); }).detach();
+  }
+
+ private:
+  void Loop() {
+    for (;;) {
+      std::function<void()> fn;
+      {
+        absl::MutexLock l(&mu_);
+        ++idle_;
+        auto ready = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !queue_.empty(); };
+        mu_.AwaitWithTimeout(absl::Condition(&ready), absl::Seconds(30));
+        --idle_;
+        if (queue_.empty()) return;  // Idle for 30 s.
+        fn = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      fn();
+    }
+  }
+  absl::Mutex mu_;
+  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  int idle_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 const char* KindName(CollectiveKind kind) {
   switch (kind) {
     case CollectiveKind::kReduce: return "CollectiveReduce";
@@ -355,7 +396,7 @@ void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, Cancellatio
   // Its own thread: a run waits on its peers, and the executor's few threads must stay free
   // for the other collectives of the step (whose peers may run them in another order).
   std::shared_ptr<CollectiveRpc> self = shared_from_this();
-  std::thread([self, params, data, cancellation, done = std::move(done)]() mutable {
+  RunThreads::Get().Schedule([self, params, data, cancellation, done = std::move(done)]() mutable {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     CancellationManager::Token token = CancellationManager::kInvalidToken;
     if (cancellation != nullptr) {
@@ -371,7 +412,7 @@ void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, Cancellatio
       cancellation->DeregisterCallback(token);
     }
     done(s);
-  }).detach();
+  });
 }
 
 absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const CollectiveParams& params,
@@ -436,6 +477,8 @@ absl::Status CollectiveRpc::RunBlocking(const CollectiveParams& params, Tensor& 
                              next_run_[{params.group_key, params.instance_key}]++);
   }
   absl::Status s = params.kind == CollectiveKind::kReduce ? RunRing(x, data) : RunBroadcast(x, data);
+  // Every send answered before the result is handed on: the result's consumers may write
+  // into it, and the receivers must not see that.
   x.sends->WaitAll();
   if (s.ok()) s = x.sends->error();
   if (!s.ok() && s.code() != absl::StatusCode::kAborted) SendAbort(x, std::string(s.message()));
