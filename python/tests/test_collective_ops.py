@@ -193,3 +193,22 @@ def test_errors_without_a_group():
             s.run(collective_ops.all_reduce(x, 2, 1, 1))
         with pytest.raises(tf.errors.InvalidArgumentError, match="merge_op must be Add, Mul, Max or Min"):
             s.run(collective_ops.all_reduce(x, 2, 1, 1, merge_op="Sum"))
+
+
+def test_all_reduce_in_a_cluster_with_a_token():
+    # The tasks present the cluster token to each other's CollectiveService too.
+    token = "collective-token-0123456789abcdef"
+    security = tf.train.TransportSecurity(cluster_token=token)
+    cluster = tf.train.ClusterSpec({"worker": ["localhost:%d" % free_port(), "localhost:%d" % free_port()]})
+    servers = [tf.train.Server(cluster, job_name="worker", task_index=t, security=security) for t in range(2)]
+    g = tf.Graph()
+    with g.as_default():
+        outs = []
+        for t in range(2):
+            with tf.device("/job:worker/task:%d" % t):
+                outs.append(collective_ops.all_reduce(tf.constant([1.0, 2.0]) * (t + 1), 2, 1, 1, "Add", "Id"))
+        with tf.Session(servers[0].target, graph=g, security=security) as s:
+            for v in s.run(outs):
+                np.testing.assert_array_equal(v, [3.0, 6.0])
+    for server in servers:
+        server.stop()
