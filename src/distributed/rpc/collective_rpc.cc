@@ -29,6 +29,10 @@ size_t PieceBytes() {
   }();
   return bytes;
 }
+// Caps on what peers may leave here (Put): key and abort-reason sizes, the number of abort
+// reasons kept, the bytes of pieces not yet taken by their run.
+constexpr size_t kMaxKeyBytes = 256, kMaxAbortBytes = 16 << 10, kMaxAborts = 1024;
+constexpr size_t kMaxUnclaimedBytes = size_t{4} << 30;
 // A member waits this much longer for the leader's Join answer than the leader waits for
 // the group, to hear the leader's answer naming the tasks that did not join.
 constexpr absl::Duration kJoinAnswerMargin = absl::Milliseconds(500);
@@ -379,15 +383,26 @@ absl::Status CollectiveRpc::ServePut(const grpc::ByteBuffer& message) {
     }
     if (!ok) return absl::DataLossError("collective Put: malformed message");
   }
-  if (key.empty()) return absl::DataLossError("collective Put: no key");
+  if (key.empty() || key.size() > kMaxKeyBytes || abort.size() > kMaxAbortBytes) {
+    return absl::DataLossError("collective Put: no key, or a key or reason too long");
+  }
   absl::MutexLock l(&mu_);
   if (has_abort) {
+    if (aborts_.size() >= kMaxAborts) aborts_.clear();  // Old runs' reasons: nobody waits on them.
     aborts_.emplace(key, abort);
     return absl::OkStatus();
   }
+  // Pieces wait here until their run takes them; a sender running far ahead (or pushing
+  // runs this task never starts) must not take all the memory.
+  if (unclaimed_bytes_ + piece.bytes > kMaxUnclaimedBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat("collective Put: ", unclaimed_bytes_,
+                                                     " bytes of pieces already wait unclaimed on task ", task_name_));
+  }
+  const size_t bytes = piece.bytes;
   if (!pieces_.emplace(key, std::move(piece)).second) {
     return absl::DataLossError("collective Put: piece " + key + " arrived twice");
   }
+  unclaimed_bytes_ += bytes;
   return absl::OkStatus();
 }
 
@@ -486,7 +501,11 @@ absl::Status CollectiveRpc::RunBlocking(const CollectiveParams& params, Tensor& 
     // Pieces of this run that will not be read (it failed part way).
     absl::MutexLock l(&mu_);
     const std::string prefix = x.run_key + "/";
-    absl::erase_if(pieces_, [&](const auto& kv) { return kv.first.rfind(prefix, 0) == 0; });
+    absl::erase_if(pieces_, [&](const auto& kv) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      if (kv.first.rfind(prefix, 0) != 0) return false;
+      unclaimed_bytes_ -= kv.second.bytes;
+      return true;
+    });
   }
   if (!s.ok()) return absl::Status(s.code(), absl::StrCat(x.What(), " on task ", task_name_, ": ", s.message()));
   return s;
@@ -509,6 +528,7 @@ absl::Status CollectiveRpc::WaitPiece(const Exec& x, const std::string& key, con
                         absl::Now() + x.timeout);
   if (auto it = pieces_.find(key); it != pieces_.end()) {
     *out = std::move(it->second);
+    unclaimed_bytes_ -= out->bytes;
     pieces_.erase(it);
     return absl::OkStatus();
   }

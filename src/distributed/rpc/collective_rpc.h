@@ -87,6 +87,7 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   absl::Mutex mu_;
   bool shutdown_ ABSL_GUARDED_BY(mu_) = false;
   absl::flat_hash_map<std::string, Piece> pieces_ ABSL_GUARDED_BY(mu_);       // By piece key.
+  size_t unclaimed_bytes_ ABSL_GUARDED_BY(mu_) = 0;                          // Their bytes.
   absl::flat_hash_map<std::string, std::string> aborts_ ABSL_GUARDED_BY(mu_); // By run key.
   std::map<std::pair<int64_t, int64_t>, int64_t> next_run_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::vector<std::string>> groups_ ABSL_GUARDED_BY(mu_);  // Resolved here.
