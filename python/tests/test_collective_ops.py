@@ -212,3 +212,19 @@ def test_all_reduce_in_a_cluster_with_a_token():
                 np.testing.assert_array_equal(v, [3.0, 6.0])
     for server in servers:
         server.stop()
+
+
+def test_members_with_different_sizes_fail_with_a_clear_error():
+    from tensorweave.local_cluster import start_local_cluster
+    _, servers = start_local_cluster("worker", 2)
+    g = tf.Graph()
+    with g.as_default():
+        outs = []
+        for t, size in enumerate((10, 12)):
+            with tf.device("/job:worker/task:%d" % t):
+                outs.append(collective_ops.all_reduce(tf.ones([size]), 2, 1, 1, "Add", "Id", timeout=20))
+        start = time.time()
+        with tf.Session(servers[0].target, graph=g) as s:
+            with pytest.raises(tf.errors.OpError, match="the members' tensors differ in size"):
+                s.run(outs)
+        assert time.time() - start < 15  # The abort reaches the other member: no waiting out its deadline.
