@@ -171,7 +171,9 @@ def test_killed_member_fails_within_deadline_and_survivors_go_on():
         for e in got:
             assert isinstance(e, tf.errors.OpError), e
             assert "/job:worker/replica:0/task:2" in str(e), str(e)
-        assert elapsed < 10, elapsed
+        # Task 1's send to the dead task fails at once, and its abort reaches task 0: neither
+        # waits out the 3 s deadline (measured: 0.04 s).
+        assert elapsed < 2.5, elapsed
         # A group that never forms (task 2 is gone) fails naming it too.
         got = _run_in_threads([lambda w=w: w.reduce(ones, 3, 10, timeout=2) for w in workers[:2]])
         for e in got:

@@ -241,6 +241,7 @@ struct CollectiveRpc::Sends {
   int in_flight ABSL_GUARDED_BY(mu) = 0;    // Started.
   std::deque<std::function<void()>> waiting ABSL_GUARDED_BY(mu);
   absl::Status first_error ABSL_GUARDED_BY(mu);
+  std::atomic<bool> failed{false};  // first_error is set: wakes the run's waits.
   absl::Status error() {
     absl::MutexLock l(&mu);
     return first_error;
@@ -517,12 +518,13 @@ absl::Status CollectiveRpc::WaitPiece(const Exec& x, const std::string& key, con
     const std::string* key;
     const std::string* run;
     const std::atomic<bool>* cancelled;
-  } ready{this, &key, &x.run_key, x.cancelled};
+    const std::atomic<bool>* send_failed;
+  } ready{this, &key, &x.run_key, x.cancelled, &x.sends->failed};
   absl::MutexLock l(&mu_);
   mu_.AwaitWithDeadline(absl::Condition(
                             +[](Ready* r) ABSL_NO_THREAD_SAFETY_ANALYSIS {
                               return r->self->pieces_.contains(*r->key) || r->self->aborts_.contains(*r->run) ||
-                                     r->cancelled->load() || r->self->shutdown_;
+                                     r->cancelled->load() || r->send_failed->load() || r->self->shutdown_;
                             },
                             &ready),
                         absl::Now() + x.timeout);
@@ -534,6 +536,7 @@ absl::Status CollectiveRpc::WaitPiece(const Exec& x, const std::string& key, con
   }
   if (auto it = aborts_.find(x.run_key); it != aborts_.end()) return absl::AbortedError(it->second);
   if (x.cancelled->load()) return absl::CancelledError("step cancelled");
+  if (x.sends->failed.load()) return x.sends->error();  // This task's send failed: no use waiting.
   if (shutdown_) return absl::UnavailableError("the server is stopping");
   return absl::DeadlineExceededError(absl::StrCat("no data from ", from, " within ", absl::FormatDuration(x.timeout),
                                                   " (is it down, or not running this collective?)"));
@@ -581,6 +584,7 @@ void CollectiveRpc::SendPiece(Exec& x, const std::string& to, const std::string&
                         if (!s.ok() && sends->first_error.ok()) {
                           sends->first_error = absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                                                             absl::StrCat(who, ": ", s.error_message()));
+                          sends->failed.store(true);
                         }
                         --sends->outstanding;
                         if (sends->waiting.empty()) {
@@ -589,6 +593,9 @@ void CollectiveRpc::SendPiece(Exec& x, const std::string& to, const std::string&
                           next = std::move(sends->waiting.front());
                           sends->waiting.pop_front();
                         }
+                      }
+                      if (!s.ok()) {
+                        absl::MutexLock wake(&self->mu_);  // The run's wait sees `failed`.
                       }
                       if (next) next();
                     });
