@@ -129,3 +129,5 @@ from tensorweave import graph_util  # noqa: E402,F401
 train.write_graph = write_graph
 io.write_graph = write_graph
 from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from the op registry (tools/op_gen)
+# Collective ops and the Horovod-shaped data-parallel API (issue 21).
+from tensorweave import collective_ops  # noqa: E402,F401

@@ -29,6 +29,7 @@ PUBLIC_HEADERS = {
     "dtype": "tensor", "tensor_shape": "tensor", "tensor": "tensor",
     "graph": "client", "ops": "client", "variables": "client", "data_flow_ops": "client",
     "session": "client", "import_graph_def": "client",
+    "collective_ops": "client",
     "gradients": "autodiff",
     "cluster_spec": "distributed",
     "server": "distributed/rpc",

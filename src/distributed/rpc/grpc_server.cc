@@ -8,6 +8,7 @@
 #include "core/file_access.h"
 #include "core/net_util.h"
 #include "distributed/master.h"
+#include "distributed/rpc/collective_rpc.h"
 #include "distributed/rpc/grpc_security.h"
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/grpc_worker_cache.h"
@@ -191,7 +192,8 @@ class GrpcServer : public Server {
         worker_service_(&worker_, &master_, &reply_budget_),
         master_service_(&master_, &reply_budget_),
         tf_master_(&master_, job, task),
-        tf_master_service_(&tf_master_, &reply_budget_) {
+        tf_master_service_(&tf_master_, &reply_budget_),
+        collective_(std::make_shared<CollectiveRpc>(cluster, job, task, absl::Milliseconds(options.rpc_timeout_ms))) {
     cache_.SetLocalWorker(job, task, &worker_);
     security_ = options.security;
     insecure_allow_remote_ = options.insecure_allow_remote;
@@ -210,6 +212,7 @@ class GrpcServer : public Server {
                                                  ": the port is in use by another process"));
     }
     cache_.SetClientCredentials(MakeClientCredentials(security));
+    collective_->SetClientCredentials(MakeClientCredentials(security));
     grpc::ServerBuilder builder;
     int bound_port = 0;
     builder.AddListeningPort(address_, MakeServerCredentials(security), &bound_port);
@@ -232,18 +235,22 @@ class GrpcServer : public Server {
     builder.RegisterService(&worker_service_);
     builder.RegisterService(&master_service_);
     builder.RegisterCallbackGenericService(&tf_master_service_);  // TensorFlow's clients (tf_master_service.h).
+    builder.RegisterService(collective_->service());              // Collective ops (collective_rpc.h).
     server_ = builder.BuildAndStart();
     if (server_ == nullptr || bound_port == 0) {
       server_.reset();
       return absl::UnavailableError(absl::StrCat("cannot listen on ", address_,
                                                  " (is the port already in use, or the host not local?)"));
     }
+    RegisterCollectiveRuntime(collective_->task_name(), collective_);
     return absl::OkStatus();
   }
 
   void Join() override { stopped_.WaitForNotification(); }
 
   void Stop() override {
+    UnregisterCollectiveRuntime(collective_->task_name(), collective_.get());
+    collective_->Shutdown();
     if (server_ != nullptr) {
       server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
       server_.reset();
@@ -264,6 +271,7 @@ class GrpcServer : public Server {
   MasterServiceImpl master_service_;
   TfMasterAdapter tf_master_;
   TfMasterService tf_master_service_;
+  std::shared_ptr<CollectiveRpc> collective_;  // Shared: a running collective holds it too.
   std::unique_ptr<grpc::Server> server_;
   absl::Notification stopped_;
   TransportSecurity security_;  // Files read by Start().
