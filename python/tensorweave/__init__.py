@@ -116,3 +116,4 @@ from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dat
 from tensorweave.input import count_up_to  # noqa: E402,F401 - tf.count_up_to (queue pipelines' epoch counter)
 from tensorweave.readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402,F401
                                  TFRecordReader, WholeFileReader)
+from tensorweave.while_loop import while_loop  # noqa: E402,F401 - TF1 dataflow loop (Enter/Merge/NextIteration/Exit)
