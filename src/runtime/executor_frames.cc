@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "graph/attr_value.h"
@@ -22,6 +23,27 @@ bool FedByRecv(const Node& node) {
   return false;
 }
 
+// The frame_name of the loop a NextIteration belongs to (through its Merge's Enter), for
+// errors about a partition that holds only part of a loop; the node's name otherwise.
+std::string LoopNameNear(const Node& node) {
+  for (const Edge* e : node.out_edges()) {
+    const Node* merge = e->dst;
+    if (merge->op() != "Merge") continue;
+    for (int i = 0; i < merge->num_inputs(); ++i) {
+      const Node* src = merge->input_edge(i)->src;
+      auto name = GetStringAttr(src->attrs(), "frame_name");
+      if (src->op() == "Enter" && name.ok()) return *name;
+    }
+  }
+  return node.name();
+}
+
+absl::Status SpansPartitions(const Node& node, const std::string& loop) {
+  return NodeError(node.name(), node.op(), absl::UnimplementedError(absl::StrCat(
+      "while loop '", loop, "' spans devices or tasks (a tensor from another partition enters it); ",
+      "loops must run on one device")));
+}
+
 }  // namespace
 
 absl::Status Executor::BuildFrames(const FlowGraph& graph) {
@@ -30,6 +52,8 @@ absl::Status Executor::BuildFrames(const FlowGraph& graph) {
   std::map<std::pair<int, std::string>, int> child_of;  // (parent frame, frame_name) -> frame
   std::vector<int> frame_of(nodes.size(), -1);
   std::deque<int> queue;
+  bool has_recv = false;
+  for (const Node* n : nodes) has_recv = has_recv || n->op() == "_Recv";
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i]->num_inputs() == 0 && nodes[i]->control_inputs().empty()) {
       frame_of[i] = 0;
@@ -68,6 +92,7 @@ absl::Status Executor::BuildFrames(const FlowGraph& graph) {
       has_loops_ = true;
     } else if (node.op() == "Exit" || node.op() == "RefExit") {
       if (frame == 0) {
+        if (FedByRecv(node)) return SpansPartitions(node, node.name());
         return NodeError(node.name(), node.op(), absl::InvalidArgumentError("an Exit outside any while loop"));
       }
       frames_[frame].exits.push_back(id);
@@ -75,6 +100,7 @@ absl::Status Executor::BuildFrames(const FlowGraph& graph) {
       item.loop = Item::Loop::kExit;
     } else if (node.op() == "NextIteration" || node.op() == "RefNextIteration") {
       if (frame == 0) {
+        if (FedByRecv(node)) return SpansPartitions(node, LoopNameNear(node));
         return NodeError(node.name(), node.op(),
                          absl::InvalidArgumentError("a NextIteration outside any while loop"));
       }
@@ -92,11 +118,8 @@ absl::Status Executor::BuildFrames(const FlowGraph& graph) {
         queue.push_back(dst);
       } else if (frame_of[dst] != out_frame) {
         const int loop = std::max(frame_of[dst], out_frame);
-        if (FedByRecv(*e->dst)) {
-          return NodeError(e->dst->name(), e->dst->op(), absl::UnimplementedError(absl::StrCat(
-              "while loop '", frames_[loop].name,
-              "' spans devices or tasks (a tensor from another partition enters it); loops must run on one device")));
-        }
+        // In a partition, a tensor received from another one starts in the root frame.
+        if (has_recv) return SpansPartitions(*e->dst, frames_[loop].name);
         return NodeError(e->dst->name(), e->dst->op(), absl::InvalidArgumentError(absl::StrCat(
             "its inputs come from two different while-loop frames (", frame_label(frame_of[dst]), " and ",
             frame_label(out_frame), " through '", node.name(), "')")));
