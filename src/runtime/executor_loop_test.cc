@@ -198,6 +198,69 @@ TEST_F(ExecutorLoopTest, AnEndlessLoopStopsWhenTheStepIsCancelled) {
   EXPECT_NE(got.status().message().find("while loop 'w' stopped in iteration"), std::string::npos) << got.status();
 }
 
+TEST_F(ExecutorLoopTest, IterationsRunInParallelOnThePoolAndAgree) {
+  // Each iteration multiplies a 96x96 loop invariant by itself (expensive: it goes to the
+  // inter-op pool) and adds its sum to acc: up to parallel_iterations run at once, each on
+  // its own iteration state; the result is the same as one at a time.
+  const int kDim = 96;
+  std::vector<float> values(kDim * kDim);
+  for (int i = 0; i < kDim * kDim; ++i) values[i] = static_cast<float>((i * 7) % 5) * 0.25f;
+  auto matrix = Tensor::FromVector<float>(values, TensorShape({kDim, kDim}));
+  ASSERT_TRUE(matrix.ok());
+  const AttrValue kFloat = MakeAttr(DType::kFloat);
+  N("m", "Const", {}, {{"dtype", kFloat}, {"value", MakeAttr(*matrix)}});
+  N("axes", "Const", {}, {{"dtype", kInt}, {"value", MakeAttr(*Tensor::FromVector<int32_t>({0, 1}, TensorShape({2})))}});
+  Const("i0", 0);
+  Const("limit", 40);
+  N("acc0", "Const", {}, {{"dtype", kFloat}, {"value", MakeAttr(Tensor::Scalar<float>(0))}});
+  Enter("w/enter_i", "i0", "w", false, 8);
+  N("w/enter_acc", "Enter", {"acc0"}, {{"T", kFloat}, {"frame_name", MakeAttr(std::string("w"))},
+                                       {"parallel_iterations", MakeAttr(int64_t{8})}});
+  Enter("w/limit", "limit", "w", true, 8);
+  N("w/m", "Enter", {"m"}, {{"T", kFloat}, {"frame_name", MakeAttr(std::string("w"))},
+                           {"is_constant", MakeAttr(true)}, {"parallel_iterations", MakeAttr(int64_t{8})}});
+  Enter("w/axes", "axes", "w", true, 8);
+  N("w/merge_i", "Merge", {"w/enter_i", "w/next_i"}, {{"T", kInt}, {"N", MakeAttr(2)}});
+  N("w/merge_acc", "Merge", {"w/enter_acc", "w/next_acc"}, {{"T", kFloat}, {"N", MakeAttr(2)}});
+  N("w/less", "Less", {"w/merge_i", "w/limit"}, {{"T", kInt}});
+  N("w/cond", "LoopCond", {"w/less"});
+  N("w/switch_i", "Switch", {"w/merge_i", "w/cond"}, {{"T", kInt}});
+  N("w/switch_acc", "Switch", {"w/merge_acc", "w/cond"}, {{"T", kFloat}});
+  N("w/body_i", "Identity", {"w/switch_i:1"}, {{"T", kInt}});
+  N("w/body_acc", "Identity", {"w/switch_acc:1"}, {{"T", kFloat}});
+  Const("w/one", 1, {"^w/body_i"});
+  N("w/i1", "Add", {"w/body_i", "w/one"}, {{"T", kInt}});
+  N("w/mm", "MatMul", {"w/m", "w/m", "^w/body_i"}, {{"T", kFloat}});
+  N("w/sum", "Sum", {"w/mm", "w/axes"}, {{"T", kFloat}, {"Tidx", kInt}});
+  N("w/acc1", "Add", {"w/body_acc", "w/sum"}, {{"T", kFloat}});
+  N("w/next_i", "NextIteration", {"w/i1"}, {{"T", kInt}});
+  N("w/next_acc", "NextIteration", {"w/acc1"}, {{"T", kFloat}});
+  N("w/exit_acc", "Exit", {"w/switch_acc"}, {{"T", kFloat}});
+  N("w/exit_i", "Exit", {"w/switch_i"}, {{"T", kInt}});
+  ASSERT_TRUE(Import().ok());
+  Node* acc = graph_.FindNode("w/exit_acc");
+  ASSERT_TRUE(graph_.AddNode(NodeSpec{"ret0", "_Retval", {{acc, 0}}, "", {{"T", kFloat}, {"index", MakeAttr(int64_t{0})}}})
+                  .ok());
+  double one_product = 0;  // sum(m @ m) in double
+  for (int r = 0; r < kDim; ++r)
+    for (int c = 0; c < kDim; ++c)
+      for (int k = 0; k < kDim; ++k) one_product += double(values[r * kDim + k]) * values[k * kDim + c];
+  ThreadPool pool("loop_test", 4);
+  for (int run = 0; run < 5; ++run) {
+    ExecutorOptions options;
+    options.device = devices_->default_device();
+    options.inter_op_pool = &pool;
+    auto ex = Executor::Create(graph_, std::move(options));
+    ASSERT_TRUE(ex.ok()) << ex.status();
+    CallFrame frame;
+    frame.rets.resize(1);
+    Executor::Args args;
+    args.call_frame = &frame;
+    ASSERT_TRUE((*ex)->Run(args).ok());
+    EXPECT_NEAR(frame.rets[0].scalar<float>(), 40 * one_product, 40 * one_product * 1e-5);
+  }
+}
+
 TEST_F(ExecutorLoopTest, ImportRefusesACycleNotThroughNextIteration) {
   Const("c", 0);
   N("m", "Merge", {"c", "back"}, {{"T", kInt}, {"N", MakeAttr(2)}});
