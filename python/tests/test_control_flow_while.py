@@ -239,3 +239,11 @@ def test_a_loop_spanning_tasks_is_unimplemented_not_a_hang():
                 sess.run(spanning, {n: 7}, options=tf.RunOptions(timeout_in_ms=30000))
     finally:
         servers.stop()
+
+
+def test_a_loop_inside_a_cond_branch_runs_only_when_taken():
+    x = tf.placeholder(tf.int32, [])
+    y = tf.cond(x > 0, lambda: tf.while_loop(lambda i, a: i < x, lambda i, a: (i + 1, a + i), [0, 0])[1],
+                lambda: -x)
+    with tf.Session() as sess:
+        assert [sess.run(y, {x: v}) for v in (5, -3, 0, 10)] == [10, 3, 0, 45]
