@@ -247,3 +247,35 @@ def test_a_loop_inside_a_cond_branch_runs_only_when_taken():
                 lambda: -x)
     with tf.Session() as sess:
         assert [sess.run(y, {x: v}) for v in (5, -3, 0, 10)] == [10, 3, 0, 45]
+
+
+TF_RUNS_OURS = r'''
+import sys
+import numpy as np
+import tensorflow as tf
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+graph_def = tf1.GraphDef.FromString(open(sys.argv[1], "rb").read())
+with tf1.Graph().as_default() as g:
+    tf1.import_graph_def(graph_def, name="")
+    with tf1.Session() as sess:
+        print(" ".join(str(sess.run("steps:0", {"n:0": np.int64(v)})) for v in (1, 6, 27, 97)))
+'''
+
+
+def test_tensorflow_runs_the_graph_our_while_loop_builds(tmp_path):
+    """Our loop's GraphDef is TF1's structure: TensorFlow imports and runs it."""
+    python = require_tensorflow("test_tensorflow_runs_the_graph_our_while_loop_builds")
+    g = tf.Graph()
+    with g.as_default():
+        _build_while_collatz()
+    (tmp_path / "ours.pb").write_bytes(g.as_graph_def())
+    (tmp_path / "run_ours.py").write_text(TF_RUNS_OURS)
+    import subprocess
+
+    from tf_peer import tf_env
+    done = subprocess.run([python, str(tmp_path / "run_ours.py"), str(tmp_path / "ours.pb")], env=tf_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = np.load(os.path.join(FIXTURES, "while_collatz.npz"))
+    assert done.stdout.split() == [str(int(expected[f"run{k}/fetch:steps:0"])) for k in range(4)]
