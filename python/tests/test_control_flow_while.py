@@ -212,6 +212,11 @@ def test_an_endless_loop_is_stopped_by_the_step_deadline_and_by_close():
     worker.join(30)
     assert not worker.is_alive()
     assert len(errors) == 1 and isinstance(errors[0], (tf.errors.CancelledError, tf.errors.AbortedError)), errors
+    # The session's operation_timeout_in_ms as well; the session stays usable after it.
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=300)) as timed:
+        with pytest.raises(tf.errors.DeadlineExceededError):
+            timed.run(v)
+        assert timed.run(tf.while_loop(lambda i: i < 5, lambda i: i + 1, [0])) == 5
 
 
 def test_a_loop_spanning_tasks_is_unimplemented_not_a_hang():
