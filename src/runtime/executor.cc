@@ -99,7 +99,7 @@ Executor::~Executor() = default;
 class ExecutorState {
  public:
   ExecutorState(const Executor* ex, const Executor::Args& args, std::function<void(absl::Status)> done)
-      : ex_(ex), args_(args), done_(std::move(done)), root_(NewIter(nullptr, 0)) {
+      : ex_(ex), loops_(ex->has_loops_), args_(args), done_(std::move(done)), root_(NewIter(nullptr, 0)) {
     if (args_.cancellation == nullptr) args_.cancellation = &own_cancellation_;
   }
 
@@ -240,33 +240,10 @@ class ExecutorState {
     const Executor::Item& item = ex_->items_[t.id];
     for (int i = 0; i < item.num_inputs; ++i) t.iter->slots[item.input_start + i] = Tensor();
     Ready became_ready;
-    if (!ex_->has_loops_) {
+    if (!loops_) {
       if (ctx != nullptr || dead) PropagateOutputs(t, ctx, dead, t.iter, became_ready);
     } else {
-      absl::MutexLock lock(&loop_mu_);
-      Frame* child = nullptr;
-      if (ctx != nullptr || dead) {
-        switch (item.loop) {
-          case Executor::Item::Loop::kNone:
-            PropagateOutputs(t, ctx, dead, t.iter, became_ready);
-            break;
-          case Executor::Item::Loop::kEnter:
-            child = EnterDone(t, ctx, dead, became_ready);
-            break;
-          case Executor::Item::Loop::kExit:
-            if (!dead) {  // A dead Exit waits for its frame's end (FinishDone).
-              t.iter->frame->live_exits.insert(t.id);
-              PropagateOutputs(t, ctx, false, t.iter->frame->parent_iter, became_ready);
-            }
-            break;
-          case Executor::Item::Loop::kNextIteration:
-            NextIterationDone(t, ctx, dead, became_ready);
-            break;
-        }
-      }
-      if (child != nullptr) FinishDone(child, became_ready);
-      --t.iter->outstanding;
-      FinishDone(t.iter->frame, became_ready);
+      LoopNodeDone(t, ctx, dead, became_ready);
     }
     // Count the new nodes before any can run (and finish) on another thread.
     if (!became_ready.empty()) {
@@ -276,8 +253,38 @@ class ExecutorState {
     if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
   }
 
+  // NodeDone's frame bookkeeping for a graph with loops (kept out of line: the loop-free
+  // path stays small).
+  ABSL_ATTRIBUTE_NOINLINE void LoopNodeDone(Tagged t, OpKernelContext* ctx, bool dead, Ready& became_ready) {
+    const Executor::Item& item = ex_->items_[t.id];
+    absl::MutexLock lock(&loop_mu_);
+    Frame* child = nullptr;
+    if (ctx != nullptr || dead) {
+      switch (item.loop) {
+        case Executor::Item::Loop::kNone:
+          PropagateOutputs(t, ctx, dead, t.iter, became_ready);
+          break;
+        case Executor::Item::Loop::kEnter:
+          child = EnterDone(t, ctx, dead, became_ready);
+          break;
+        case Executor::Item::Loop::kExit:
+          if (!dead) {  // A dead Exit waits for its frame's end (FinishDone).
+            t.iter->frame->live_exits.insert(t.id);
+            PropagateOutputs(t, ctx, false, t.iter->frame->parent_iter, became_ready);
+          }
+          break;
+        case Executor::Item::Loop::kNextIteration:
+          NextIterationDone(t, ctx, dead, became_ready);
+          break;
+      }
+    }
+    if (child != nullptr) FinishDone(child, became_ready);
+    --t.iter->outstanding;
+    FinishDone(t.iter->frame, became_ready);
+  }
+
   // Hands the node's outputs to its consumers in `target`.
-  void PropagateOutputs(Tagged t, OpKernelContext* ctx, bool dead, Iter* target, Ready& became_ready) {
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void PropagateOutputs(Tagged t, OpKernelContext* ctx, bool dead, Iter* target, Ready& became_ready) {
     const Executor::Item& item = ex_->items_[t.id];
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const Executor::OutEdge& edge = ex_->out_edges_[e];
@@ -318,7 +325,7 @@ class ExecutorState {
   }
 
   void MadeReady(int id, Iter* iter, Ready& became_ready) {
-    if (ex_->has_loops_) ++iter->outstanding;  // Under loop_mu_.
+    if (loops_) ++iter->outstanding;  // Under loop_mu_.
     became_ready.push_back(Tagged{id, iter});
   }
 
@@ -487,6 +494,7 @@ class ExecutorState {
   }
 
   const Executor* ex_;
+  const bool loops_;  // The graph has while loops: frames are bookkept under loop_mu_.
   Executor::Args args_;
   std::function<void(absl::Status)> done_;
   absl::Mutex merge_mu_;
