@@ -284,3 +284,12 @@ def test_tensorflow_runs_the_graph_our_while_loop_builds(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     expected = np.load(os.path.join(FIXTURES, "while_collatz.npz"))
     assert done.stdout.split() == [str(int(expected[f"run{k}/fetch:steps:0"])) for k in range(4)]
+
+
+def test_gradients_through_a_loop_are_refused_naming_the_exit():
+    """Not built yet (issue 18, step 4): tf.gradients through a while_loop fails at graph
+    construction naming the loop's Exit, instead of walking the cycle or returning wrong values."""
+    x = tf.constant(2.0)
+    y = tf.while_loop(lambda v: v < 100.0, lambda v: v * x, [tf.constant(1.0)], name="grow")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"op Exit \(node 'grow/Exit'\) has no gradient"):
+        tf.gradients(y, x)
