@@ -5,6 +5,7 @@ The while_* GraphDefs in tests/data/tf_control_flow/ were written by TensorFlow 
 flow v1 (generate.py there): they import and give TensorFlow's values here, and the same
 programs built with our tf.while_loop do too. Errors are compared with the ones TF1 raises."""
 import json
+import re
 import os
 import threading
 import time
@@ -293,3 +294,27 @@ def test_gradients_through_a_loop_are_refused_naming_the_exit():
     y = tf.while_loop(lambda v: v < 100.0, lambda v: v * x, [tf.constant(1.0)], name="grow")
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"op Exit \(node 'grow/Exit'\) has no gradient"):
         tf.gradients(y, x)
+
+
+# TF1's stacks (StackV2/StackPushV2/StackPopV2/StackCloseV2), the store TF1's loop gradient
+# uses: one loop pushes every iteration's value, a second pops them in reverse order
+# (stack_programs.py, the same program on both sides; tf_side/stack_loops.py runs it in TF).
+def test_stacks_in_loops_match_tensorflow():
+    python = require_tensorflow("test_stacks_in_loops_match_tensorflow")
+    theirs = json.loads(run_tf_script(python, "stack_loops.py").strip().splitlines()[-1])
+    from stack_programs import FEED_X, RUNS, stack_program
+
+    from tensorweave.framework import _op, _op_output
+    ops = {"StackV2": lambda m: _op_output("StackV2", [tf.constant(m)], {"elem_type": tf.float32, "stack_name": "acc"}),
+           "StackPushV2": lambda h, v: _op_output("StackPushV2", [h, v]),
+           "StackPopV2": lambda h: _op_output("StackPopV2", [h], {"elem_type": tf.float32}),
+           "StackCloseV2": lambda h: _op("StackCloseV2", [h])}
+    x, n, fetches, close = stack_program(tf, tf, ops)
+    with tf.Session() as sess:
+        for k in RUNS:
+            values = sess.run(fetches + [close], {x: np.array(FEED_X, np.float32), n: k})[:2]
+            np.testing.assert_allclose(np.array(values), np.array(theirs[str(k)]), rtol=1e-6)
+        # TF's text, the stack's serial number aside: "Stack[acc_2] is empty when calling Pop()."
+        assert re.search(r"Stack\[acc_\d+\] is empty when calling Pop\(\)\.", theirs["empty"]), theirs["empty"]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Stack\[acc_\d+\] is empty when calling Pop\(\)\."):
+            sess.run(ops["StackPopV2"](ops["StackV2"](-1)))

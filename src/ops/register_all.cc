@@ -18,6 +18,7 @@ void RegisterControlFlowOps(OpRegistry& r);     // control_flow_ops.cc
 void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
 void RegisterInputOps(OpRegistry& r);           // input_ops.cc
 void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
+void RegisterStackOps(OpRegistry& r);           // stack_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -61,6 +62,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterStringMoreOps(r);
   RegisterInputOps(r);
   RegisterReaderOps(r);
+  RegisterStackOps(r);
 }
 
 }  // namespace tw

@@ -21,6 +21,7 @@ void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels
 void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
 void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
 void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
+void RegisterStackKernels(KernelRegistry& r);          // stack_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -68,6 +69,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterStringTextKernels(r);
   RegisterCountUpToKernels(r);
   RegisterReaderKernels(r);
+  RegisterStackKernels(r);
 }
 
 }  // namespace tw
