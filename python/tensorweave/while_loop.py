@@ -25,6 +25,7 @@ class WhileContext:
         self._outer = outer
         self._ops = set()  # Names of ops whose outputs live in this frame.
         self._entered = {}  # Outside tensor name -> its Enter output.
+        self._captured = []  # The outside tensors, in capture order (their gradients: while_grad.py).
         self._pivot = None  # Ops without data inputs depend on it (they must run per iteration).
 
     def _add_op(self, name):
@@ -60,6 +61,7 @@ class WhileContext:
         entered = self._entered.get(tensor.name)
         if entered is None:
             entered = self._entered[tensor.name] = self.enter(tensor, True)
+            self._captured.append(tensor)
         return entered
 
     def create_op(self, op_type, inputs, attrs, name):
@@ -88,6 +90,23 @@ class WhileContext:
                 return fn(*args)
         finally:
             graph._control_flow_context = saved
+
+
+class WhileInfo:
+    """A built loop as its gradient needs it: the functions, the initial values, the exits and
+    the outside tensors cond and body read."""
+
+    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations):
+        self.cond, self.body, self.structure = cond, body, structure
+        self.initial, self.exits, self.context = initial, exits, context
+        self.parallel_iterations = parallel_iterations
+
+    def call_body(self, flat):
+        result = _like(self.structure, self.body(*_as_args(_pack_as(self.structure, iter(flat)))))
+        return [convert_to_tensor(r) for r in _flatten(result)]
+
+    def call_cond(self, flat):
+        return self.cond(*_as_args(_pack_as(self.structure, iter(flat))))
 
 
 def _shape_error(var, entered, after):
@@ -215,12 +234,17 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             nxt = _without_context(graph, lambda r=r: graph._create_op("NextIteration", [r], name="NextIteration"))
             ctx._add_op(nxt.name)
             graph._core.set_back_edge(m.name, 1, nxt.name)
-        exits = [_without_context(graph, lambda s=s: graph._create_op("Exit", [s.outputs[0]], name="Exit"))
+        # Marked: the C++ gradient pass leaves this loop to while_grad.py (control_flow_grad.cc).
+        exits = [_without_context(graph, lambda s=s: graph._create_op("Exit", [s.outputs[0]],
+                                                                        {"_grad_in_python": True}, name="Exit"))
                  for s in switches]
         if outer is not None:
             for x in exits:
                 outer._add_op(x.name)
         out = _pack_as(structure, iter([x.outputs[0] for x in exits]))
+        # What tf.gradients needs to differentiate through this loop (while_grad.py).
+        graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
+            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations)
     if packed:
         out = out[1]
     if not return_same_structure and isinstance(out, (list, tuple)) and not hasattr(out, "_fields") and len(out) == 1:

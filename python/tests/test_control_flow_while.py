@@ -287,15 +287,6 @@ def test_tensorflow_runs_the_graph_our_while_loop_builds(tmp_path):
     assert done.stdout.split() == [str(int(expected[f"run{k}/fetch:steps:0"])) for k in range(4)]
 
 
-def test_gradients_through_a_loop_are_refused_naming_the_exit():
-    """Not built yet (issue 18, step 4): tf.gradients through a while_loop fails at graph
-    construction naming the loop's Exit, instead of walking the cycle or returning wrong values."""
-    x = tf.constant(2.0)
-    y = tf.while_loop(lambda v: v < 100.0, lambda v: v * x, [tf.constant(1.0)], name="grow")
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"op Exit \(node 'grow/Exit'\) has no gradient"):
-        tf.gradients(y, x)
-
-
 # TF1's stacks (StackV2/StackPushV2/StackPopV2/StackCloseV2), the store TF1's loop gradient
 # uses: one loop pushes every iteration's value, a second pops them in reverse order
 # (stack_programs.py, the same program on both sides; tf_side/stack_loops.py runs it in TF).
@@ -318,3 +309,30 @@ def test_stacks_in_loops_match_tensorflow():
         assert re.search(r"Stack\[acc_\d+\] is empty when calling Pop\(\)\.", theirs["empty"]), theirs["empty"]
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"Stack\[acc_\d+\] is empty when calling Pop\(\)\."):
             sess.run(ops["StackPopV2"](ops["StackV2"](-1)))
+
+
+def test_gradients_through_a_loop_match_tensorflow_and_finite_differences():
+    """tf.gradients through a while_loop of fed length (a body with a loop invariant matrix, a
+    carried vector and an accumulated sum): TensorFlow's own v1 loop gradient, and central
+    differences of the loss, agree with ours."""
+    from while_grad_programs import RUNS, build, feeds
+    python = require_tensorflow("test_gradients_through_a_loop_match_tensorflow_and_finite_differences")
+    theirs = json.loads(run_tf_script(python, "while_grads.py").strip().splitlines()[-1])
+    placeholders, fetches = build(tf, tf)
+    with tf.Session() as sess:
+        for k in RUNS:
+            fed = feeds(k)
+            got = sess.run(fetches, {placeholders[name]: v for name, v in fed.items()})
+            for ours, tf_value in zip(got, theirs[str(k)]):
+                np.testing.assert_allclose(ours, np.array(tf_value), rtol=1e-9, atol=1e-12)
+            # Central differences of the loss in x.
+            eps = 1e-6
+            for j in range(3):
+                plus, minus = dict(fed), dict(fed)
+                plus["x"] = fed["x"].copy()
+                plus["x"][j] += eps
+                minus["x"] = fed["x"].copy()
+                minus["x"][j] -= eps
+                hi = sess.run(fetches[-1], {placeholders[nm]: v for nm, v in plus.items()})
+                lo = sess.run(fetches[-1], {placeholders[nm]: v for nm, v in minus.items()})
+                np.testing.assert_allclose(got[0][j], (hi - lo) / (2 * eps), rtol=1e-5, atol=1e-7)
