@@ -41,11 +41,12 @@ def _through_loop(ys, xs, core_xs, grad_ys, loops):
         if not any(e.op.name in x_ops for e in info.exits):
             for e in info.exits:
                 exit_names[e.op.name] = info
-    # The loop nearest the ys: the first exit met walking back from them (not past an x).
+    # The loop nearest the ys: the first exit met walking back from them (not past an x or
+    # a StopGradient, which is how while_grad.py's replays are cut off).
     seen, stack, info = set(), [y.op for y in ys], None
     while stack and info is None:
         op = stack.pop()
-        if op.name in seen or op.name in x_ops:
+        if op.name in seen or op.name in x_ops or op.type == "StopGradient":
             continue
         seen.add(op.name)
         info = exit_names.get(op.name)

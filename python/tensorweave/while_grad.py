@@ -5,8 +5,8 @@ values (stopped for gradients), re-running body once on that state and taking th
 gradient pass through that one body. O(N^2) body runs: correct, not fast (the stacks of
 src/kernels/cpu/stack_kernels.cc are the way to O(N)).
 
-Limits: the loop must be the only way from the xs to the ys (every path goes through it);
-the float loop variables and float outside tensors get gradients."""
+Limits: the float loop variables and float outside tensors get gradients; a loop nested in
+the body is refused (NotImplementedError)."""
 from tensorweave import _core, dtypes
 from tensorweave.framework import Tensor, get_default_graph
 
@@ -36,10 +36,14 @@ def backprop(info, exit_grads):
             _, state = while_loop(lambda j, s: j < k - 1, lambda j, s: (j + 1, info.call_body(s)),
                                   (0, list(initial)), name="replay", return_same_structure=True)
             state = [stop_gradient(t) for t in state]
+            loops_before = len(graph.__dict__.get("_while_loops", {}))
             out = info.call_body(state)
+            if len(graph.__dict__.get("_while_loops", {})) != loops_before:
+                raise NotImplementedError("tf.gradients through a while_loop nested in another loop's body is not "
+                                          "supported yet (loop '%s')" % info.context._frame_name)
             xs = [state[i] for i in floats] + [ctx._capture(c) for c in captured]
             before = len(graph.get_operations())
-            with graph.control_dependencies([ctx._pivot]):
+            with graph.control_dependencies([ctx._pivot]):  # C++-made ops run per iteration too.
                 grads = _core.gradients([out[i]._core for i in floats], [x._core for x in xs],
                                         [t._core for t in g])
             for op in graph.get_operations()[before:]:

@@ -336,3 +336,11 @@ def test_gradients_through_a_loop_match_tensorflow_and_finite_differences():
                 hi = sess.run(fetches[-1], {placeholders[nm]: v for nm, v in plus.items()})
                 lo = sess.run(fetches[-1], {placeholders[nm]: v for nm, v in minus.items()})
                 np.testing.assert_allclose(got[0][j], (hi - lo) / (2 * eps), rtol=1e-5, atol=1e-7)
+
+
+def test_gradients_through_nested_loops_are_refused_clearly():
+    x = tf.constant(0.5)
+    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.while_loop(lambda u: u < 10.0, lambda u: u * 2.0,
+                                                                                  [v + x])), [0, x])
+    with pytest.raises(NotImplementedError, match="nested in another loop's body"):
+        tf.gradients(y, x)
