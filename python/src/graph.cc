@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "bindings.h"
 #include "graph/attr_value.h"
+#include "graph/back_edge.h"
 #include "graph/graph.h"
 #include "tensorweave/import_graph_def.h"
 #include "tensorweave/proto/graph.pb.h"
@@ -166,6 +167,15 @@ void BindGraph(py::module_& m) {
           throw StatusError(absl::InvalidArgumentError("import_graph_def: not a serialized GraphDef"));
         }
         g.Import(def);
+      })
+      // tf.while_loop: the Merge's back edge from its NextIteration (graph/back_edge.h).
+      .def("set_back_edge", [](Graph& g, const std::string& merge, int input, const std::string& next) {
+        Node* m = g.flow_graph().FindNode(merge);
+        Node* n = g.flow_graph().FindNode(next);
+        if (m == nullptr || n == nullptr) {
+          throw StatusError(absl::InvalidArgumentError(absl::StrCat("set_back_edge: no node '", m ? next : merge, "'")));
+        }
+        ThrowIfError(SetBackEdge(m, input, n));
       });
 
   // tf.import_graph_def: prefix, input maps and return elements (tensorweave.graph_io).

@@ -131,3 +131,4 @@ io.write_graph = write_graph
 from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from the op registry (tools/op_gen)
 # Collective ops and the Horovod-shaped data-parallel API (issue 21).
 from tensorweave import collective_ops  # noqa: E402,F401
+from tensorweave.while_loop import while_loop  # noqa: E402,F401 - TF1 dataflow loop (Enter/Merge/NextIteration/Exit)

@@ -19,7 +19,49 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     core_grad_ys = [] if grad_ys is None else [
         convert_to_tensor(g, dtype=y.dtype)._core for g, y in zip(_as_list(grad_ys), ys)]
     graph = ys[0].graph
+    loops = graph.__dict__.get("_while_loops")
+    if loops:
+        through = _through_loop(ys, xs, core_xs, grad_ys, loops)
+        if through is not None:
+            return through
     grads = [None if g is None else Tensor(graph, g)
              for g in _core.gradients([y._core for y in ys], core_xs, core_grad_ys)]
     # A gather's gradient comes back as TensorFlow's IndexedSlices (rows and ids).
     return [as_sparse_gradient(g, x) for g, x in zip(grads, xs)]
+
+
+def _through_loop(ys, xs, core_xs, grad_ys, loops):
+    """When a tf.while_loop lies between xs and ys: the gradients through it (while_grad.py),
+    chained: ys -> its exits -> its initial values and outside tensors -> xs. None when no
+    loop's exit is an ancestor of the ys."""
+    from tensorweave import while_grad
+    x_ops = {x.op.name for x in xs if isinstance(x, Tensor)}
+    exit_names = {}
+    for info in loops.values():
+        if not any(e.op.name in x_ops for e in info.exits):
+            for e in info.exits:
+                exit_names[e.op.name] = info
+    # The loop nearest the ys: the first exit met walking back from them (not past an x or
+    # a StopGradient, which is how while_grad.py's replays are cut off).
+    seen, stack, info = set(), [y.op for y in ys], None
+    while stack and info is None:
+        op = stack.pop()
+        if op.name in seen or op.name in x_ops or op.type == "StopGradient":
+            continue
+        seen.add(op.name)
+        info = exit_names.get(op.name)
+        stack.extend(t.op for t in op.inputs)
+    if info is None:
+        return None
+    g_exits = gradients(ys, info.exits, grad_ys)
+    initial, g_initial, captured, g_captured = while_grad.backprop(info, g_exits)
+    # Through the loop, plus around it (the C++ pass treats the loop's exits as constants).
+    through = gradients(initial + captured, xs, g_initial + g_captured)
+    loops = dict(ys[0].graph.__dict__["_while_loops"])
+    try:  # This loop handled: the pass around it may still meet other loops.
+        del ys[0].graph.__dict__["_while_loops"][info.exits[0].op.name]
+        around = gradients(ys, xs, grad_ys)
+    finally:
+        ys[0].graph.__dict__["_while_loops"] = loops
+    from tensorweave import math_ops
+    return [a if t is None else t if a is None else math_ops.add(t, a) for t, a in zip(through, around)]

@@ -83,8 +83,8 @@ BUILDERS = {"cond_branches": _build_cond_branches, "case_select": _build_case_se
 
 # Imported only: TensorFlow's own cond gradient graph, trained step by step.
 IMPORTED_ONLY = ["cond_training"]
-# TensorFlow while_loops: not supported yet (no frames in the executor).
-LOOPS = ["while_collatz"]
+# TensorFlow while_loops: run by test_control_flow_while.py.
+LOOPS = ["while_collatz", "while_nested", "while_power_iteration"]
 
 
 def test_the_fixtures_are_there():
@@ -302,17 +302,6 @@ def test_branches_returning_operations_give_a_bool_tensor_as_tensorflow():
         assert not sess.run(done, {x: -1.0}) and sess.run(v) == 1.0
         assert sess.run(done, {x: 1.0}) and sess.run(v) == 3.0
         assert sess.run([value, op_done], {x: -2.0}) == [-4.0, False]
-
-
-def test_a_tensorflow_while_loop_is_refused_naming_the_loop():
-    """Loops are the next step (issue 18): until then a TF while_loop GraphDef is refused at
-    import with an error naming the loop's Enter node, never run half-way or hung."""
-    g = tf.Graph()
-    with open(os.path.join(FIXTURES, "while_collatz.pb"), "rb") as f:
-        data = f.read()
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"collatz/Enter.*unknown op 'Enter'"):
-        g.import_graph_def(data)
-    assert g.get_operations() == []
 
 
 def test_a_cond_spanning_tasks_is_unimplemented_not_a_hang():

@@ -22,6 +22,10 @@ EXCLUDED = {
        for op in ("CollectiveReduce", "CollectiveBcastSend", "CollectiveBcastRecv")},
     **{op: "dataflow control flow (dead tensors need a graph): test_control_flow_cond.py runs TensorFlow's cond GraphDefs"
        for op in ("Switch", "Merge")},
+    **{op: "dataflow loop (frames need a graph): test_control_flow_while.py runs TensorFlow's while_loop GraphDefs"
+       for op in ("Enter", "Exit", "NextIteration", "LoopCond")},
+    **{op: "stateful stack resource: test_control_flow_while.py::test_stacks_in_loops_match_tensorflow runs the "
+           "same push/pop loops in TensorFlow" for op in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2")},
     "VariableShape": "stateful resource op: test_control_flow_cond.py runs TensorFlow's cond training graph, which uses it",
     **{op: "internal: only the partitioner and the session create it" for op in ("_Arg", "_Retval", "_Send", "_Recv")},
     **{op: "random: TensorFlow's generator is not ours (shapes and statistics are tested in random_kernels_test)"

@@ -5,7 +5,9 @@
 //   gives an output nobody differentiated zeros_like(that output), which is live exactly
 //   when that output is, so the Merge always has one live input: the untaken branch
 //   contributes zeros.
+#include "absl/strings/str_cat.h"
 #include "autodiff/grad_util.h"
+#include "graph/attr_value.h"
 #include "graph/graph.h"
 
 namespace tw {
@@ -25,6 +27,19 @@ void RegisterControlFlowGradients(GradientRegistry& r) {
   r.Register("Switch", [](const GradContext& ctx) {
     Output merged = grad::Op("Merge", {ctx.grad_outputs[0], ctx.grad_outputs[1]}, {{"N", MakeAttr(int64_t{2})}});
     return std::vector<Output>{merged, Output()};
+  });
+  // A while loop's Exit: the Python tf.gradients differentiates the loop itself
+  // (python/tensorweave/while_grad.py) and adds it to this pass, which treats the loop as a
+  // constant; tf.while_loop marks its Exits for that. Any other Exit is refused.
+  r.Register("Exit", [](const GradContext& ctx) {
+    const Node& node = *ctx.op.node();
+    auto marked = GetBoolAttr(node.attrs(), "_grad_in_python");
+    if (!marked.ok() || !*marked) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "gradients: op Exit (node '", node.name(), "'): gradients through a while loop are built by the "
+          "Python tf.gradients for loops made by tf.while_loop only")));
+    }
+    return std::vector<Output>{Output()};
   });
   r.RegisterNoGradient("VariableShape");  // As TF (NotDifferentiable).
 }

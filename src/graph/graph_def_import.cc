@@ -9,11 +9,17 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "graph/back_edge.h"
 #include "graph/ref_variable_lowering.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/status.h"
 
 namespace tw {
+namespace {
+
+bool IsBackEdge(const NodeDef& dst, const NodeDef& src) { return IsBackEdgeOp(dst.op(), src.op()); }
+
+}  // namespace
 
 absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const ResourceLimits& limits) {
   const int64_t nodes = int64_t{existing_nodes} + def.node_size();
@@ -79,6 +85,7 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
         return NodeError(node.name(), node.op(), s);
       }
       auto it = index.find(src);
+      if (it != index.end() && IsBackEdge(node, def.node(it->second))) continue;  // Set after the loop's body.
       if (it != index.end()) {
         consumers[it->second].push_back(i);
         ++pending[i];
@@ -104,13 +111,19 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
     for (int i = 0; i < n; ++i) {
       if (pending[i] > 0) {
         return NodeError(def.node(i).name(), def.node(i).op(),
-                         absl::InvalidArgumentError("the graph has a cycle through this node"));
+                         absl::InvalidArgumentError("the graph has a cycle through this node (the only cycle allowed is a while loop's NextIteration -> Merge)"));
       }
     }
   }
   // All or nothing: a node refused late (a bad attr, a shape) takes the ones added before it back out.
   const int first = graph->num_nodes();
   int added_count = 0;
+  struct BackEdge {
+    Node* merge;
+    int slot;
+    std::string input;
+  };
+  std::vector<BackEdge> back_edges;
   for (int i : order) {
     constexpr int kCancelCheckEvery = 4096;
     if (cancelled && ++added_count % kCancelCheckEvery == 0 && cancelled()) {
@@ -122,7 +135,17 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
     NodeSpec spec{node.name(), node.op(), {}, node.device(), {}};
     for (const auto& [k, v] : node.attr()) spec.attrs[k] = v;
     absl::Status added;
+    std::vector<std::pair<int, std::string>> node_back_edges;  // (input, source) not added yet
     for (const std::string& input : node.input()) {
+      std::string src;
+      int slot = 0;
+      (void)ParseTensorName(input, &src, &slot);  // Checked above.
+      auto it = index.find(src);
+      if (it != index.end() && IsBackEdge(node, def.node(it->second)) && graph->FindNode(src) == nullptr) {
+        node_back_edges.emplace_back(static_cast<int>(spec.inputs.size()), input);
+        spec.inputs.push_back(NodeInput{nullptr, 0});
+        continue;
+      }
       auto in = graph->ResolveInput(input);
       if (!in.ok()) {
         added = NodeError(node.name(), node.op(), in.status());
@@ -130,10 +153,44 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
       }
       spec.inputs.push_back(*in);
     }
-    if (added.ok()) added = graph->AddNode(std::move(spec)).status();
+    // A Merge is added with one of its forward inputs standing in for each back edge.
+    if (added.ok() && !node_back_edges.empty()) {
+      const NodeInput* stand_in = nullptr;
+      for (const NodeInput& in : spec.inputs)
+        if (in.node != nullptr && in.index != kControlSlot) stand_in = stand_in ? stand_in : &in;
+      if (stand_in == nullptr) {
+        added = NodeError(node.name(), node.op(),
+                          absl::InvalidArgumentError("a while loop's Merge needs an input from outside the loop"));
+      } else {
+        const NodeInput copy = *stand_in;
+        for (const auto& [slot, input] : node_back_edges) spec.inputs[slot] = copy;
+      }
+    }
+    Node* merge = nullptr;
+    if (added.ok()) {
+      auto n = graph->AddNode(std::move(spec));
+      added = n.status();
+      if (n.ok()) merge = *n;
+    }
     if (!added.ok()) {
       graph->RemoveNodesSince(first);
       return added;
+    }
+    for (const auto& [slot, input] : node_back_edges) back_edges.push_back({merge, slot, input});
+  }
+  for (const BackEdge& b : back_edges) {
+    absl::Status s;
+    auto src = graph->ResolveInput(b.input);
+    if (!src.ok()) {
+      s = NodeError(b.merge->name(), "Merge", src.status());
+    } else if (src->index != 0) {
+      s = NodeError(b.merge->name(), "Merge", absl::InvalidArgumentError("a back edge must be output 0 of its NextIteration"));
+    } else {
+      s = SetBackEdge(b.merge, b.slot, src->node);
+    }
+    if (!s.ok()) {
+      graph->RemoveNodesSince(first);
+      return s;
     }
   }
   return absl::OkStatus();

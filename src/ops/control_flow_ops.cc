@@ -1,6 +1,8 @@
-// Dataflow control flow (TF1's cond): Switch routes a tensor to one of two outputs and
-// leaves the other dead; Merge forwards whichever input is live. The executor implements
-// the deadness (src/runtime/executor.cc); these are only the schemas.
+// Dataflow control flow (TF1's cond and while_loop): Switch routes a tensor to one of two
+// outputs and leaves the other dead; Merge forwards whichever input is live; Enter, Exit
+// and NextIteration move a tensor into, out of and around a loop's frame; LoopCond marks a
+// loop's predicate. The executor implements deadness and frames (src/runtime/executor.cc);
+// these are only the schemas.
 #include <vector>
 
 #include "ops/ops.h"
@@ -40,6 +42,11 @@ absl::Status MergeShape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+absl::Status SameAsInput(InferenceContext& c) {
+  c.set_output(0, c.input_shape(0));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterControlFlowOps(OpRegistry& r) {
@@ -57,6 +64,28 @@ void RegisterControlFlowOps(OpRegistry& r) {
                  .Attr("T: type")
                  .Attr("N: int >= 1")
                  .SetShapeFn(MergeShape));
+  r.Register(OpDefBuilder("Enter")
+                 .Input("data: T")
+                 .Output("output: T")
+                 .Attr("T: type")
+                 .Attr("frame_name: string")
+                 .Attr("is_constant: bool = false")
+                 .Attr("parallel_iterations: int = 10")
+                 .SetShapeFn(SameAsInput));
+  r.Register(OpDefBuilder("Exit").Input("data: T").Output("output: T").Attr("T: type").SetShapeFn(SameAsInput));
+  r.Register(
+      OpDefBuilder("NextIteration").Input("data: T").Output("output: T").Attr("T: type").SetShapeFn(SameAsInput));
+  r.Register(OpDefBuilder("LoopCond")
+                 .Input("input: bool")
+                 .Output("output: bool")
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   if (c.input_shape(0).known_rank() && c.input_shape(0).rank() != 0) {
+                     return absl::InvalidArgumentError("LoopCond: input must be a scalar, got shape " +
+                                                       c.input_shape(0).DebugString());
+                   }
+                   c.set_output(0, PartialShape({}));
+                   return absl::OkStatus();
+                 }));
   // A resource variable's shape: TF's cond gradient makes the untaken side's zeros for a
   // variable read in a branch from it (so TF-written cond training graphs need it).
   r.Register(OpDefBuilder("VariableShape")

@@ -19,6 +19,7 @@ void RegisterStringMoreOps(OpRegistry& r);      // string_ops_more.cc
 void RegisterInputOps(OpRegistry& r);           // input_ops.cc
 void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 void RegisterCollectiveOps(OpRegistry& r);      // collective_ops.cc
+void RegisterStackOps(OpRegistry& r);           // stack_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -63,6 +64,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterInputOps(r);
   RegisterReaderOps(r);
   RegisterCollectiveOps(r);
+  RegisterStackOps(r);
 }
 
 }  // namespace tw

@@ -1,7 +1,9 @@
 #include "runtime/executor.h"
 
 #include <atomic>
+#include <map>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -54,7 +56,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
     item.async = item.kernel->IsAsync();
     item.expensive = item.kernel->IsExpensive() && !HasSmallStaticOutputs(node);
     item.num_control_inputs = static_cast<int>(node.control_inputs().size());
-    item.is_merge = node.op() == "Merge";
+    item.is_merge = node.op() == "Merge" || node.op() == "RefMerge";
     item.may_leave_unset = node.op() == "Switch";
     if (node.op() == "_Retval" && node.num_inputs() == 1) {
       const Edge* in = node.input_edge(0);
@@ -82,26 +84,22 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
     }
     item.out_end = static_cast<int>(ex->out_edges_.size());
   }
+  TW_RETURN_IF_ERROR(ex->BuildFrames(graph));
   return ex;
 }
 
 Executor::~Executor() = default;
 
 // The state of one step. Deletes itself after calling `done`.
+//
+// Every tensor lives in one iteration of one frame instance (Iter); the root Iter is the
+// whole step for a graph without loops. In a graph with loops the bookkeeping of frames
+// and iterations (creating, finishing, deferring) happens under loop_mu_; a graph without
+// loops never takes it.
 class ExecutorState {
  public:
   ExecutorState(const Executor* ex, const Executor::Args& args, std::function<void(absl::Status)> done)
-      : ex_(ex),
-        args_(args),
-        done_(std::move(done)),
-        slots_(ex->num_slots_),
-        pending_(new std::atomic<int>[ex->items_.size()]),
-        dead_(new std::atomic<bool>[ex->items_.size()]) {
-    for (size_t i = 0; i < ex->items_.size(); ++i) {
-      pending_[i].store(ex->items_[i].initial_pending, std::memory_order_relaxed);
-      dead_[i].store(false, std::memory_order_relaxed);
-      if (ex->items_[i].is_merge) merges_[static_cast<int>(i)].control_pending = ex->items_[i].num_control_inputs;
-    }
+      : ex_(ex), loops_(ex->has_loops_), args_(args), done_(std::move(done)), root_(NewIter(nullptr, 0)) {
     if (args_.cancellation == nullptr) args_.cancellation = &own_cancellation_;
   }
 
@@ -111,25 +109,84 @@ class ExecutorState {
       return;
     }
     outstanding_.store(static_cast<int>(ex_->roots_.size()), std::memory_order_relaxed);
-    Ready ready(ex_->roots_.begin(), ex_->roots_.end());
+    root_->outstanding = static_cast<int>(ex_->roots_.size());
+    Ready ready;
+    for (int id : ex_->roots_) ready.push_back(Tagged{id, root_.get()});
     RunReady(ready);
   }
 
  private:
-  using Ready = absl::InlinedVector<int, 8>;
+  struct Frame;
+  struct MergeState {
+    int control_pending = 0;
+    int dead_inputs = 0;
+    bool live = false;
+    bool fired = false;
+  };
+  // One iteration of one frame instance: its own input slots, pending counts, deadness.
+  struct Iter {
+    Frame* frame = nullptr;  // Null for the root.
+    int64_t number = 0;
+    std::vector<Tensor> slots;
+    std::unique_ptr<std::atomic<int>[]> pending;
+    std::unique_ptr<std::atomic<bool>[]> dead;  // A data or control input was dead.
+    absl::flat_hash_map<int, MergeState> merges;  // Guarded by merge_mu_.
+    // Loops only (loop_mu_): nodes ready or running here, plus live child frames.
+    int outstanding = 0;
+    absl::flat_hash_map<int, std::unique_ptr<Frame>> children;  // By static frame.
+  };
+  // One instance of a loop's frame (per parent frame instance and iteration).
+  struct Frame {
+    int static_frame = 0;
+    Iter* parent_iter = nullptr;
+    std::map<int64_t, std::unique_ptr<Iter>> iters;  // Alive iterations, oldest first.
+    int64_t oldest = 0;                              // Every earlier iteration is done.
+    int pending_enters = 0;                          // Enters not yet fired into it.
+    struct Invariant {
+      int item;
+      Tensor value;
+      bool dead;
+    };
+    std::vector<Invariant> invariants;  // is_constant Enters' values, for every iteration.
+    // NextIteration values waiting for parallel_iterations: iteration -> (item, value).
+    std::map<int64_t, std::vector<std::pair<int, Tensor>>> deferred;
+    absl::flat_hash_set<int> live_exits;
+  };
+  struct Tagged {
+    int id;
+    Iter* iter;
+  };
+  using Ready = absl::InlinedVector<Tagged, 8>;
+
+  std::unique_ptr<Iter> NewIter(Frame* frame, int64_t number) {
+    auto it = std::make_unique<Iter>();
+    it->frame = frame;
+    it->number = number;
+    it->slots.resize(ex_->num_slots_);
+    const size_t n = ex_->items_.size();
+    it->pending.reset(new std::atomic<int>[n]);
+    it->dead.reset(new std::atomic<bool>[n]);
+    for (size_t i = 0; i < n; ++i) {
+      it->pending[i].store(ex_->items_[i].initial_pending, std::memory_order_relaxed);
+      it->dead[i].store(false, std::memory_order_relaxed);
+      if (ex_->items_[i].is_merge) it->merges[static_cast<int>(i)].control_pending = ex_->items_[i].num_control_inputs;
+    }
+    return it;
+  }
 
   // Runs `ready` and everything it makes ready inline, except expensive nodes, which
   // go to the pool when there is other work for this thread.
   void RunReady(Ready& ready) {
     while (!ready.empty()) {
-      int id = ready.back();
+      Tagged t = ready.back();
       ready.pop_back();
-      Process(id, ready);
+      Process(t, ready);
     }
   }
 
-  void Process(int id, Ready& ready) {
+  void Process(Tagged t, Ready& ready) {
     ScopedFlushDenormal flush;  // Whichever thread runs the kernel (core/denormal.h).
+    const int id = t.id;
     const Executor::Item& item = ex_->items_[id];
     // A node runs once its inputs are there, even in a step that failed or was cancelled
     // (as TensorFlow's executor): what ends such a step is its waiting kernels (_Recv,
@@ -137,18 +194,18 @@ class ExecutorState {
     // ready nodes instead could stop a step half-way through its updates: a ps whose
     // caller went away applied some variables' updates and not the others' or the global
     // step's increment (scripts/netns_fault_test.sh, RELIABILITY.md).
-    if (dead_[id].load(std::memory_order_acquire)) {
+    if (t.iter->dead[id].load(std::memory_order_acquire)) {
       if (!item.dead_error.empty()) {
         Abort(item.dead_error_unimplemented ? absl::UnimplementedError(item.dead_error)
                                             : absl::InvalidArgumentError(item.dead_error));
-        NodeDone(id, nullptr, ready);
+        NodeDone(t, nullptr, ready);
       } else {
-        NodeDone(id, nullptr, ready, /*dead=*/true);
+        NodeDone(t, nullptr, ready, /*dead=*/true);
       }
       return;
     }
     OpKernelContext::Params params;
-    params.inputs = slots_.data() + item.input_start;
+    params.inputs = t.iter->slots.data() + item.input_start;
     params.num_inputs = item.num_inputs;
     params.num_outputs = item.num_outputs;
     params.device_name = &ex_->options_.device->name();
@@ -161,10 +218,10 @@ class ExecutorState {
     params.max_tensor_bytes = ex_->options_.max_tensor_bytes;
     if (item.async) {
       auto* ctx = new OpKernelContext(params);
-      static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, id, ctx](absl::Status s) {
-        if (!s.ok()) Abort(NodeError(ex_->items_[id].kernel->name(), ex_->items_[id].kernel->op(), s));
+      static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, t, ctx](absl::Status s) {
+        if (!s.ok()) Abort(NodeError(ex_->items_[t.id].kernel->name(), ex_->items_[t.id].kernel->op(), s));
         Ready next;
-        NodeDone(id, s.ok() ? ctx : nullptr, next);
+        NodeDone(t, s.ok() ? ctx : nullptr, next);
         delete ctx;
         RunReady(next);
       });
@@ -173,94 +230,247 @@ class ExecutorState {
     OpKernelContext ctx(params);
     absl::Status s = item.kernel->Compute(ctx);
     if (!s.ok()) Abort(NodeError(item.kernel->name(), item.kernel->op(), s));
-    NodeDone(id, s.ok() ? &ctx : nullptr, ready);
+    NodeDone(t, s.ok() ? &ctx : nullptr, ready);
   }
 
   // Releases the node's inputs, hands its outputs (if it succeeded) to consumers and
   // queues those that became ready. `ctx` is null when the node failed, was skipped or is
   // dead; a dead node passes deadness along every out edge.
-  void NodeDone(int id, OpKernelContext* ctx, Ready& ready, bool dead = false) {
-    const Executor::Item& item = ex_->items_[id];
-    for (int i = 0; i < item.num_inputs; ++i) slots_[item.input_start + i] = Tensor();
+  void NodeDone(Tagged t, OpKernelContext* ctx, Ready& ready, bool dead = false) {
+    const Executor::Item& item = ex_->items_[t.id];
+    for (int i = 0; i < item.num_inputs; ++i) t.iter->slots[item.input_start + i] = Tensor();
     Ready became_ready;
-    if (ctx != nullptr || dead) {
-      for (int e = item.out_begin; e < item.out_end; ++e) {
-        const Executor::OutEdge& edge = ex_->out_edges_[e];
-        if (dead) {
-          Deliver(edge, nullptr, /*dead=*/true, became_ready);
-          continue;
-        }
-        if (edge.dst_slot < 0) {
-          Deliver(edge, nullptr, /*dead=*/false, became_ready);
-          continue;
-        }
-        const Tensor& out = ctx->outputs()[edge.src_output];
-        if (!out.IsInitialized()) {
-          if (item.may_leave_unset) {
-            Deliver(edge, nullptr, /*dead=*/true, became_ready);
-            continue;
-          }
-          Abort(NodeError(item.kernel->name(), item.kernel->op(),
-                          absl::InternalError(absl::StrCat("output ", edge.src_output, " was not set"))));
-          break;
-        }
-        Deliver(edge, &out, /*dead=*/false, became_ready);
-      }
+    if (!loops_) {
+      if (ctx != nullptr || dead) PropagateOutputs(t, ctx, dead, t.iter, became_ready);
+    } else {
+      LoopNodeDone(t, ctx, dead, became_ready);
     }
     // Count the new nodes before any can run (and finish) on another thread.
     if (!became_ready.empty()) {
       outstanding_.fetch_add(static_cast<int>(became_ready.size()), std::memory_order_relaxed);
-      for (int dst : became_ready) Schedule(dst, ready);
+      for (const Tagged& dst : became_ready) Schedule(dst, ready);
     }
     if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) Finish();
   }
 
-  // Hands one edge's value (null for a control edge or a dead one) to its consumer.
-  void Deliver(const Executor::OutEdge& edge, const Tensor* value, bool dead, Ready& became_ready) {
+  // NodeDone's frame bookkeeping for a graph with loops (kept out of line: the loop-free
+  // path stays small).
+  ABSL_ATTRIBUTE_NOINLINE void LoopNodeDone(Tagged t, OpKernelContext* ctx, bool dead, Ready& became_ready) {
+    const Executor::Item& item = ex_->items_[t.id];
+    absl::MutexLock lock(&loop_mu_);
+    Frame* child = nullptr;
+    if (ctx != nullptr || dead) {
+      switch (item.loop) {
+        case Executor::Item::Loop::kNone:
+          PropagateOutputs(t, ctx, dead, t.iter, became_ready);
+          break;
+        case Executor::Item::Loop::kEnter:
+          child = EnterDone(t, ctx, dead, became_ready);
+          break;
+        case Executor::Item::Loop::kExit:
+          if (!dead) {  // A dead Exit waits for its frame's end (FinishDone).
+            t.iter->frame->live_exits.insert(t.id);
+            PropagateOutputs(t, ctx, false, t.iter->frame->parent_iter, became_ready);
+          }
+          break;
+        case Executor::Item::Loop::kNextIteration:
+          NextIterationDone(t, ctx, dead, became_ready);
+          break;
+      }
+    }
+    if (child != nullptr) FinishDone(child, became_ready);
+    --t.iter->outstanding;
+    FinishDone(t.iter->frame, became_ready);
+  }
+
+  // Hands the node's outputs to its consumers in `target`.
+  ABSL_ATTRIBUTE_ALWAYS_INLINE void PropagateOutputs(Tagged t, OpKernelContext* ctx, bool dead, Iter* target, Ready& became_ready) {
+    const Executor::Item& item = ex_->items_[t.id];
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const Executor::OutEdge& edge = ex_->out_edges_[e];
+      if (dead) {
+        Deliver(edge, nullptr, /*dead=*/true, target, became_ready);
+        continue;
+      }
+      if (edge.dst_slot < 0) {
+        Deliver(edge, nullptr, /*dead=*/false, target, became_ready);
+        continue;
+      }
+      const Tensor& out = ctx->outputs()[edge.src_output];
+      if (!out.IsInitialized()) {
+        if (item.may_leave_unset) {
+          Deliver(edge, nullptr, /*dead=*/true, target, became_ready);
+          continue;
+        }
+        Abort(NodeError(item.kernel->name(), item.kernel->op(),
+                        absl::InternalError(absl::StrCat("output ", edge.src_output, " was not set"))));
+        break;
+      }
+      Deliver(edge, &out, /*dead=*/false, target, became_ready);
+    }
+  }
+
+  // Hands one edge's value (null for a control edge or a dead one) to its consumer in `target`.
+  void Deliver(const Executor::OutEdge& edge, const Tensor* value, bool dead, Iter* target, Ready& became_ready) {
     if (ex_->items_[edge.dst].is_merge) {
-      DeliverToMerge(edge, value, dead, became_ready);
+      DeliverToMerge(edge, value, dead, target, became_ready);
       return;
     }
     if (dead) {
-      dead_[edge.dst].store(true, std::memory_order_relaxed);  // Published by the fetch_sub.
+      target->dead[edge.dst].store(true, std::memory_order_relaxed);  // Published by the fetch_sub.
     } else if (edge.dst_slot >= 0) {
-      slots_[edge.dst_slot] = *value;
+      target->slots[edge.dst_slot] = *value;
     }
-    if (pending_[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) became_ready.push_back(edge.dst);
+    if (target->pending[edge.dst].fetch_sub(1, std::memory_order_acq_rel) == 1) MadeReady(edge.dst, target, became_ready);
   }
 
-  // A Merge fires once: when its control inputs are done and one data input is live (it
-  // forwards that one; later live inputs are dropped), or dead once every data input is dead.
-  void DeliverToMerge(const Executor::OutEdge& edge, const Tensor* value, bool dead, Ready& became_ready) {
+  void MadeReady(int id, Iter* iter, Ready& became_ready) {
+    if (loops_) ++iter->outstanding;  // Under loop_mu_.
+    became_ready.push_back(Tagged{id, iter});
+  }
+
+  // A Merge fires once per iteration: when its control inputs are done and one data input
+  // is live (it forwards that one; later live inputs are dropped), or dead once every data
+  // input but the loop's back edges is dead (a dead NextIteration delivers nothing).
+  void DeliverToMerge(const Executor::OutEdge& edge, const Tensor* value, bool dead, Iter* target,
+                      Ready& became_ready) {
     const Executor::Item& dst = ex_->items_[edge.dst];
     absl::MutexLock lock(&merge_mu_);
-    MergeState& m = merges_[edge.dst];
+    MergeState& m = target->merges[edge.dst];
     if (m.fired) return;
     if (edge.dst_slot < 0) {
       --m.control_pending;
     } else if (dead) {
       ++m.dead_inputs;
     } else {
-      slots_[edge.dst_slot] = *value;
+      target->slots[edge.dst_slot] = *value;
       m.live = true;
     }
-    if (m.control_pending == 0 && (m.live || m.dead_inputs == dst.num_inputs)) {
+    if (m.control_pending == 0 && (m.live || m.dead_inputs == dst.merge_forward_inputs)) {
       m.fired = true;
-      if (!m.live) dead_[edge.dst].store(true, std::memory_order_release);
-      became_ready.push_back(edge.dst);
+      if (!m.live) target->dead[edge.dst].store(true, std::memory_order_release);
+      MadeReady(edge.dst, target, became_ready);
     }
   }
 
-  void Schedule(int id, Ready& ready) {
+  // An Enter ran in t.iter: its value goes to iteration 0 of the child frame (created by
+  // the frame's first Enter), or, for a loop invariant, to every iteration. Returns the frame.
+  Frame* EnterDone(Tagged t, OpKernelContext* ctx, bool dead, Ready& became_ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_) {
+    const Executor::Item& item = ex_->items_[t.id];
+    std::unique_ptr<Frame>& slot = t.iter->children[item.enter_frame];
+    if (slot == nullptr) {
+      slot = std::make_unique<Frame>();
+      slot->static_frame = item.enter_frame;
+      slot->parent_iter = t.iter;
+      slot->pending_enters = ex_->frames_[item.enter_frame].num_enters;
+      slot->iters[0] = NewIter(slot.get(), 0);
+      ++t.iter->outstanding;  // The live child frame.
+    }
+    Frame* frame = slot.get();
+    --frame->pending_enters;
+    Tensor value;
+    if (!dead) value = ctx->outputs()[0];
+    if (item.enter_constant) {
+      frame->invariants.push_back(Frame::Invariant{t.id, value, dead});
+      for (auto& [number, iter] : frame->iters) PropagateInvariant(frame->invariants.back(), iter.get(), became_ready);
+    } else {
+      PropagateOutputs(t, ctx, dead, frame->iters.at(0).get(), became_ready);
+    }
+    return frame;
+  }
+
+  void PropagateInvariant(const Frame::Invariant& inv, Iter* iter, Ready& became_ready) {
+    const Executor::Item& item = ex_->items_[inv.item];
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const Executor::OutEdge& edge = ex_->out_edges_[e];
+      Deliver(edge, inv.dead || edge.dst_slot < 0 ? nullptr : &inv.value, inv.dead, iter, became_ready);
+    }
+  }
+
+  // A NextIteration ran in iteration k: a live value starts (or joins) iteration k + 1, or
+  // waits while parallel_iterations are alive; a dead one, or a cancelled step, ends the loop.
+  void NextIterationDone(Tagged t, OpKernelContext* ctx, bool dead, Ready& became_ready)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_) {
+    if (dead) return;
+    Frame* frame = t.iter->frame;
+    const Executor::StaticFrame& sf = ex_->frames_[frame->static_frame];
+    if (args_.cancellation->IsCancelled()) {
+      Abort(absl::CancelledError(absl::StrCat("while loop '", sf.name, "' stopped in iteration ", t.iter->number,
+                                              ": the step was cancelled")));
+      return;
+    }
+    const int64_t next = t.iter->number + 1;
+    const Tensor& value = ctx->outputs()[0];
+    if (!value.IsInitialized()) {
+      Abort(NodeError(ex_->items_[t.id].kernel->name(), "NextIteration", absl::InternalError("output 0 was not set")));
+      return;
+    }
+    auto it = frame->iters.find(next);
+    if (it == frame->iters.end()) {
+      if (next >= frame->oldest + sf.parallel_iterations) {
+        frame->deferred[next].emplace_back(t.id, value);
+        return;
+      }
+      it = frame->iters.emplace(next, StartIter(frame, next, became_ready)).first;
+    }
+    PropagateValue(t.id, value, it->second.get(), became_ready);
+  }
+
+  // A new iteration sees the loop invariants that have arrived so far.
+  std::unique_ptr<Iter> StartIter(Frame* frame, int64_t number, Ready& became_ready) {
+    std::unique_ptr<Iter> iter = NewIter(frame, number);
+    for (const Frame::Invariant& inv : frame->invariants) PropagateInvariant(inv, iter.get(), became_ready);
+    return iter;
+  }
+
+  void PropagateValue(int id, const Tensor& value, Iter* target, Ready& became_ready) {
+    const Executor::Item& item = ex_->items_[id];
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const Executor::OutEdge& edge = ex_->out_edges_[e];
+      Deliver(edge, edge.dst_slot < 0 ? nullptr : &value, false, target, became_ready);
+    }
+  }
+
+  // Retires the frame's finished iterations, oldest first, starting deferred ones as room
+  // frees up; a frame with nothing left hands its dead Exits to the parent and goes away,
+  // which may finish the parent's iteration in turn.
+  void FinishDone(Frame* frame, Ready& became_ready) ABSL_EXCLUSIVE_LOCKS_REQUIRED(loop_mu_) {
+    while (frame != nullptr) {
+      const Executor::StaticFrame& sf = ex_->frames_[frame->static_frame];
+      while (!frame->iters.empty() && frame->pending_enters == 0) {
+        auto oldest = frame->iters.begin();
+        if (oldest->second->outstanding > 0 || !oldest->second->children.empty()) break;
+        frame->oldest = oldest->first + 1;
+        frame->iters.erase(oldest);
+        while (!frame->deferred.empty() && frame->deferred.begin()->first < frame->oldest + sf.parallel_iterations) {
+          auto d = frame->deferred.begin();
+          auto started = frame->iters.emplace(d->first, StartIter(frame, d->first, became_ready)).first;
+          for (const auto& [id, value] : d->second) PropagateValue(id, value, started->second.get(), became_ready);
+          frame->deferred.erase(d);
+        }
+      }
+      if (!frame->iters.empty() || frame->pending_enters > 0 || !frame->deferred.empty()) return;
+      Iter* parent = frame->parent_iter;
+      for (int exit : sf.exits) {
+        if (!frame->live_exits.contains(exit)) PropagateOutputs(Tagged{exit, parent}, nullptr, true, parent, became_ready);
+      }
+      parent->children.erase(frame->static_frame);  // Deletes `frame`.
+      --parent->outstanding;
+      if (parent->outstanding > 0) return;
+      frame = parent->frame;
+    }
+  }
+
+  void Schedule(Tagged t, Ready& ready) {
     ThreadPool* pool = ex_->options_.inter_op_pool;
-    if (pool != nullptr && ex_->items_[id].expensive && !ready.empty()) {
-      pool->Schedule([this, id] {
+    if (pool != nullptr && ex_->items_[t.id].expensive && !ready.empty()) {
+      pool->Schedule([this, t] {
         Ready local;
-        Process(id, local);
+        Process(t, local);
         RunReady(local);
       });
     } else {
-      ready.push_back(id);
+      ready.push_back(t);
     }
   }
 
@@ -284,19 +494,12 @@ class ExecutorState {
   }
 
   const Executor* ex_;
+  const bool loops_;  // The graph has while loops: frames are bookkept under loop_mu_.
   Executor::Args args_;
   std::function<void(absl::Status)> done_;
-  std::vector<Tensor> slots_;
-  std::unique_ptr<std::atomic<int>[]> pending_;
-  std::unique_ptr<std::atomic<bool>[]> dead_;  // A data or control input was dead.
-  struct MergeState {
-    int control_pending = 0;
-    int dead_inputs = 0;
-    bool live = false;
-    bool fired = false;
-  };
   absl::Mutex merge_mu_;
-  absl::flat_hash_map<int, MergeState> merges_ ABSL_GUARDED_BY(merge_mu_);
+  absl::Mutex loop_mu_;
+  std::unique_ptr<Iter> root_;
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
   CancellationManager own_cancellation_;

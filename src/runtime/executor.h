@@ -11,11 +11,22 @@
 // with a dead input (data or control) does not run and its outputs are dead; a Merge runs
 // on its first live input, or is dead when all its data inputs are dead. Fetching a dead
 // tensor fails naming it; sending one to another partition is Unimplemented.
+//
+// While loops (TF1's dataflow loops): an Enter starts its frame_name's child frame (one
+// instance per parent frame and iteration) at iteration 0; NextIteration carries a value
+// into the next iteration; Exit hands a value back to the parent frame. Every tensor lives
+// in one (frame instance, iteration): each iteration has its own input slots, pending
+// counts and deadness. An is_constant Enter's value (a loop invariant) reaches every
+// iteration. At most parallel_iterations iterations of a frame are alive; a further
+// NextIteration waits. A dead NextIteration ends the loop (it starts no iteration); an
+// Exit that stayed dead in every iteration is dead in the parent once the frame is done.
+// A loop stops iterating once the step is cancelled (deadline, session close, error).
 #ifndef TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 #define TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/cancellation.h"
@@ -82,7 +93,23 @@ class Executor {
     // Non-empty for nodes that must not be skipped when dead (_Retval, _Send): the error.
     std::string dead_error;
     bool dead_error_unimplemented = false;
+    // While loops: the static frame the node runs in (0: the step's root frame).
+    int frame = 0;
+    enum class Loop { kNone, kEnter, kExit, kNextIteration } loop = Loop::kNone;
+    int enter_frame = -1;        // Enter: the child frame its outputs go into.
+    bool enter_constant = false;  // Enter: is_constant (a loop invariant).
+    int merge_forward_inputs = 0;  // Merge: inputs not from a NextIteration (back edge).
   };
+  struct StaticFrame {
+    std::string name;  // The Enters' frame_name ("" for the root).
+    int parent = -1;
+    int parallel_iterations = 1;
+    int num_enters = 0;
+    std::vector<int> exits;  // Exit items of the frame.
+  };
+  // Assigns each item its frame from the Enter/Exit structure; InvalidArgument naming a
+  // node when the structure is inconsistent (executor_frames.cc).
+  absl::Status BuildFrames(const FlowGraph& graph);
   Executor() = default;
 
   ExecutorOptions options_;
@@ -90,6 +117,8 @@ class Executor {
   std::vector<OutEdge> out_edges_;
   std::vector<int> roots_;
   int num_slots_ = 0;
+  std::vector<StaticFrame> frames_;  // frames_[0] is the root frame.
+  bool has_loops_ = false;
 };
 
 }  // namespace tw

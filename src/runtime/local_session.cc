@@ -39,6 +39,7 @@ std::vector<std::string> LocalSession::ListDevices() const { return devices_->De
 
 absl::Status LocalSession::Close() {
   closed_ = true;
+  close_cancellation_.StartCancel();
   return absl::OkStatus();
 }
 
@@ -136,8 +137,14 @@ absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* fr
     token = caller_cancellation->RegisterCallback([cancellation] { cancellation->StartCancel(); });
     if (token == CancellationManager::kInvalidToken) return absl::CancelledError("step was cancelled");
   }
+  CancellationManager::Token close_token = close_cancellation_.RegisterCallback([cancellation] { cancellation->StartCancel(); });
+  if (close_token == CancellationManager::kInvalidToken) {
+    if (token != CancellationManager::kInvalidToken) caller_cancellation->DeregisterCallback(token);
+    return absl::CancelledError("the session was closed");
+  }
   absl::Cleanup deregister = [&] {
     if (token != CancellationManager::kInvalidToken) caller_cancellation->DeregisterCallback(token);
+    close_cancellation_.DeregisterCallback(close_token);
   };
   if (prepared.executors.size() == 1) return prepared.executors[0]->Run(args);
   // Partitions exchange tensors through one rendezvous; the first error's Status (not the

@@ -49,6 +49,8 @@ class LocalSession : public SessionInterface {
   std::unique_ptr<ThreadPool> inter_op_pool_;
   std::atomic<int64_t> next_step_id_{1};
   std::atomic<bool> closed_{false};
+  // Close cancels the steps still running (a while loop that never ends, a blocked dequeue).
+  CancellationManager close_cancellation_;
 
   mutable absl::Mutex graph_mu_;
   FlowGraph graph_ ABSL_GUARDED_BY(graph_mu_);

@@ -1,11 +1,13 @@
 #include "runtime/subgraph.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/back_edge.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -145,18 +147,34 @@ absl::StatusOr<PrunedGraph> BuildPrunedGraph(const FlowGraph& graph, const RunSi
     if (it != fed.end()) return NodeInput{args[it->second], 0};
     return NodeInput{sub.FindNode(src->name()), index};
   };
+  // A while loop's Merge comes before its NextIteration: its back edges are set after.
+  std::vector<std::tuple<Node*, int, const Node*>> back_edges;
   for (const Node* node : graph.nodes()) {
     if (!needed.contains(node)) continue;
     NodeSpec spec{node->name(), node->op(), {}, node->requested_device(), node->attrs()};
+    std::vector<int> pending_back;
     for (int i = 0; i < node->num_inputs(); ++i) {
       const Edge* e = node->input_edge(i);
-      spec.inputs.push_back(map_input(e->src, e->src_output));
+      NodeInput in = map_input(e->src, e->src_output);
+      if (in.node == nullptr && e->src->op() == "NextIteration") pending_back.push_back(i);
+      spec.inputs.push_back(in);
+    }
+    if (!pending_back.empty()) {
+      for (const NodeInput& in : spec.inputs) {
+        if (in.node == nullptr) continue;
+        for (int i : pending_back) spec.inputs[i] = in;
+        break;
+      }
     }
     for (const Edge* e : node->control_inputs()) {
       Node* src = fed_placeholder(e->src) ? args[fed.at({e->src, 0})] : sub.FindNode(e->src->name());
       spec.inputs.push_back(NodeInput{src, kControlSlot});
     }
-    TW_RETURN_IF_ERROR(sub.AddNode(std::move(spec)).status());
+    TW_ASSIGN_OR_RETURN(Node* added, sub.AddNode(std::move(spec)));
+    for (int i : pending_back) back_edges.emplace_back(added, i, node->input_edge(i)->src);
+  }
+  for (const auto& [merge, i, src] : back_edges) {
+    TW_RETURN_IF_ERROR(SetBackEdge(merge, i, sub.FindNode(src->name())));
   }
   for (size_t i = 0; i < fetch_tensors.size(); ++i) {
     const NodeInput& t = fetch_tensors[i];

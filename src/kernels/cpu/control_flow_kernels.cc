@@ -38,6 +38,33 @@ class MergeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// Enter, Exit, NextIteration and LoopCond pass their input on; the executor moves the
+// value between frames and iterations (src/runtime/executor.cc).
+class ForwardOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    ctx.set_output(0, ctx.input(0));
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class LoopCondOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& pred = ctx.input(0);
+    if (pred.dtype() != DType::kBool || pred.rank() != 0) {
+      return absl::InvalidArgumentError("LoopCond: the loop's predicate must be a bool scalar, but it has shape " +
+                                        pred.shape().DebugString());
+    }
+    ctx.set_output(0, pred);
+    return absl::OkStatus();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 // VariableShape: the shape of the variable's current value (TF's cond gradients use it).
 class VariableShapeOp : public OpKernel {
  public:
@@ -77,6 +104,8 @@ class VariableShapeOp : public OpKernel {
 void RegisterControlFlowKernels(KernelRegistry& r) {
   r.Register("Switch", kDeviceCpu, Factory<SwitchOp>());
   r.Register("Merge", kDeviceCpu, Factory<MergeOp>());
+  for (const char* op : {"Enter", "Exit", "NextIteration"}) r.Register(op, kDeviceCpu, Factory<ForwardOp>());
+  r.Register("LoopCond", kDeviceCpu, Factory<LoopCondOp>());
   r.Register("VariableShape", kDeviceCpu, Factory<VariableShapeOp>());
 }
 

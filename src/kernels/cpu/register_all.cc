@@ -22,6 +22,7 @@ void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
 void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
 void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry& r);     // collective_kernels.cc
+void RegisterStackKernels(KernelRegistry& r);          // stack_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -70,6 +71,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterCountUpToKernels(r);
   RegisterReaderKernels(r);
   RegisterCollectiveKernels(r);
+  RegisterStackKernels(r);
 }
 
 }  // namespace tw

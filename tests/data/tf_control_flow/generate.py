@@ -37,6 +37,7 @@ def write(name, graph, runs, fetches, init=None, train=None):
             arrays.update({f"run{k}/fetch:{f}": v for f, v in zip(fetches, values)})
     graph_def = graph.as_graph_def()
     assert any(n.op == "Switch" for n in graph_def.node) and any(n.op == "Merge" for n in graph_def.node)
+    assert len(graph_def.library.function) == 0  # Control flow v1: no functions.
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(graph_def.SerializeToString())
     np.savez(os.path.join(HERE, name + ".npz"), **arrays)
@@ -109,8 +110,7 @@ def cond_training():
 
 def while_collatz():
     """A while_loop (Enter/Exit/NextIteration/LoopCond): the Collatz steps of a fed number.
-    tensorweave has no loops yet: test_control_flow_cond.py expects a clear error naming the
-    loop op; the values are for the loop work to come."""
+    python/tests/test_control_flow_while.py runs it."""
     g = tf1.Graph()
     with g.as_default():
         n = tf1.placeholder(tf.int64, [], name="n")
@@ -121,11 +121,57 @@ def while_collatz():
     write("while_collatz", g, [{"n:0": np.int64(v)} for v in (1, 6, 27, 97)], ["steps:0"])
 
 
+def while_nested():
+    """A loop inside a loop: for i < n, an inner loop adds i * j for j < i; both counts fed
+    through the outer loop's variable (the inner frame starts once per outer iteration)."""
+    g = tf1.Graph()
+    with g.as_default():
+        n = tf1.placeholder(tf.int32, [], name="n")
+
+        def outer_body(i, total):
+            _, inner = tf1.while_loop(lambda j, acc: j < i, lambda j, acc: (j + 1, acc + i * j),
+                                      [tf.constant(0), total], name="inner")
+            return i + 1, inner
+
+        _, total = tf1.while_loop(lambda i, t: i < n, outer_body, [tf.constant(0), tf.constant(0)],
+                                  name="outer")
+        tf1.identity(total, name="total")
+    write("while_nested", g, [{"n:0": np.int32(v)} for v in (0, 1, 4, 9)], ["total:0"])
+
+
+def while_power_iteration():
+    """Power iteration on a fed matrix, a loop invariant read in every iteration (an
+    is_constant Enter), for a fed number of steps; the Rayleigh quotient at the end."""
+    g = tf1.Graph()
+    with g.as_default():
+        a = tf1.placeholder(tf.float64, [4, 4], name="a")
+        steps = tf1.placeholder(tf.int32, [], name="steps")
+
+        def body(k, v):
+            w = tf.matmul(a, v)
+            return k + 1, w / tf.norm(w)
+
+        _, v = tf1.while_loop(lambda k, v: k < steps, body, [tf.constant(0), tf.ones([4, 1], tf.float64)],
+                              parallel_iterations=4, name="power")
+        tf1.identity(tf.reduce_sum(v * tf.matmul(a, v)), name="eigenvalue")
+        tf1.identity(v, name="vector")
+    rng = np.random.default_rng(1818)
+    runs = []
+    for k in (0, 1, 25, 200):
+        m = rng.standard_normal((4, 4))
+        runs.append({"a:0": m @ m.T, "steps:0": np.int32(k)})
+    write("while_power_iteration", g, runs, ["eigenvalue:0", "vector:0"])
+
+
+FIXTURES = [cond_branches, case_select, cond_training, while_collatz, while_nested, while_power_iteration]
+
 if __name__ == "__main__":
-    cond_branches()
-    case_select()
-    cond_training()
-    while_collatz()
+    import sys
+    # Names on the command line: write only those (the others stay as committed).
+    wanted = set(sys.argv[1:])
+    for fixture in FIXTURES:
+        if not wanted or fixture.__name__ in wanted:
+            fixture()
     with open(os.path.join(HERE, "MANIFEST.txt"), "w") as f:
         f.write(f"written by TensorFlow {tf.__version__} (tf.compat.v1, control flow v2 disabled) "
                 "with generate.py in this folder\n")
