@@ -48,6 +48,7 @@ struct LayerOptions {
   Initializer bias_initializer;    // zeros when empty.
   bool use_bias = true;
   bool trainable = true;
+  DType dtype = DType::kFloat;  // Of the variables (kDouble for gradient checks).
 };
 
 // A layer: operator() builds its ops on `x` (and its variables on the first call).

@@ -85,7 +85,7 @@ std::vector<Variable> Layer::trainable_variables() const {
 
 Variable Layer::AddVariable(Graph& g, const std::string& name, const TensorShape& shape,
                             const Initializer& initializer, bool trainable) {
-  Variable v = get_variable(g, name, shape, DType::kFloat, initializer, trainable && options_.trainable);
+  Variable v = get_variable(g, name, shape, options_.dtype, initializer, trainable && options_.trainable);
   variables_.push_back(v);
   return v;
 }
