@@ -14,6 +14,11 @@ CASES = [
     ((2, 9, 9, 1), (3, 3, 1, 2), [1, 1, 1, 1], [1, 2, 2, 1], "SAME", "NHWC", np.float64),
     ((1, 5, 6, 3), (2, 3, 3, 2), [1, 2, 2, 1], [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]], "NHWC", np.float32),
     ((2, 6, 5, 4), (1, 1, 4, 3), [1, 1, 2, 2], [1, 1, 1, 1], "SAME", "NCHW", np.float32),
+    # The forward's paths (conv_forward.h): a 1x1 unit-stride filter is one GEMM on the input;
+    # enough positions for several cache-sized blocks, one of them across two images.
+    ((2, 5, 7, 6), (1, 1, 6, 3), [1, 1, 1, 1], [1, 1, 1, 1], "VALID", "NHWC", np.float64),
+    ((2, 16, 16, 32), (3, 3, 32, 8), [1, 1, 1, 1], [1, 1, 1, 1], "SAME", "NHWC", np.float32),
+    ((3, 20, 20, 8), (3, 3, 8, 4), [1, 1, 1, 1], [1, 1, 1, 1], "VALID", "NHWC", np.float64),
 ]
 
 
