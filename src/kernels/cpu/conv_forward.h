@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/conv_direct_avx512.h"
 #include "kernels/cpu/gemm.h"
 #include "ops/conv_geometry.h"
 
@@ -64,6 +65,7 @@ void Conv2DForward(const OpKernelContext* ctx, const T* input, const T* filter, 
                    const Conv2DAttrs& a, T* out) {
   const int64_t positions = s.batch * s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
   if (positions == 0 || s.out_c == 0) return;
+  if (Conv2DDirect<T>(ctx, input, filter, s, a, out)) return;
   const bool pointwise = s.k_h == 1 && s.k_w == 1 && a.stride_h == 1 && a.stride_w == 1 && s.pad_top == 0 &&
                          s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
   if (pointwise) {
