@@ -29,6 +29,11 @@ CASES = [
     ((1, 6, 5, 16), (2, 3, 16, 16), [1, 1, 1, 1], [1, 1, 1, 1], [[0, 0], [2, 1], [1, 3], [0, 0]], "NHWC",
      np.float32),
     ((2, 5, 6, 7), (3, 2, 7, 16), [1, 1, 1, 1], [1, 1, 1, 1], "SAME", "NCHW", np.float32),
+    # Unit-stride input gradients with input channels in multiples of 16 run as a forward
+    # convolution on the direct kernel (conv_forward.h), padded by k - 1 - pad: also < 0.
+    ((2, 9, 8, 32), (3, 3, 32, 16), [1, 1, 1, 1], [1, 1, 1, 1], "SAME", "NHWC", np.float32),
+    ((1, 5, 6, 16), (2, 2, 16, 16), [1, 1, 1, 1], [1, 1, 1, 1], [[0, 0], [3, 0], [0, 2], [0, 0]], "NHWC",
+     np.float32),
 ]
 
 

@@ -115,6 +115,16 @@ inline void DirectRow(const float* image, const float* filter, const float* zero
 
 #endif  // __AVX512F__
 
+// Whether Conv2DDirect runs for this type and output channel count.
+template <typename T>
+constexpr bool DirectConvApplies(int64_t out_c) {
+#if defined(__AVX512F__)
+  return std::is_same_v<T, float> && out_c > 0 && out_c % 16 == 0;
+#else
+  return false;
+#endif
+}
+
 // Runs the direct kernel when it applies (float32, AVX-512, output channels a multiple of
 // 16); false when the caller must use another path.
 template <typename T>
@@ -122,7 +132,7 @@ bool Conv2DDirect(const OpKernelContext* ctx, const T* input, const T* filter, c
                   const Conv2DAttrs& a, T* out) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
-    if (s.out_c % 16 != 0 || s.out_c == 0) return false;
+    if (!DirectConvApplies<T>(s.out_c)) return false;
     const std::vector<float> zeros(static_cast<size_t>(s.in_c), 0.0f);
     const int64_t rows = s.batch * s.out_h;
     const int64_t cost = std::max<int64_t>(1, s.out_w * s.k_h * s.k_w * s.in_c * s.out_c / 32);

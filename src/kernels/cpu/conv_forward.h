@@ -92,6 +92,34 @@ void Conv2DForward(const OpKernelContext* ctx, const T* input, const T* filter, 
   }
 }
 
+// Conv2DBackpropInput with unit strides and dilations as a forward convolution, so that
+// it runs on the direct kernel: dx is dy convolved with the filter flipped in space and
+// with its channel axes swapped, dy padded by (k - 1 - pad) before the first row and
+// column. False (nothing written) where the direct kernel does not apply.
+template <typename T>
+bool Conv2DBackpropInputDirect(const OpKernelContext* ctx, const T* dy, const T* filter, const Conv2DShape& s,
+                               const Conv2DAttrs& a, T* dx) {
+  if (a.stride_h != 1 || a.stride_w != 1 || a.dilation_h != 1 || a.dilation_w != 1) return false;
+  if (!DirectConvApplies<T>(s.in_c)) return false;  // dx's channels are the direct kernel's outputs
+  Conv2DShape t = s;
+  t.in_h = s.out_h, t.in_w = s.out_w, t.in_c = s.out_c;
+  t.out_h = s.in_h, t.out_w = s.in_w, t.out_c = s.in_c;
+  t.pad_top = s.k_h - 1 - s.pad_top, t.pad_left = s.k_w - 1 - s.pad_left;
+  Conv2DAttrs unit;
+  // flipped[ky][kx][o][c] = filter[k_h - 1 - ky][k_w - 1 - kx][c][o]
+  std::vector<T> flipped(static_cast<size_t>(s.k_h * s.k_w * s.in_c * s.out_c));
+  for (int64_t ky = 0; ky < s.k_h; ++ky) {
+    for (int64_t kx = 0; kx < s.k_w; ++kx) {
+      const T* src = filter + ((s.k_h - 1 - ky) * s.k_w + (s.k_w - 1 - kx)) * s.in_c * s.out_c;
+      T* dst = flipped.data() + (ky * s.k_w + kx) * s.out_c * s.in_c;
+      for (int64_t c = 0; c < s.in_c; ++c) {
+        for (int64_t o = 0; o < s.out_c; ++o) dst[o * s.in_c + c] = src[c * s.out_c + o];
+      }
+    }
+  }
+  return Conv2DDirect<T>(ctx, dy, flipped.data(), t, unit, dx);
+}
+
 }  // namespace conv
 }  // namespace tw
 

@@ -111,6 +111,10 @@ class Conv2DBackpropInputOp : public ConvKernelBase {
     nhwc::Output out;
     TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype(), attrs_.nchw));
     Tensor& result = out.nhwc();
+    if (conv::Conv2DBackpropInputDirect<T>(&ctx, dy.data<T>(), filter.data<T>(), s, attrs_, result.data<T>())) {
+      out.Finish<T>();
+      return absl::OkStatus();
+    }
     std::fill(result.data<T>(), result.data<T>() + result.NumElements(), T(0));
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     std::vector<T> col(static_cast<size_t>(p * k));
