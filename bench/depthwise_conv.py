@@ -2,8 +2,13 @@
 56x56, SAME, batch 8, NHWC, float32; MobileNet's second block), each a session target on
 variables, THREADS intra/inter threads; median time and GFLOP/s (2*N*H*W*C*M*3*3 FLOP).
 Usage (tensorweave's python module on PYTHONPATH): depthwise_conv.py THREADS REPS"""
+import os
 import sys
 import time
+
+# Wall time; this process's CPU time with TW_BENCH_CLOCK=cpu (one thread only: steadier than wall
+# time on a loaded machine, and the same measure for both sides).
+clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time.perf_counter
 
 import numpy as np
 
@@ -32,9 +37,9 @@ with tf.Session(config=config) as sess:
         sess.run(out.op)  # warm-up
         times = []
         for _ in range(reps):
-            start = time.perf_counter()
+            start = clock()
             sess.run(out.op)
-            times.append(time.perf_counter() - start)
+            times.append(clock() - start)
         median = float(np.median(times))
         print(f"tensorweave {name}, {threads} thread(s): {median * 1000:.2f} ms, {flop / median / 1e9:.2f} GFLOP/s",
               flush=True)

@@ -2,8 +2,13 @@
 channels) forward, input gradient and weight gradient (aten::convolution_backward with one
 output asked for each), in NCHW and in channels_last, the faster reported, under
 torch.no_grad on torch.set_num_threads(THREADS). Usage: torch_depthwise_conv.py THREADS REPS"""
+import os
 import sys
 import time
+
+# Wall time; this process's CPU time with TW_BENCH_CLOCK=cpu (one thread only: steadier than wall
+# time on a loaded machine, and the same measure for both sides).
+clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time.perf_counter
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 reps = int(sys.argv[2]) if len(sys.argv) > 2 else 10
@@ -35,9 +40,9 @@ def time_ms(fn):
     fn()
     times = []
     for _ in range(reps):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return peer_env.median(times) * 1000
 
 

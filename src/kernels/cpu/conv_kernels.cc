@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/conv_filter_grad_avx512.h"
 #include "kernels/cpu/conv_forward.h"
 #include "kernels/cpu/conv_kernel_base.h"
 #include "kernels/cpu/gemm.h"
@@ -142,6 +143,9 @@ class Conv2DBackpropFilterOp : public ConvKernelBase {
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, TensorShape({s.k_h, s.k_w, s.in_c, s.out_c}), dy.dtype()));
     T* dw = out->data<T>();
+    if (conv::Conv2DBackpropFilterDirect<T>(&ctx, input.data<T>(), dy.data<T>(), s, attrs_, dw)) {
+      return absl::OkStatus();
+    }
     std::fill(dw, dw + out->NumElements(), T(0));
     std::vector<T> col(static_cast<size_t>(p * k)), part(static_cast<size_t>(k * s.out_c));
     for (int64_t n = 0; n < s.batch; ++n) {
