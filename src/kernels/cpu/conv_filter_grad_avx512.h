@@ -101,7 +101,9 @@ bool Conv2DBackpropFilterDirect(const OpKernelContext* ctx, const T* x, const T*
                                 const Conv2DAttrs& a, T* dw) {
 #if defined(__AVX512F__)
   if constexpr (std::is_same_v<T, float>) {
-    if (!DirectConvApplies<T>(s.out_c)) return false;
+    // Fewer than 4 input channels leave too few accumulators per tile to hide the
+    // multiply-add latency (a first layer on 1-3 colour channels): im2col does better.
+    if (!DirectConvApplies<T>(s.out_c) || s.in_c < 4) return false;
     std::fill(dw, dw + s.k_h * s.k_w * s.in_c * s.out_c, 0.0f);
     const int64_t rows = s.batch * s.out_h;
     if (rows == 0 || s.in_c == 0) return true;
