@@ -3,8 +3,13 @@
 they run on, so the limit), each run as a session target on variables, THREADS intra/inter
 threads; GFLOP/s from the median time (a convolution is 2*N*H*W*Cout*3*3*Cin FLOP).
 Usage: conv2d_gflops.py THREADS REPS"""
+import os
 import sys
 import time
+
+# Wall time; this process's CPU time with TW_BENCH_CLOCK=cpu (one thread only: steadier than wall
+# time on a loaded machine, and the same measure for both sides).
+clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time.perf_counter
 
 import numpy as np
 
@@ -32,9 +37,9 @@ with tf.Session(config=config) as sess:
         sess.run(out.op)  # warm-up
         times = []
         for _ in range(reps):
-            start = time.perf_counter()
+            start = clock()
             sess.run(out.op)
-            times.append(time.perf_counter() - start)
+            times.append(clock() - start)
         median = float(np.median(times))
         print(f"tensorweave {name}, {threads} thread(s): {median * 1000:.2f} ms, {flop / median / 1e9:.1f} GFLOP/s",
               flush=True)

@@ -3,12 +3,17 @@
 dropout 0.5 -> dense 10, softmax cross-entropy, Adam 1e-4) through tf.Session with intra-
 and inter-op pools of THREADS threads. Prints the median step time; RESULT ms_per_step=...
 Usage: lenet_training.py THREADS STEPS"""
+import os
 import sys
 import time
 
 import numpy as np
 
 import tensorweave as tf
+
+# Wall time; this process's CPU time with TW_BENCH_CLOCK=cpu (one thread only: steadier than wall
+# time on a loaded machine, and the same measure for both sides).
+clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time.perf_counter
 
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -38,9 +43,9 @@ with tf.Session(config=config) as sess:
         sess.run(train, feed)
     times = []
     for _ in range(steps):
-        start = time.perf_counter()
+        start = clock()
         sess.run(train, feed)
-        times.append((time.perf_counter() - start) * 1000)
+        times.append((clock() - start) * 1000)
     final = sess.run(loss, {x: images, y: labels})
 median = float(np.median(times))
 print(f"tensorweave LeNet-5 batch 64 Adam, {threads} thread(s): {median:.2f} ms/step median "

@@ -10,6 +10,10 @@ import socket
 import statistics
 import time
 
+# Wall time; this process's CPU time with TW_BENCH_CLOCK=cpu (one thread only: steadier than wall
+# time on a loaded machine, and the same measure for both sides).
+clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time.perf_counter
+
 
 def configure(threads):
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -28,9 +32,9 @@ def median_step_ms(step, warmup, steps):
         step()
     times = []
     for _ in range(steps):
-        start = time.perf_counter()
+        start = clock()
         step()
-        times.append((time.perf_counter() - start) * 1000)
+        times.append((clock() - start) * 1000)
     return statistics.median(times)
 
 

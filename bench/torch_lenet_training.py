@@ -1,7 +1,8 @@
 """The PyTorch peer of bench/lenet_training.sh: the same LeNet-5-style model, batch, data and
 optimizer in current PyTorch (build/peer-venv; convolutions through oneDNN, matrix products
 through MKL, on torch.set_num_threads(THREADS) OpenMP threads), NCHW as PyTorch prefers.
-Tries eager and torch.compile of the whole step; prints each median; RESULT is the fastest.
+Tries eager (NCHW, and channels_last) and torch.compile of the whole step; prints each
+median; RESULT is the fastest.
 Usage: torch_lenet_training.py THREADS STEPS"""
 import sys
 
@@ -24,11 +25,15 @@ def measure(variant):
     model = nn.Sequential(nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
                           nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                           nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Dropout(0.5), nn.Linear(1024, 10))
+    inputs = x
+    if variant == "eager channels_last":  # oneDNN's NHWC kernels, tensorweave's layout
+        model = model.to(memory_format=torch.channels_last)
+        inputs = x.to(memory_format=torch.channels_last)
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)
 
     def step():
         opt.zero_grad()
-        loss = loss_fn(model(x), labels)
+        loss = loss_fn(model(inputs), labels)
         loss.backward()
         opt.step()
         return loss
@@ -38,13 +43,13 @@ def measure(variant):
     step_ms = peer_env.median_step_ms(step, 3, steps)  # 3 warm-up steps (and compilation).
     model.eval()
     with torch.no_grad():
-        return step_ms, float(loss_fn(model(x), labels))
+        return step_ms, float(loss_fn(model(inputs), labels))
 
 
 print(f"PyTorch {torch.__version__}: oneDNN (mkldnn) {'on' if torch.backends.mkldnn.is_available() else 'off'}, "
       f"MKL {'on' if torch.backends.mkl.is_available() else 'off'}", flush=True)
 results = {}
-for variant in ("eager", "compiled step"):
+for variant in ("eager", "eager channels_last", "compiled step"):
     try:
         ms, final = measure(variant)
     except Exception as e:  # torch.compile needs a C++ compiler and Python headers; say why it was skipped.

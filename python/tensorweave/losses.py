@@ -2,7 +2,7 @@
 weights and reduces them as TensorFlow does (Reduction, default SUM_BY_NONZERO_WEIGHTS: the
 weighted sum over the number of non-zero weights), in float32 whatever the input dtype, and
 adds the result to the LOSSES collection."""
-from tensorweave import array_ops, dtypes, math_ops, nn
+from tensorweave import array_ops, dtypes, math_ops, math_reduce_ops, nn
 from tensorweave.framework import GraphKeys, add_to_collection, convert_to_tensor, name_scope
 
 
@@ -203,6 +203,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         if label_smoothing > 0:
             num_classes = array_ops.cast(array_ops.shape(labels)[-1], logits.dtype)
             labels = labels * (1.0 - label_smoothing) + label_smoothing / num_classes
+        # As TF1: the (smoothed) labels are constants of the loss, so no gradient flows to them.
+        labels = math_reduce_ops.stop_gradient(labels, name="labels_stop_gradient")
         losses = nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction=reduction)
 

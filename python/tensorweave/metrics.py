@@ -3,7 +3,7 @@ batch to accumulators and returns the metric so far, value reads it. The accumul
 zero-initialized, non-trainable variables in LOCAL_VARIABLES and METRIC_VARIABLES, so
 tf.local_variables_initializer() resets them. The formulas are TensorFlow's
 (metrics_impl.py), weights and squeezable dimensions included."""
-from tensorweave import array_ops, dtypes, math_ops
+from tensorweave import array_ops, check_ops, dtypes, math_ops
 from tensorweave.framework import GraphKeys, add_to_collections, convert_to_tensor, control_dependencies, name_scope
 from tensorweave.variables import Variable
 
@@ -172,9 +172,16 @@ def recall(labels, predictions, weights=None, metrics_collections=None, updates_
 def _confusion_at_thresholds(labels, predictions, thresholds, weights):
     """Accumulators tp, fn, tn, fp of shape [len(thresholds)]: a prediction is positive at a
     threshold it is strictly above. Returns (values, updates), dicts by those names."""
-    predictions, labels, weights = _remove_squeezable_dimensions(
-        array_ops.cast(convert_to_tensor(predictions), dtypes.float32),
-        array_ops.cast(convert_to_tensor(labels), dtypes.bool), weights)
+    predictions = convert_to_tensor(predictions)
+    # As TensorFlow: predictions outside [0, 1] fail the update at run time (Assert ops).
+    in_range = [check_ops.assert_greater_equal(predictions, 0.0,
+                                               message="predictions must be in [0, 1]"),
+                check_ops.assert_less_equal(predictions, 1.0,
+                                            message="predictions must be in [0, 1]")]
+    with control_dependencies(in_range):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            array_ops.cast(predictions, dtypes.float32), array_ops.cast(convert_to_tensor(labels), dtypes.bool),
+            weights)
     n = len(thresholds)
     predictions_2d = array_ops.reshape(predictions, [-1, 1])
     labels_2d = array_ops.reshape(labels, [1, -1])

@@ -14,6 +14,11 @@ CASES = [
     ((1, 9, 8, 2), (3, 2, 2, 1), [1, 2, 2, 1], [1, 1], "VALID", np.float64, None),
     ((2, 9, 9, 2), (3, 3, 2, 2), [1, 1, 1, 1], [2, 2], "SAME", np.float64, 3),
     ((1, 10, 8, 3), (2, 3, 3, 1), [1, 1, 1, 1], [2, 3], "VALID", np.float32, None),
+    # The threaded loops (depthwise_conv_loops.h): strided SAME with a multiplier (the input
+    # gradient gathers from strided output rows), and enough rows (80 * 15) for the filter
+    # gradient's partial sums to reach their cap and hold several rows each.
+    ((2, 11, 10, 5), (3, 3, 5, 3), [1, 2, 2, 1], [1, 1], "SAME", np.float32, None),
+    ((80, 30, 5, 2), (3, 3, 2, 1), [1, 2, 2, 1], [1, 1], "SAME", np.float64, None),
 ]
 
 

@@ -35,6 +35,7 @@ PUBLIC_HEADERS = {
     "server": "distributed/rpc",
     "basic_session_run_hooks": "train", "device_setter": "train", "monitored_session": "train",
     "optimizers": "train", "saver": "train", "sync_replicas": "train", "variable_scope": "train",
+    "layers": "layers",
     "tensorweave": "savedmodel",  # pulls in the whole API
 }
 

@@ -1,6 +1,7 @@
-// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on CPU: each image is unrolled into
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on CPU: images are unrolled into
 // patches (im2col: one row of kh*kw*c values per output position) so that the convolution
-// is one GEMM with the filter seen as a [kh*kw*c, oc] matrix (gemm.h); the input gradient
+// is a GEMM with the filter seen as a [kh*kw*c, oc] matrix (gemm.h; the forward in cache-
+// sized blocks of positions spread over the threads, conv_forward.h); the input gradient
 // is the transposed product folded back (col2im), the filter gradient the patches'
 // transpose times the output gradient, summed over images. NCHW tensors are transposed to
 // NHWC and back around the same code.
@@ -10,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/conv_filter_grad_avx512.h"
+#include "kernels/cpu/conv_forward.h"
 #include "kernels/cpu/conv_kernel_base.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nhwc.h"
@@ -89,13 +92,7 @@ class Conv2DOp : public ConvKernelBase {
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), Dims(filter), nullptr));
     nhwc::Output out;
     TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.out_h, s.out_w, s.out_c}, input.dtype(), attrs_.nchw));
-    Tensor& result = out.nhwc();
-    const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
-    std::vector<T> col(static_cast<size_t>(p * k));
-    for (int64_t n = 0; n < s.batch; ++n) {
-      Im2Col(input.data<T>() + n * s.in_h * s.in_w * s.in_c, s, attrs_, col.data());
-      Gemm<T>(&ctx, col.data(), filter.data<T>(), result.data<T>() + n * p * s.out_c, p, k, s.out_c, false, false);
-    }
+    conv::Conv2DForward<T>(&ctx, input.data<T>(), filter.data<T>(), s, attrs_, out.nhwc().data<T>());
     out.Finish<T>();
     return absl::OkStatus();
   }
@@ -115,6 +112,10 @@ class Conv2DBackpropInputOp : public ConvKernelBase {
     nhwc::Output out;
     TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype(), attrs_.nchw));
     Tensor& result = out.nhwc();
+    if (conv::Conv2DBackpropInputDirect<T>(&ctx, dy.data<T>(), filter.data<T>(), s, attrs_, result.data<T>())) {
+      out.Finish<T>();
+      return absl::OkStatus();
+    }
     std::fill(result.data<T>(), result.data<T>() + result.NumElements(), T(0));
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     std::vector<T> col(static_cast<size_t>(p * k));
@@ -142,6 +143,9 @@ class Conv2DBackpropFilterOp : public ConvKernelBase {
     const int64_t p = s.out_h * s.out_w, k = s.k_h * s.k_w * s.in_c;
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, TensorShape({s.k_h, s.k_w, s.in_c, s.out_c}), dy.dtype()));
     T* dw = out->data<T>();
+    if (conv::Conv2DBackpropFilterDirect<T>(&ctx, input.data<T>(), dy.data<T>(), s, attrs_, dw)) {
+      return absl::OkStatus();
+    }
     std::fill(dw, dw + out->NumElements(), T(0));
     std::vector<T> col(static_cast<size_t>(p * k)), part(static_cast<size_t>(k * s.out_c));
     for (int64_t n = 0; n < s.batch; ++n) {

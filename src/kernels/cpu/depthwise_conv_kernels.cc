@@ -1,8 +1,8 @@
 // DepthwiseConv2dNative and its two backprops on CPU. Each input channel c meets its own m
 // filters: output channel c*m + j at (oy, ox) is the sum over the window of
-// input[iy, ix, c] * filter[ky, kx, c, j]. The loops walk that sum directly (a depthwise
-// filter is small; there is no GEMM to gain), the backprops walk the same index pairs and
-// add into the input or filter gradient. NCHW tensors are transposed to NHWC and back.
+// input[iy, ix, c] * filter[ky, kx, c, j]. The loops (depthwise_conv_loops.h) walk that
+// sum directly (a depthwise filter is small; there is no GEMM to gain), threaded, with the
+// contiguous channels innermost. NCHW tensors are transposed to NHWC and back.
 #include <algorithm>
 #include <array>
 
@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/array_kernels.h"
 #include "kernels/cpu/conv_kernel_base.h"
+#include "kernels/cpu/depthwise_conv_loops.h"
 #include "kernels/cpu/nhwc.h"
 #include "ops/conv_geometry.h"
 
@@ -21,31 +22,6 @@ using conv::Conv2DShape;
 using nhwc::CheckRank4;
 using nhwc::Dims;
 using nhwc::Transposed;
-
-// Calls visit(input offset, filter offset, output offset) for every product of the
-// depthwise convolution of one batch element, offsets relative to that element's image
-// and output; a window position in the padding contributes nothing.
-template <typename Visit>
-void ForEachProduct(const Conv2DShape& s, const Conv2DAttrs& a, int64_t m, Visit visit) {
-  for (int64_t oy = 0; oy < s.out_h; ++oy) {
-    for (int64_t ox = 0; ox < s.out_w; ++ox) {
-      const int64_t out_base = (oy * s.out_w + ox) * s.out_c;
-      for (int64_t ky = 0; ky < s.k_h; ++ky) {
-        const int64_t iy = oy * a.stride_h - s.pad_top + ky * a.dilation_h;
-        if (iy < 0 || iy >= s.in_h) continue;
-        for (int64_t kx = 0; kx < s.k_w; ++kx) {
-          const int64_t ix = ox * a.stride_w - s.pad_left + kx * a.dilation_w;
-          if (ix < 0 || ix >= s.in_w) continue;
-          const int64_t in_base = (iy * s.in_w + ix) * s.in_c;
-          const int64_t f_base = (ky * s.k_w + kx) * s.in_c * m;
-          for (int64_t c = 0; c < s.in_c; ++c) {
-            for (int64_t j = 0; j < m; ++j) visit(in_base + c, f_base + c * m + j, out_base + c * m + j);
-          }
-        }
-      }
-    }
-  }
-}
 
 class DepthwiseKernelBase : public conv::ConvKernelBase {
  public:
@@ -79,14 +55,7 @@ class DepthwiseConv2dNativeOp : public DepthwiseKernelBase {
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), Dims(filter), nullptr, &m));
     nhwc::Output out;
     TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.out_h, s.out_w, s.out_c}, input.dtype(), attrs_.nchw));
-    T* y = out.nhwc().data<T>();
-    std::fill(y, y + out.nhwc().NumElements(), T(0));
-    const T* f = filter.data<T>();
-    for (int64_t n = 0; n < s.batch; ++n) {
-      const T* x = input.data<T>() + n * s.in_h * s.in_w * s.in_c;
-      T* yn = y + n * s.out_h * s.out_w * s.out_c;
-      ForEachProduct(s, attrs_, m, [&](int64_t i, int64_t k, int64_t o) { yn[o] += x[i] * f[k]; });
-    }
+    depthwise::Forward<T>(ctx, input.data<T>(), filter.data<T>(), s, attrs_, m, out.nhwc().data<T>());
     out.Finish<T>();
     return absl::OkStatus();
   }
@@ -106,14 +75,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseKernelBase {
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(conv::ToNhwc(sizes, attrs_.nchw), Dims(filter), &dy, &m));
     nhwc::Output out;
     TW_RETURN_IF_ERROR(out.Allocate(ctx, {s.batch, s.in_h, s.in_w, s.in_c}, dy.dtype(), attrs_.nchw));
-    T* dx = out.nhwc().data<T>();
-    std::fill(dx, dx + out.nhwc().NumElements(), T(0));
-    const T* f = filter.data<T>();
-    for (int64_t n = 0; n < s.batch; ++n) {
-      T* dxn = dx + n * s.in_h * s.in_w * s.in_c;
-      const T* dyn = dy.data<T>() + n * s.out_h * s.out_w * s.out_c;
-      ForEachProduct(s, attrs_, m, [&](int64_t i, int64_t k, int64_t o) { dxn[i] += dyn[o] * f[k]; });
-    }
+    depthwise::BackpropInput<T>(ctx, dy.data<T>(), filter.data<T>(), s, attrs_, m, out.nhwc().data<T>());
     out.Finish<T>();
     return absl::OkStatus();
   }
@@ -133,13 +95,7 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseKernelBase {
     TW_ASSIGN_OR_RETURN(Conv2DShape s, Geometry(Dims(input), filter_sizes, &dy, &m));
     TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(DimVector(filter_sizes.begin(), filter_sizes.end())));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, dy.dtype()));
-    T* df = out->data<T>();
-    std::fill(df, df + out->NumElements(), T(0));
-    for (int64_t n = 0; n < s.batch; ++n) {
-      const T* x = input.data<T>() + n * s.in_h * s.in_w * s.in_c;
-      const T* dyn = dy.data<T>() + n * s.out_h * s.out_w * s.out_c;
-      ForEachProduct(s, attrs_, m, [&](int64_t i, int64_t k, int64_t o) { df[k] += x[i] * dyn[o]; });
-    }
+    depthwise::BackpropFilter<T>(ctx, input.data<T>(), dy.data<T>(), s, attrs_, m, out->data<T>());
     return absl::OkStatus();
   }
 };
