@@ -25,6 +25,8 @@ GRAPHS = {
     # keep_prob 1: the dropout's random mask is all ones, so the replay's own draws agree.
     "tf2onnx_lstm.pb": ({"X": ((3, 784), np.float32), "keep_prob": ((), 1.0)}, "output"),
     "tf2onnx_gru.pb": ({"X": ((3, 28, 28), np.float32), "keep_prob": ((), 1.0)}, "output"),
+    # Keras: three unrolled SRU layers over 5 steps, Dense(4), LeakyReLU; keras_to_tensorflow's output name.
+    "hello_tf_c_api_keras_sru.pb": ({"input_4": ((3, 5, 12), np.float32)}, "output_node0"),
 }
 
 
@@ -62,12 +64,18 @@ def _max_pool(node, a):
 
 
 def _strided_slice(node, a):
-    """The 1-D case these graphs use: begin:end:stride, shrink_axis_mask 0 or 1."""
-    for mask in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask"):
+    """Per-axis begin:end:stride with begin_mask, end_mask and shrink_axis_mask (no ellipsis or new axes)."""
+    for mask in ("ellipsis_mask", "new_axis_mask"):
         assert node.attr[mask].i == 0, (node.name, mask)
-    (begin,), (end,), (stride,) = a[1], a[2], a[3]
-    out = a[0][begin:end:stride]
-    return out[0] if node.attr["shrink_axis_mask"].i == 1 else out
+    begin_mask, end_mask, shrink = (node.attr[m].i for m in ("begin_mask", "end_mask", "shrink_axis_mask"))
+    index = []
+    for axis, (begin, end, stride) in enumerate(zip(a[1], a[2], a[3])):
+        if shrink >> axis & 1:
+            index.append(int(begin))
+        else:
+            index.append(slice(None if begin_mask >> axis & 1 else int(begin),
+                               None if end_mask >> axis & 1 else int(end), int(stride)))
+    return a[0][tuple(index)]
 
 
 # The ops these models use, in NumPy (float64 accumulation, compared with a tolerance).
@@ -78,6 +86,10 @@ _NUMPY_OPS = {
     "Shape": lambda node, a: np.array(a[0].shape, np.int32),
     "Pack": lambda node, a: np.stack(a, axis=node.attr["axis"].i),
     "Reshape": lambda node, a: a[0].reshape(a[1]),
+    "Transpose": lambda node, a: np.transpose(a[0], a[1]),
+    "Tile": lambda node, a: np.tile(a[0], a[1]),
+    "ZerosLike": lambda node, a: np.zeros_like(a[0]),
+    "Sum": lambda node, a: np.sum(a[0], axis=tuple(np.atleast_1d(a[1]).tolist()), keepdims=node.attr["keep_dims"].b),
     "ExpandDims": lambda node, a: np.expand_dims(a[0], int(a[1])),
     "ConcatV2": lambda node, a: np.concatenate(a[:-1], axis=int(a[-1])),
     "Fill": lambda node, a: np.full(a[0], a[1]),
@@ -95,6 +107,7 @@ _NUMPY_OPS = {
     "AddV2": lambda node, a: a[0] + a[1],
     "Mul": lambda node, a: a[0] * a[1],
     "Sub": lambda node, a: a[0] - a[1],
+    "Maximum": lambda node, a: np.maximum(a[0], a[1]),
     "Relu": lambda node, a: np.maximum(a[0], 0),
     "Sigmoid": lambda node, a: _sigmoid(a[0]),
     "Tanh": lambda node, a: np.tanh(a[0]),
