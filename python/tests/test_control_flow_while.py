@@ -87,8 +87,7 @@ def test_while_loop_builds_tf1_structure():
     merge = g.get_operation_by_name("grow/Merge")
     assert [t.op.type for t in merge.inputs] == ["Enter", "NextIteration"]
     # The captured x enters as a loop invariant.
-    from tensorweave.proto import graph_pb2
-    graph_def = graph_pb2.GraphDef.FromString(g.as_graph_def())
+    graph_def = g.as_graph_def()
     enters = {n.name: n for n in graph_def.node if n.op == "Enter"}
     assert {n.attr["frame_name"].s for n in enters.values()} == {b"grow"}
     assert [n.input[0] for n in enters.values() if n.attr["is_constant"].b] == [x.op.name]
@@ -275,7 +274,7 @@ def test_tensorflow_runs_the_graph_our_while_loop_builds(tmp_path):
     g = tf.Graph()
     with g.as_default():
         _build_while_collatz()
-    (tmp_path / "ours.pb").write_bytes(g.as_graph_def())
+    (tmp_path / "ours.pb").write_bytes(g.as_graph_def().SerializeToString())
     (tmp_path / "run_ours.py").write_text(TF_RUNS_OURS)
     import subprocess
 

@@ -8,7 +8,6 @@ import pytest
 
 import tensorweave as tf
 import tensorweave.horovod as hvd
-from tensorweave.proto import graph_pb2
 from conftest import EXAMPLES_DIR, PYTHON, free_port, python_env
 
 
@@ -45,7 +44,7 @@ def test_buckets_pack_small_gradients_in_backward_order():
                 assert [g_.shape.as_list() for g_, _ in pairs] == [[784, 256], [256], [256, 10], [10]]
                 assert len(_reduces(g)) == want, bucket_bytes
                 # Instance keys follow creation order, so every worker's graph pairs them alike.
-                graph_def = graph_pb2.GraphDef.FromString(g.as_graph_def())
+                graph_def = g.as_graph_def()
                 keys = [node.attr["instance_key"].i for node in graph_def.node if node.op == "CollectiveReduce"]
                 assert keys == sorted(keys) and keys[0] == 1
     finally:

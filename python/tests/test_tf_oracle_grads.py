@@ -21,8 +21,8 @@ from tf_peer import BUILD_DIR, require_tensorflow, run_tf_cases
 GRAD_EXCLUDED = {
     "Switch": "test_control_flow_cond.py::test_cond_gradients_match_tensorflow (needs dead tensors: whole conds)",
     "Merge": "test_control_flow_cond.py::test_cond_gradients_match_tensorflow (needs dead tensors: whole conds)",
-    "Exit": "test_control_flow_while.py::test_gradients_through_a_loop_match_tensorflow_and_finite_differences "
-            "(whole loops: Python's while_grad.py builds the loop's gradient)",
+    **{op: "test_control_flow_while.py::test_gradients_through_a_loop_match_tensorflow_and_finite_differences "
+           "(whole loops: Python's while_grad.py builds the loop's gradient)" for op in ("Exit", "Enter", "NextIteration")},
     **{op: "compared with TensorFlow, gradients included, in test_conv2d.py"
        for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
     **{op: "compared with TensorFlow in test_pooling.py (values, gradients and the gradients' gradients)"

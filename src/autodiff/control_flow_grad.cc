@@ -12,6 +12,17 @@
 
 namespace tw {
 
+namespace {
+
+[[noreturn]] std::vector<Output> RefuseLoopGradient(const GradContext& ctx) {
+  const Node& node = *ctx.op.node();
+  throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+      "gradients: op ", node.op(), " (node '", node.name(), "'): gradients through a while loop are built by the "
+      "Python tf.gradients for loops made by tf.while_loop only")));
+}
+
+}  // namespace
+
 void RegisterControlFlowGradients(GradientRegistry& r) {
   r.Register("Merge", [](const GradContext& ctx) {
     Graph& g = ctx.graph();
@@ -32,15 +43,14 @@ void RegisterControlFlowGradients(GradientRegistry& r) {
   // (python/tensorweave/while_grad.py) and adds it to this pass, which treats the loop as a
   // constant; tf.while_loop marks its Exits for that. Any other Exit is refused.
   r.Register("Exit", [](const GradContext& ctx) {
-    const Node& node = *ctx.op.node();
-    auto marked = GetBoolAttr(node.attrs(), "_grad_in_python");
-    if (!marked.ok() || !*marked) {
-      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-          "gradients: op Exit (node '", node.name(), "'): gradients through a while loop are built by the "
-          "Python tf.gradients for loops made by tf.while_loop only")));
-    }
+    auto marked = GetBoolAttr(ctx.op.node()->attrs(), "_grad_in_python");
+    if (!marked.ok() || !*marked) RefuseLoopGradient(ctx);
     return std::vector<Output>{Output()};
   });
+  // The pass stops at a marked Exit, so it reaches a loop's Enter or NextIteration only on
+  // a path into a loop that tf.while_loop did not build: refused, as such an Exit.
+  r.Register("Enter", RefuseLoopGradient);
+  r.Register("NextIteration", RefuseLoopGradient);
   r.RegisterNoGradient("VariableShape");  // As TF (NotDifferentiable).
 }
 
