@@ -26,9 +26,10 @@ case "$mode" in
     # parsing and in text GraphDefs). clang does not define it.
     export CXX=${CXX:-clang++}
     targets=(tw_runtime_tests tw_kernels_tests tw_distributed_tests tw_integration_tests)
-    # The multi-threaded and multi-process suites: executor and rendezvous, queues and
-    # accumulators, worker and master, in-process clusters and `tw server` processes.
-    tests=(-R '^(ExecutorTest|RunOpSmoke|PlacerTest|FIFOQueueTest|ConditionalAccumulatorTest|WorkerTest|TensorWireTest|ClusterSpecTest|ResourceLimitsTest|DistributedTest|DataParallelTest|SyncReplicasClusterTest|MonitoredSessionClusterTest|ResourceLimitFlagsTest)\.')
+    # The multi-threaded and multi-process suites: executor (loops and dead tensors too)
+    # and rendezvous, queues and accumulators, worker and master, in-process clusters and
+    # `tw server` processes, hostile clients and request limits, collectives.
+    tests=(-R '^(ExecutorTest|ExecutorLoopTest|ExecutorDeadTest|RunOpSmoke|PlacerTest|FIFOQueueTest|ConditionalAccumulatorTest|WorkerTest|TensorWireTest|ClusterSpecTest|ResourceLimitsTest|DistributedTest|DataParallelTest|SyncReplicasClusterTest|MonitoredSessionClusterTest|ResourceLimitFlagsTest|RequestLimitsTest|OrphanedStepTest|SessionGcTest|StepTimeoutTest|HostileClientTest|HostileClientLimitsTest|KernelOutputLimitsTest|FileAccessRootTest|TfMasterServiceTest|TfMasterServiceBudgetTest|CollectiveRpcTest|CollectiveTest)\.')
     ;;
   *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
 esac

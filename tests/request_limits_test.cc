@@ -149,6 +149,31 @@ TEST_F(RequestLimitsTest, StepRepliesAreHeldToTheReplyBudget) {
   }
 }
 
+// A tensor another task pulls (RecvTensors) is held to the serving task's reply budget
+// until gRPC has sent it: one over the budget fails the step naming the flag, and what a
+// stream held is given back once sent.
+TEST_F(RequestLimitsTest, TensorsStreamedToAnotherTaskAreHeldToTheReplyBudget) {
+  auto cluster = testing::LocalCluster::Start({{"local", 2}}, kTw, {"--max_pending_reply_bytes=33554432"});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  Graph g;
+  auto n = placeholder(g, DType::kInt32, PartialShape({}), "n");
+  Output sum;
+  {
+    auto on1 = g.device("/job:local/task:1");
+    auto big = g.AddOperation("Fill", "big", {reshape(n, Axes{1}), constant(g, 1.0f)}, {}).output(0);
+    auto on0 = g.device("/job:local/task:0");
+    sum = reduce_sum(big);
+  }
+  Session sess(g, (*cluster)->target("local", 0));
+  auto run = [&](int32_t elements) { return sess.run(sum, {{n, Tensor::Scalar<int32_t>(elements)}}).scalar<float>(); };
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(run(4 << 20), 4194304.0f) << i;  // 16 MiB, again and again.
+  EXPECT_STATUS(ErrorOf([&] { run(16 << 20); }), absl::StatusCode::kResourceExhausted,
+                "the RecvTensors stream's tensor of 67108864 bytes is refused");
+  EXPECT_STATUS(ErrorOf([&] { run(16 << 20); }), absl::StatusCode::kResourceExhausted,
+                "this task holds at most 33554432 (--max_pending_reply_bytes)");
+  EXPECT_EQ(run(4 << 20), 4194304.0f);  // The cluster carries on.
+}
+
 // Clients that never read (an HTTP/2 stream window of 0) hold their replies in the
 // server: two 64 MiB replies fill a 150 MiB budget, a third is refused, and the budget is
 // back once those clients close their connections.

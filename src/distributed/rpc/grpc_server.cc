@@ -79,7 +79,7 @@ class WorkerServiceImpl final
                                      RunGraphResponse* resp) override;
   grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensors(grpc::CallbackServerContext*,
                                                           const grpc::ByteBuffer* request) override {
-    return NewRecvTensorsReactor(worker_, *request);
+    return NewRecvTensorsReactor(worker_, *request, budget_);
   }
   grpc::Status CleanupGraph(grpc::ServerContext*, const CleanupGraphRequest* req,
                             CleanupGraphResponse* resp) override {

@@ -27,7 +27,8 @@ bool ParseRequest(const grpc::ByteBuffer& buffer, RecvTensorsRequest* req) {
 // done with the call and the worker is done with the receives (they use cancellation_).
 class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  RecvTensorsReactor(WorkerInterface* worker, const grpc::ByteBuffer& request) {
+  RecvTensorsReactor(WorkerInterface* worker, const grpc::ByteBuffer& request, ReplyBudget* budget)
+      : budget_(budget) {
     RecvTensorsRequest req;
     if (!ParseRequest(request, &req)) {
       refs_ = 1;  // No receives started.
@@ -38,10 +39,15 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     worker->RecvTensorsAsync(
         req, &cancellation_,
         [this](int i, const Tensor& t) {
+          absl::StatusOr<std::shared_ptr<const void>> hold = Hold(t);
           Step step;
           {
             absl::MutexLock lock(&mu_);
-            ready_.emplace_back(i, t);
+            if (hold.ok()) {
+              ready_.push_back({i, t, *std::move(hold)});
+            } else if (refused_.ok()) {
+              refused_ = hold.status();
+            }
             step = Pump();
           }
           Act(step);
@@ -85,10 +91,27 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     grpc::Status status;
   };
 
+  struct Ready {
+    int key_index;
+    Tensor tensor;
+    std::shared_ptr<const void> hold;
+  };
+
+  // The tensor's bytes reserved in the task's reply budget while this stream holds it.
+  absl::StatusOr<std::shared_ptr<const void>> Hold(const Tensor& t) {
+    if (budget_ == nullptr) return nullptr;
+    return budget_->Hold("the RecvTensors stream's tensor", static_cast<int64_t>(t.TotalBytes()));
+  }
+
   // Starts the next write or the finish, if one is due and none is in flight: updates the
   // state under mu_ and says what to call.
   Step Pump() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (finished_ || writing_) return {};
+    if (!refused_.ok()) {  // Releases the receives still waiting, and their tensors.
+      finished_ = true;
+      ready_.clear();
+      return {Next::kCancelAndFinish, ToGrpcStatus(refused_)};
+    }
     if (ended_ && !end_status_.ok()) {
       finished_ = true;
       return {Next::kFinish, ToGrpcStatus(end_status_)};
@@ -101,7 +124,8 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
         }
         return {};
       }
-      writer_.emplace(std::move(ready_.front().second), ready_.front().first);
+      Ready& next = ready_.front();
+      writer_.emplace(std::move(next.tensor), next.key_index, std::move(next.hold));
       ready_.pop_front();
       ++started_;
     }
@@ -147,11 +171,13 @@ class RecvTensorsReactor : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     if (last) delete this;
   }
 
+  ReplyBudget* const budget_ = nullptr;
   CancellationManager cancellation_;
   absl::Mutex mu_;
   int refs_ ABSL_GUARDED_BY(mu_) = 2;  // gRPC's OnDone and the worker's done.
   int keys_ = 0;
-  std::deque<std::pair<int, Tensor>> ready_ ABSL_GUARDED_BY(mu_);
+  std::deque<Ready> ready_ ABSL_GUARDED_BY(mu_);
+  absl::Status refused_ ABSL_GUARDED_BY(mu_);  // A tensor the budget did not admit.
   std::optional<TensorChunkWriter> writer_ ABSL_GUARDED_BY(mu_);
   int started_ ABSL_GUARDED_BY(mu_) = 0;  // Tensors whose writing began.
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -227,8 +253,8 @@ class RecvTensorsCall : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::B
 }  // namespace
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorsReactor(WorkerInterface* worker,
-                                                                  const grpc::ByteBuffer& request) {
-  return new RecvTensorsReactor(worker, request);
+                                                                  const grpc::ByteBuffer& request, ReplyBudget* budget) {
+  return new RecvTensorsReactor(worker, request, budget);
 }
 
 void StartRecvTensorsCall(grpc::GenericStub* stub, const RecvTensorsRequest& req, absl::Duration timeout,

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "distributed/rpc/reply_budget.h"
 #include "distributed/worker_interface.h"
 
 namespace tw {
@@ -20,9 +21,11 @@ namespace tw {
 // The full gRPC method name, shared by the server and the client.
 inline constexpr char kRecvTensorsMethod[] = "/tensorweave.WorkerService/RecvTensors";
 
-// Serves one RecvTensors call from `worker` (deletes itself when the call is done).
+// Serves one RecvTensors call from `worker` (deletes itself when the call is done). Each
+// tensor it serves is held to `budget` (may be null) until gRPC has sent it: a tensor that
+// does not fit fails the call with ResourceExhausted naming --max_pending_reply_bytes.
 grpc::ServerWriteReactor<grpc::ByteBuffer>* NewRecvTensorsReactor(WorkerInterface* worker,
-                                                                  const grpc::ByteBuffer& request);
+                                                                  const grpc::ByteBuffer& request, ReplyBudget* budget);
 
 // Starts pulling the tensors of `req` from the task behind `stub`: `arrived` runs for
 // each as it comes, then `done` once, on gRPC threads (`who` names the task in transport

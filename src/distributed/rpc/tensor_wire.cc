@@ -74,11 +74,18 @@ class PieceCursor {
 // as a TensorProto (strings as string_val), in the first message.
 bool TravelsInHeader(DType dtype) { return dtype == DType::kResource || dtype == DType::kString; }
 
-void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
+// What a data slice keeps alive until gRPC drops it: the tensor's buffer and the
+// writer's hold (a RecvTensors stream's share of the task's reply budget).
+struct SliceRef {
+  Tensor tensor;
+  std::shared_ptr<const void> hold;
+};
+void ReleaseSliceRef(void* ref) { delete static_cast<SliceRef*>(ref); }
 
 }  // namespace
 
-TensorChunkWriter::TensorChunkWriter(Tensor tensor, int key_index) : tensor_(std::move(tensor)), key_index_(key_index) {
+TensorChunkWriter::TensorChunkWriter(Tensor tensor, int key_index, std::shared_ptr<const void> hold)
+    : tensor_(std::move(tensor)), key_index_(key_index), hold_(std::move(hold)) {
   total_ = TravelsInHeader(tensor_.dtype()) ? 0 : tensor_.TotalBytes();
 }
 
@@ -104,7 +111,7 @@ bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
   slices[count++] = grpc::Slice(head);
   if (n > 0) {
     char* data = static_cast<char*>(tensor_.raw_data()) + offset_;
-    slices[count++] = grpc::Slice(data, n, &ReleaseTensorRef, new Tensor(tensor_));
+    slices[count++] = grpc::Slice(data, n, &ReleaseSliceRef, new SliceRef{tensor_, hold_});
   }
   offset_ += n;
   *out = grpc::ByteBuffer(slices, count);

@@ -14,6 +14,7 @@
 #include <grpcpp/support/byte_buffer.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +31,9 @@ inline constexpr size_t kTensorChunkBytes = 1 << 20;
 
 class TensorChunkWriter {
  public:
-  // key_index >= 0: the first message names it (RecvTensors).
-  explicit TensorChunkWriter(Tensor tensor, int key_index = -1);
+  // key_index >= 0: the first message names it (RecvTensors). `hold` is kept alive with
+  // the tensor until gRPC has dropped every slice of it.
+  explicit TensorChunkWriter(Tensor tensor, int key_index = -1, std::shared_ptr<const void> hold = nullptr);
   // The next message into *out; false once every message was produced.
   bool Next(grpc::ByteBuffer* out);
   // Whether the message Next() just produced is the last one.
@@ -40,6 +42,7 @@ class TensorChunkWriter {
  private:
   Tensor tensor_;
   int key_index_;
+  std::shared_ptr<const void> hold_;
   size_t total_ = 0, offset_ = 0;
   bool started_ = false;
 };
