@@ -84,6 +84,12 @@ def test_conv2d_errors_name_what_is_wrong():
         tf.nn.conv2d(x, tf.constant(np.zeros((2, 2, 3, 1), np.float32)), strides=1, padding="FULL")
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"window \(5\) is larger than the input's height"):
         tf.nn.conv2d(x, tf.constant(np.zeros((5, 1, 3, 1), np.float32)), strides=1, padding="VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"node 'Conv2D(_\d+)?' \(Conv2D\): strides must be positive, got \[1,0,1,1\]"):
+        tf.nn.conv2d(x, tf.constant(np.zeros((2, 2, 3, 1), np.float32)), strides=[1, 0, 1, 1], padding="SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"\(Conv2D\): input 0 must have rank 4 but has shape \[4,4,3\]"):
+        tf.nn.conv2d(x[0], tf.constant(np.zeros((2, 2, 3, 1), np.float32)), strides=1, padding="SAME")
 
 
 def test_a_small_cnn_trains():
