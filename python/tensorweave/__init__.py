@@ -13,6 +13,7 @@ from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, con
                                    strided_slice, tile, transpose, unstack, zeros, zeros_like)
 from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata,  # noqa: F401
                                 RunOptions, ThreadPoolOptionProto)
+from tensorweave.accumulators import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
 from tensorweave.data_flow_ops import RandomShuffleQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join

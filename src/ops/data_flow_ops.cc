@@ -141,6 +141,48 @@ void RegisterDataFlowOps(OpRegistry& r) {
                  .Attr("dtype: {float, double}")
                  .SetStateful()
                  .SetShapeFn(ScalarInputs({0, 1}, false)));
+  // TensorFlow's sparse accumulator takes its handle as a Ref(string); ours is a resource,
+  // as ResourceConditionalAccumulator's (the NumAccumulated and SetGlobalStep ops serve both).
+  r.Register(OpDefBuilder("SparseConditionalAccumulator")
+                 .Output("handle: resource")
+                 .Attr("dtype: {float, double}")
+                 .Attr("shape: shape")
+                 .Attr("container: string = ''")
+                 .Attr("shared_name: string = ''")
+                 .Attr("reduction_type: string = 'MEAN'")
+                 .SetStateful()
+                 .SetShapeFn(AccumulatorShape));
+  r.Register(OpDefBuilder("SparseAccumulatorApplyGradient")
+                 .Input("handle: resource")
+                 .Input("local_step: int64")
+                 .Input("gradient_indices: int64")
+                 .Input("gradient_values: dtype")
+                 .Input("gradient_shape: int64")
+                 .Attr("dtype: {float, double}")
+                 .Attr("has_known_shape: bool")
+                 .SetStateful()
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   TW_RETURN_IF_ERROR(c.WithRank(0, 0));
+                   TW_RETURN_IF_ERROR(c.WithRank(1, 0));
+                   TW_RETURN_IF_ERROR(c.WithRank(2, 1));
+                   return c.WithRank(4, 1);
+                 }));
+  r.Register(OpDefBuilder("SparseAccumulatorTakeGradient")
+                 .Input("handle: resource")
+                 .Input("num_required: int32")
+                 .Output("indices: int64")
+                 .Output("values: dtype")
+                 .Output("shape: int64")
+                 .Attr("dtype: {float, double}")
+                 .SetStateful()
+                 .SetShapeFn([](InferenceContext& c) -> absl::Status {
+                   TW_RETURN_IF_ERROR(c.WithRank(0, 0));
+                   TW_RETURN_IF_ERROR(c.WithRank(1, 0));
+                   c.set_output(0, PartialShape({-1}));
+                   c.set_output(1, PartialShape::UnknownRank());
+                   c.set_output(2, PartialShape({-1}));
+                   return absl::OkStatus();
+                 }));
   r.Register(OpDefBuilder("ResourceAccumulatorNumAccumulated")
                  .Input("handle: resource")
                  .Output("num_accumulated: int32")

@@ -1,6 +1,8 @@
-"""TensorFlow's side of test_input_queues.py: runs queue_cases.py in tf.compat.v1 and
-prints repr() of {case: described result}.
-    queue_results.py"""
+"""TensorFlow's side of test_input_queues.py (and test_accumulators.py): runs the cases of
+queue_cases.py (or of the module named) in tf.compat.v1 and prints repr() of
+{case: described result}.
+    queue_results.py [cases_module]"""
+import importlib
 import os
 import sys
 
@@ -28,4 +30,5 @@ _TF1.strings = tf1.strings
 
 
 if __name__ == "__main__":
-    print(repr(queue_cases.run_all(_TF1(), lambda g: tf1.Session(graph=g))))
+    module = importlib.import_module(sys.argv[1]) if len(sys.argv) > 1 else queue_cases
+    print(repr(queue_cases.run_all(_TF1(), lambda g: tf1.Session(graph=g), module.cases())))

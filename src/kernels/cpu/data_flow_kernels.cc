@@ -1,5 +1,5 @@
 // Kernels of the queue and accumulator ops. The state lives in the device's ResourceMgr
-// (kernels/fifo_queue.h, kernels/conditional_accumulator.h); the ops that may wait
+// (kernels/fifo_queue.h, kernels/conditional_accumulator.h, sparse_conditional_accumulator.h); the ops that may wait
 // (enqueue on a full queue, dequeue on an empty one, take before enough gradients) are
 // async kernels, so a waiting op holds no executor thread and its step's cancellation
 // ends the wait.
@@ -9,6 +9,7 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/resource_handle_input.h"
 #include "kernels/fifo_queue.h"
+#include "kernels/sparse_conditional_accumulator.h"
 
 namespace tw {
 namespace {
@@ -213,6 +214,9 @@ class QueueSizeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// ResourceConditionalAccumulator and SparseConditionalAccumulator: the accumulator
+// `Resource` named by the node, made on first use.
+template <typename Resource>
 class AccumulatorOp : public OpKernel {
  public:
   explicit AccumulatorOp(OpKernelConstruction& c) : OpKernel(c), name_(SharedName(c)) {
@@ -224,12 +228,9 @@ class AccumulatorOp : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator,
-                        ctx.resource_mgr()->LookupOrCreateResource<ConditionalAccumulatorResource>(
-                            container_, name_, [this] {
-                              return ConditionalAccumulatorResource::Create(name_, dtype_, shape_,
-                                                                    reduction_type_);
-                            }));
+    TW_ASSIGN_OR_RETURN(std::shared_ptr<Resource> accumulator,
+                        ctx.resource_mgr()->LookupOrCreateResource<Resource>(
+                            container_, name_, [this] { return Resource::Create(name_, dtype_, shape_, reduction_type_); }));
     TW_RETURN_IF_ERROR(accumulator->CheckSameAs(dtype_, shape_));
     ctx.set_output(0, handle_);
     return absl::OkStatus();
@@ -243,20 +244,40 @@ class AccumulatorOp : public OpKernel {
   Tensor handle_;
 };
 
-absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> AccumulatorInput(const OpKernelContext& ctx) {
-  return LookupResourceInput<ConditionalAccumulatorResource>(ctx, 0, "accumulator");
+template <typename Resource = AccumulatorBase>
+absl::StatusOr<std::shared_ptr<Resource>> AccumulatorInput(const OpKernelContext& ctx) {
+  return LookupResourceInput<Resource>(ctx, 0, "accumulator");
 }
 
 class AccumulatorApplyGradientOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(auto accumulator, AccumulatorInput<ConditionalAccumulatorResource>(ctx));
     TW_ASSIGN_OR_RETURN(int64_t local_step, ScalarInput<int64_t>(ctx, 1, "local_step"));
     return accumulator->ApplyGradient(local_step, ctx.input(2));
   }
 };
 
+class SparseAccumulatorApplyGradientOp : public OpKernel {
+ public:
+  explicit SparseAccumulatorApplyGradientOp(OpKernelConstruction& c) : OpKernel(c) {
+    c.GetAttr("has_known_shape", &has_known_shape_);
+  }
+  absl::Status Compute(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(auto accumulator, AccumulatorInput<SparseConditionalAccumulatorResource>(ctx));
+    TW_ASSIGN_OR_RETURN(int64_t local_step, ScalarInput<int64_t>(ctx, 1, "local_step"));
+    return accumulator->ApplyGradient(local_step, ctx.input(2), ctx.input(3),
+                                      has_known_shape_ ? &ctx.input(4) : nullptr);
+  }
+
+ private:
+  bool has_known_shape_ = false;
+};
+
+// ResourceAccumulatorTakeGradient (one output) and SparseAccumulatorTakeGradient (indices,
+// values, shape): waits, holding no thread, for the gradients of the `Resource`.
+template <typename Resource>
 class AccumulatorTakeGradientOp : public AsyncOpKernel {
  public:
   explicit AccumulatorTakeGradientOp(OpKernelConstruction& c) : AsyncOpKernel(c) {
@@ -264,24 +285,22 @@ class AccumulatorTakeGradientOp : public AsyncOpKernel {
   }
 
   void ComputeAsync(OpKernelContext& ctx, DoneCallback done) override {
-    absl::StatusOr<std::shared_ptr<ConditionalAccumulatorResource>> accumulator = AccumulatorInput(ctx);
+    absl::StatusOr<std::shared_ptr<Resource>> accumulator = AccumulatorInput<Resource>(ctx);
     absl::StatusOr<int32_t> num_required =
         accumulator.ok() ? ScalarInput<int32_t>(ctx, 1, "num_required") : accumulator.status();
     if (num_required.ok() && (*accumulator)->dtype() != dtype_) {
-      num_required = absl::InvalidArgumentError(
-          absl::StrCat("accumulator '", (*accumulator)->name(), "' holds ",
-                       DTypeName((*accumulator)->dtype()), " but the take expects ",
-                       DTypeName(dtype_)));
+      num_required = absl::InvalidArgumentError(absl::StrCat("accumulator '", (*accumulator)->name(), "' holds ",
+                                                             DTypeName((*accumulator)->dtype()),
+                                                             " but the take expects ", DTypeName(dtype_)));
     }
     if (!num_required.ok()) {
       done(num_required.status());
       return;
     }
-    (*accumulator)->TakeGradient(*num_required, ctx.cancellation(),
-                                 [&ctx, done](absl::Status s, Tensor average) {
-                                   if (s.ok()) ctx.set_output(0, std::move(average));
-                                   done(s);
-                                 });
+    (*accumulator)->TakeGradient(*num_required, ctx.cancellation(), [&ctx, done](absl::Status s, std::vector<Tensor> out) {
+      for (size_t i = 0; s.ok() && i < out.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(out[i]));
+      done(s);
+    });
   }
 
  private:
@@ -292,7 +311,7 @@ class AccumulatorNumAccumulatedOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(auto accumulator, AccumulatorInput(ctx));
     ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(accumulator->num_accumulated())));
     return absl::OkStatus();
   }
@@ -303,7 +322,7 @@ class AccumulatorSetGlobalStepOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<ConditionalAccumulatorResource> accumulator, AccumulatorInput(ctx));
+    TW_ASSIGN_OR_RETURN(auto accumulator, AccumulatorInput(ctx));
     TW_ASSIGN_OR_RETURN(int64_t step, ScalarInput<int64_t>(ctx, 1, "new_global_step"));
     accumulator->SetGlobalStep(step);
     return absl::OkStatus();
@@ -323,9 +342,15 @@ void RegisterDataFlowKernels(KernelRegistry& r) {
   r.Register("QueueDequeueUpToV2", kDeviceCpu, Factory<QueueDequeueOp<true, true>>());
   r.Register("RandomShuffleQueueV2", kDeviceCpu, Factory<RandomShuffleQueueOp>());
   r.Register("QueueSizeV2", kDeviceCpu, Factory<QueueSizeOp>());
-  r.Register("ResourceConditionalAccumulator", kDeviceCpu, Factory<AccumulatorOp>());
+  r.Register("ResourceConditionalAccumulator", kDeviceCpu, Factory<AccumulatorOp<ConditionalAccumulatorResource>>());
   r.Register("ResourceAccumulatorApplyGradient", kDeviceCpu, Factory<AccumulatorApplyGradientOp>());
-  r.Register("ResourceAccumulatorTakeGradient", kDeviceCpu, Factory<AccumulatorTakeGradientOp>());
+  r.Register("ResourceAccumulatorTakeGradient", kDeviceCpu,
+             Factory<AccumulatorTakeGradientOp<ConditionalAccumulatorResource>>());
+  r.Register("SparseConditionalAccumulator", kDeviceCpu,
+             Factory<AccumulatorOp<SparseConditionalAccumulatorResource>>());
+  r.Register("SparseAccumulatorApplyGradient", kDeviceCpu, Factory<SparseAccumulatorApplyGradientOp>());
+  r.Register("SparseAccumulatorTakeGradient", kDeviceCpu,
+             Factory<AccumulatorTakeGradientOp<SparseConditionalAccumulatorResource>>());
   r.Register("ResourceAccumulatorNumAccumulated", kDeviceCpu,
              Factory<AccumulatorNumAccumulatedOp>());
   r.Register("ResourceAccumulatorSetGlobalStep", kDeviceCpu, Factory<AccumulatorSetGlobalStepOp>());
