@@ -29,6 +29,7 @@
 #define TENSORWEAVE_SYNC_REPLICAS_H_
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,9 +55,20 @@ class SyncReplicasOptimizer {
   GradsAndVars compute_gradients(const Output& loss, const std::vector<Variable>& var_list = {}) {
     return opt_.compute_gradients(loss, var_list);
   }
+  // Gradients the caller aggregates itself (Python's IndexedSlices, through
+  // SparseConditionalAccumulators): `send(local_step)` builds the worker's ops that hand
+  // them over, `apply()` the chief's ops that take and apply them (they run before the
+  // global step's increment), `init(global_step)` the chief's ops that set their
+  // accumulators' global step. Each may be empty.
+  struct CallerGradients {
+    std::function<std::vector<Operation>(const Output& local_step)> send;
+    std::function<std::vector<Operation>()> apply;
+    std::function<std::vector<Operation>(const Output& global_step)> init;
+  };
   // The worker's train op (apply to the accumulators, wait for a token, store it as the
   // local step). Builds the chief's ops too. Once per optimizer.
-  Operation apply_gradients(const GradsAndVars& grads_and_vars, const Variable& global_step);
+  Operation apply_gradients(const GradsAndVars& grads_and_vars, const Variable& global_step,
+                            const CallerGradients& caller = {});
   Operation minimize(const Output& loss, const Variable& global_step,
                      const std::vector<Variable>& var_list = {});
 

@@ -95,13 +95,24 @@ void BindSyncReplicas(py::module_& m) {
   py::class_<SyncReplicasOptimizer>(m, "SyncReplicasOptimizer")
       .def(py::init<Optimizer&, int, int, const std::string&>(), py::arg("opt"), py::arg("replicas_to_aggregate"),
            py::arg("total_num_replicas"), py::arg("name"), py::keep_alive<1, 2>())
+      // send(local_step), apply(), init(global_step): Python callables returning lists of
+      // core Operations, for the gradients Python aggregates itself (IndexedSlices).
       .def("apply_gradients",
            [](SyncReplicasOptimizer& opt, const std::vector<std::pair<std::optional<Output>, Variable>>& gv,
-              const Variable& global_step) {
+              const Variable& global_step, const py::object& send, const py::object& apply,
+              const py::object& init) {
              GradsAndVars pairs;
              for (const auto& [grad, var] : gv) pairs.emplace_back(grad.value_or(Output()), var);
-             return opt.apply_gradients(pairs, global_step);
-           })
+             SyncReplicasOptimizer::CallerGradients caller;
+             if (!send.is_none()) {
+               caller.send = [send](const Output& step) { return send(step).cast<std::vector<Operation>>(); };
+               caller.apply = [apply] { return apply().cast<std::vector<Operation>>(); };
+               caller.init = [init](const Output& step) { return init(step).cast<std::vector<Operation>>(); };
+             }
+             return opt.apply_gradients(pairs, global_step, caller);
+           },
+           py::arg("grads_and_vars"), py::arg("global_step"), py::arg("send") = py::none(),
+           py::arg("apply") = py::none(), py::arg("init") = py::none())
       .def("chief_sync_op", &SyncReplicasOptimizer::chief_sync_op)
       .def("chief_init_op", &SyncReplicasOptimizer::chief_init_op)
       .def("local_step_init_op", &SyncReplicasOptimizer::local_step_init_op)

@@ -2,7 +2,9 @@
 accumulator per variable; the chief's sync loop averages replicas_to_aggregate of them,
 applies them once and hands out tokens that let the workers take their next step."""
 from tensorweave import _core
-from tensorweave.framework import Operation, convert_to_tensor, get_default_graph
+from tensorweave.accumulators import SparseConditionalAccumulator
+from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_default_graph
+from tensorweave.indexed_slices import IndexedSlices
 from tensorweave.monitored_session import SessionRunHook
 from tensorweave.variables import Variable
 
@@ -27,13 +29,53 @@ class SyncReplicasOptimizer:
         return self._wrapped.compute_gradients(*args, **kwargs)
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        """The worker's train op: gradients to the accumulators, then wait for a token."""
+        """The worker's train op: gradients to the accumulators, then wait for a token.
+        IndexedSlices gradients (embedding lookups) go to SparseConditionalAccumulators and
+        are applied by the wrapped optimizer's sparse update, when it has one."""
         if global_step is None:
             raise ValueError("Global step is required to check staleness")
-        pairs = [(None if g is None else convert_to_tensor(g)._core, v._core) for g, v in grads_and_vars]
-        op = self._core.apply_gradients(pairs, global_step._core)
+        sparse_updates = getattr(self._wrapped, "_sparse_updates", False)
+        pairs, sparse = [], []
+        for g, v in grads_and_vars:
+            if isinstance(g, IndexedSlices) and sparse_updates:
+                sparse.append((g, v))
+            else:
+                pairs.append((None if g is None else convert_to_tensor(g)._core, v._core))
+        op = self._core.apply_gradients(pairs, global_step._core, *self._sparse_parts(sparse))
         self._gradients_applied = True
         return Operation(self._graph, op)
+
+    def _sparse_parts(self, sparse):
+        """(send, apply, init) for the C++ optimizer: builders of the sparse gradients' ops
+        (as TF1's: an accumulator per variable, colocated with it, named <var>/grad_accum)."""
+        if not sparse:
+            return None, None, None
+        graph, replicas, accumulators = self._graph, self._core.replicas_to_aggregate, []
+
+        def send(local_step):
+            ops = []
+            for grad, var in sparse:
+                with graph.colocate_with(var):
+                    acc = SparseConditionalAccumulator(grad.dtype, shape=var.shape,
+                                                       shared_name=var.op.name + "/grad_accum")
+                    ops.append(acc.apply_indexed_slices_grad(grad, local_step=Tensor(graph, local_step))._core)
+                accumulators.append((acc, var))
+            return ops
+
+        def apply():
+            updates = []
+            for acc, var in accumulators:
+                with graph.colocate_with(var):
+                    updates.append(self._wrapped._apply_sparse(acc.take_indexed_slices_grad(replicas), var)._core)
+            return updates
+
+        def init(global_step):
+            ops = []
+            for acc, var in accumulators:
+                with graph.colocate_with(var):
+                    ops.append(acc.set_global_step(Tensor(graph, global_step), name="SetGlobalStep")._core)
+            return ops
+        return send, apply, init
 
     def minimize(self, loss, global_step=None, var_list=None, name=None, **kwargs):
         return self.apply_gradients(self.compute_gradients(loss, var_list=var_list), global_step, name)

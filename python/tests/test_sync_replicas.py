@@ -101,3 +101,72 @@ def test_sync_training_of_two_replicas(cluster):
         global_step = sess.run(step)
         assert global_step >= last_step
         np.testing.assert_allclose(sess.run(w), _sgd(global_step), rtol=1e-5, atol=1e-6)
+
+
+def _build_embedding(spec, task, ids, weights, bias_weight):
+    """One worker's graph: a 6 x 2 embedding table looked up by this worker's ids (its
+    gradient is IndexedSlices) and a dense bias, both on the ps; each loss is linear, so
+    its gradients are constants: the worker's `weights` per looked-up row, bias_weight."""
+    graph = tf.Graph()
+    with graph.as_default(), tf.device(tf.train.replica_device_setter(cluster=spec,
+                                                                      worker_device="/job:worker/task:%d" % task)):
+        table = tf.get_variable("table", [6, 2], initializer=tf.zeros_initializer())
+        bias = tf.get_variable("bias", [2], initializer=tf.zeros_initializer())
+        rows = tf.nn.embedding_lookup(table, tf.constant(ids))
+        loss = tf.reduce_sum(rows * tf.constant(weights)) + tf.reduce_sum(bias * tf.constant(bias_weight))
+        step = tf.train.get_or_create_global_step()
+        opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR), replicas_to_aggregate=2,
+                                             total_num_replicas=2)
+        train = opt.minimize(loss, global_step=step)
+    return graph, opt, train, step, table, bias
+
+
+def test_sparse_gradients_are_accumulated_by_index(cluster):
+    # Worker 0 touches rows 0 and 2 (twice), worker 1 rows 2 and 5. The table's rows move by
+    # the mean over the gradients that touched each (TF1's SparseConditionalAccumulator):
+    # row 2 by the mean of both workers' gradients, rows 0 and 5 by one worker's alone.
+    workers = {0: ([0, 2, 2], [1.0, 2.0], [1.0, -1.0]), 1: ([2, 5], [3.0, -1.0], [3.0, 5.0])}
+    runs = 3
+    barrier, errors = threading.Barrier(2, timeout=60), []
+
+    def worker(task):
+        try:
+            ids, weights, bias_weight = workers[task]
+            graph, opt, train, step, table, bias = _build_embedding(cluster, task, ids, weights, bias_weight)
+            assert any(op.type == "SparseAccumulatorApplyGradient" for op in graph.get_operations())
+            with graph.as_default():
+                # No initial tokens: each run's gradient is taken in that run's update, so
+                # every update averages exactly one gradient of each worker.
+                hooks = [opt.make_session_run_hook(task == 0, num_tokens=0)]
+                target = "grpc://" + cluster.task_address("worker", task)
+                if task == 1:
+                    barrier.wait()  # The chief has initialized.
+                with tf.train.MonitoredTrainingSession(master=target, is_chief=task == 0, hooks=hooks,
+                                                       log_step_count_steps=0) as sess:
+                    if task == 0:
+                        barrier.wait()
+                    for _ in range(runs):
+                        sess.run(train)
+                        barrier.wait()
+        except Exception as e:  # pylint: disable=broad-except - reported below.
+            errors.append((task, e))
+            barrier.abort()
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert not any(t.is_alive() for t in threads)
+    graph, opt, train, step, table, bias = _build_embedding(cluster, 0, *workers[0])
+    with graph.as_default(), tf.Session("grpc://" + cluster.task_address("worker", 0)) as sess:
+        assert sess.run(step) == runs
+        got_table, got_bias = sess.run([table, bias])
+    w0, w1 = np.array(workers[0][1]), np.array(workers[1][1])
+    per_step = np.zeros((6, 2))
+    per_step[0] = w0
+    per_step[2] = (2 * w0 + w1) / 2
+    per_step[5] = w1
+    np.testing.assert_allclose(got_table, -runs * LR * per_step, rtol=1e-6)
+    np.testing.assert_allclose(got_bias, -runs * LR * (np.array(workers[0][2]) + workers[1][2]) / 2, rtol=1e-6)

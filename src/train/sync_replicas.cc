@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "client/op_builder.h"
 #include "tensorweave/gradients.h"
 #include "train/train_util.h"
 
@@ -46,8 +47,8 @@ Operation SyncReplicasOptimizer::minimize(const Output& loss, const Variable& gl
   return apply_gradients(compute_gradients(loss, var_list), global_step);
 }
 
-Operation SyncReplicasOptimizer::apply_gradients(const GradsAndVars& grads_and_vars,
-                                                 const Variable& global_step) {
+Operation SyncReplicasOptimizer::apply_gradients(const GradsAndVars& grads_and_vars, const Variable& global_step,
+                                                 const CallerGradients& caller) {
   if (sync_op_.valid()) {
     Throw(absl::FailedPreconditionError(
         "SyncReplicasOptimizer: apply_gradients may be called only once"));
@@ -90,14 +91,31 @@ Operation SyncReplicasOptimizer::apply_gradients(const GradsAndVars& grads_and_v
       aggregated.emplace_back(accumulator.take_grad(replicas_to_aggregate_), var);
       accumulators.emplace_back(accumulator, var);
     }
+    if (caller.send) {
+      for (const Operation& op : caller.send(local_step_->read())) train_ops.push_back(op);
+    }
   }
-  if (accumulators.empty()) {
+  if (train_ops.empty()) {
     Throw(absl::InvalidArgumentError("SyncReplicasOptimizer: no variable has a gradient"));
   }
 
+  std::vector<Operation> caller_updates;
+  if (caller.apply) {
+    auto ns = g.name_scope(name_);
+    caller_updates = caller.apply();
+  }
   train::Colocation on_step = train::OnDevice(g, step_device);
   auto top = g.name_scope("");
-  Operation update_op = opt_.apply_gradients(aggregated, &global_step);
+  Operation update_op;
+  {
+    auto after_caller = g.control_dependencies(caller_updates);
+    if (!accumulators.empty()) {
+      update_op = opt_.apply_gradients(aggregated, &global_step);
+    } else {  // Only the caller's gradients: the step is counted after their updates.
+      Output one = client::Scalar(g, global_step.dtype(), 1, "update/one");
+      update_op = global_step.assign_add(one, "update").op();
+    }
+  }
   token_queue_ = FIFOQueue(g, -1, {global_step.dtype()}, {PartialShape({})}, "sync_token_q",
                            "sync_token_q");
   Output token;
@@ -119,6 +137,9 @@ Operation SyncReplicasOptimizer::apply_gradients(const GradsAndVars& grads_and_v
   for (auto& [accumulator, var] : accumulators) {
     train::Colocation on_var = train::ColocateWith(g, var);
     chief_init.push_back(accumulator.set_global_step(global_step.value(), "SetGlobalStep"));
+  }
+  if (caller.init) {
+    for (const Operation& op : caller.init(global_step.value())) chief_init.push_back(op);
   }
   chief_init_op_ = group(g, chief_init, "chief_init");
   return train_op;
