@@ -213,8 +213,9 @@ StatusOr<MpiClusterResolver> MpiClusterResolver::Create(const MpiOptions& option
   if (options.exchange) {
     TW_ASSIGN_OR_RETURN(addresses, options.exchange(mine));
     if (static_cast<int>(addresses.size()) != size) {
-      return absl::InternalError(absl::StrCat("mpi resolver: the address exchange gave ", addresses.size(),
-                                              " addresses for OMPI_COMM_WORLD_SIZE=", size));
+      return absl::FailedPreconditionError(absl::StrCat("mpi resolver: the address exchange (MPI_Allgather) gave ",
+                                                        addresses.size(), " addresses for OMPI_COMM_WORLD_SIZE=", size,
+                                                        " (was this process started by mpirun?)"));
     }
     how_found = "addresses exchanged with MPI_Allgather";
   } else {

@@ -206,8 +206,9 @@ TEST(MpiClusterResolverTest, SeveralHostsNeedTheExchange) {
   EXPECT_EQ(r->cluster_spec().ToString(), "worker|a:5000;a:5001;b:5000;b:5001");
   EXPECT_EQ(r->task_id(), 3);
   options.exchange = [](const std::string&) -> StatusOr<std::vector<std::string>> { return std::vector<std::string>{"a:1"}; };
-  EXPECT_STATUS(MpiClusterResolver::Create(options, MapEnvironment(MpiEnv(3, 4, 1, 2))).status(), StatusCode::kInternal,
-                "the address exchange gave 1 addresses for OMPI_COMM_WORLD_SIZE=4");
+  EXPECT_STATUS(MpiClusterResolver::Create(options, MapEnvironment(MpiEnv(3, 4, 1, 2))).status(), StatusCode::kFailedPrecondition,
+                "the address exchange (MPI_Allgather) gave 1 addresses for OMPI_COMM_WORLD_SIZE=4 (was this process "
+                "started by mpirun?)");
 }
 
 TEST(MpiClusterResolverTest, BadEnvironment) {

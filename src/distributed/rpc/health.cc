@@ -54,11 +54,9 @@ StatusOr<HealthReport> CheckHealth(const std::string& address, const HealthOptio
     std::this_thread::sleep_until(std::min(give_up, try_start + std::chrono::milliseconds(200)));
   }
   const double waited = std::chrono::duration<double>(Clock::now() - start).count();
-  std::string hint;
-  if (last.error_code() == grpc::StatusCode::UNAUTHENTICATED) hint = " (give the cluster's token: --cluster_token_file)";
   return absl::Status(static_cast<absl::StatusCode>(last.error_code()),
                       absl::StrCat(address, " is not serving after ", report.tries, " tries in ",
-                                   absl::StrFormat("%.1f", waited), " s: ", last.error_message(), hint));
+                                   absl::StrFormat("%.1f", waited), " s: ", last.error_message()));
 }
 
 }  // namespace tw
