@@ -32,17 +32,24 @@ scripts/setup.sh tw tw_python >/dev/null
 tw=$PWD/build/tools/tw
 py=/usr/bin/python3  # Debian's, with NumPy (`python3` on PATH may be another)
 
-dir="" pids=()
+dir="" srun_pid="" daemons=()  # daemons: "name pid", stopped in reverse order of start
+stop_pid() {  # SIGTERM, up to 5 s, then SIGKILL
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+}
 cleanup() {
   trap - EXIT INT TERM
   set +e
   exec 2>/dev/null
-  [ -n "$dir" ] && [ -f "$dir/slurm.conf" ] && SLURM_CONF=$dir/slurm.conf scancel --quiet --name=tw-slurm-test
-  for pid in "${pids[@]}"; do kill "$pid"; done  # srun, slurmd, slurmctld, munged (newest first)
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" || break; sleep 0.1; done
-    kill -9 "$pid"
-  done
+  # The job first, while slurmctld, slurmd and munged still run to end it; the tasks also
+  # stop by themselves when this script exits (--parent_pid).
+  if [ -n "$srun_pid" ]; then
+    scancel --quiet --name=tw-slurm-test
+    for _ in $(seq 50); do kill -0 "$srun_pid" || break; sleep 0.1; done
+    stop_pid "$srun_pid"
+  fi
+  for ((i = ${#daemons[@]} - 1; i >= 0; i--)); do stop_pid "${daemons[$i]#* }"; done
   wait
   if [ -n "$dir" ]; then
     if ((keep_dir)); then echo "work directory kept: $dir"; else rm -rf "$dir"; fi
@@ -79,7 +86,7 @@ chmod 400 "$dir/munge/munge.key"
 munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" ||
   skip "munged does not start here ($(tail -1 "$dir/munge/munged.log" 2>/dev/null))"
-pids=("$(cat "$dir/munge/munged.pid")")
+daemons+=("munged $(cat "$dir/munge/munged.pid")")
 
 cpus=$(nproc)
 cat > "$dir/slurm.conf" <<EOF
@@ -126,10 +133,10 @@ echo "PASS: 7 host lists expand as scontrol show hostnames does"
 echo "== one-node Slurm on localhost (slurmctld :$ctld_port, slurmd :$slurmd_port)"
 slurmctld -f "$dir/slurm.conf" -i || skip "slurmctld does not start here ($(tail -2 "$dir/slurmctld.log" 2>/dev/null))"
 for _ in $(seq 50); do [ -s "$dir/slurmctld.pid" ] && break; sleep 0.1; done
-pids=("$(cat "$dir/slurmctld.pid")" "${pids[@]}")
+daemons+=("slurmctld $(cat "$dir/slurmctld.pid")")
 slurmd -f "$dir/slurm.conf" -N localhost || skip "slurmd does not start here ($(tail -2 "$dir/slurmd.log" 2>/dev/null))"
 for _ in $(seq 50); do [ -s "$dir/slurmd.pid" ] && break; sleep 0.1; done
-pids=("$(cat "$dir/slurmd.pid")" "${pids[@]}")
+daemons+=("slurmd $(cat "$dir/slurmd.pid")")
 for _ in $(seq 100); do
   sinfo -h -N -o %t 2>/dev/null | grep -qE '^(idle|mix|alloc)' && break
   sleep 0.2
@@ -139,14 +146,14 @@ sinfo -h -N -o %t | grep -qE '^(idle|mix|alloc)' ||
 
 echo "== srun -n 3 tw server --cluster_resolver=slurm --resolver_jobs=ps:1,worker:2 --base_port=$base_port"
 srun --job-name=tw-slurm-test -n 3 --overcommit --kill-on-bad-exit=1 --label --chdir="$dir" \
-  "$tw" server --cluster_resolver=slurm --resolver_jobs=ps:1,worker:2 --base_port="$base_port" \
+  "$tw" server --cluster_resolver=slurm --resolver_jobs=ps:1,worker:2 --base_port="$base_port" --parent_pid=$$ \
   > "$dir/servers.log" 2>&1 &
-pids=("$!" "${pids[@]}")
+srun_pid=$!
 spec=""
 for _ in $(seq 150); do
   spec=$(sed -n 's/^0: tw server: .* of cluster \([^ ]*\) listening at.*/\1/p' "$dir/servers.log" | head -1)
   [ -n "$spec" ] && break
-  kill -0 "${pids[0]}" 2>/dev/null || break
+  kill -0 "$srun_pid" 2>/dev/null || break
   sleep 0.1
 done
 [ -n "$spec" ] || { echo "FAIL: the tasks did not start"; cat "$dir/servers.log"; tail -5 "$dir/slurmd.log"; exit 1; }
