@@ -51,6 +51,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND"' ERR  # set -e stops the script: say where
 trap 'echo "interrupted: cleaning up" >&2; exit 130' INT TERM
 dir=$(mktemp -d /tmp/tw_mpi.XXXXXX)
 start=$(date +%s.%N)
@@ -73,6 +74,7 @@ EOF
 host=$(hostname)
 echo "== mpirun -np 3 tw server --cluster_resolver=mpi --resolver_jobs=ps:1,worker:2 --base_port=$base_port (host $host)"
 # Shared memory between ranks may be refused in containers: TCP on loopback is enough here.
+: > "$dir/servers.log"  # the loop below reads it before the tasks write
 mpirun -np 3 --oversubscribe --allow-run-as-root --mca btl self,tcp --tag-output --wdir "$dir" \
   "$tw" server --cluster_resolver=mpi --resolver_jobs=ps:1,worker:2 --base_port="$base_port" \
   --cluster_token_file="$dir/token" --parent_pid=$$ > "$dir/servers.log" 2>&1 &

@@ -56,6 +56,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND"' ERR  # set -e stops the script: say where
 trap 'echo "interrupted: cleaning up" >&2; exit 130' INT TERM
 dir=$(mktemp -d /tmp/tw_slurm.XXXXXX)
 mkdir -p "$dir"/{state,spool,munge}
@@ -145,6 +146,7 @@ sinfo -h -N -o %t | grep -qE '^(idle|mix|alloc)' ||
   { echo "FAIL: the node did not become idle: $(sinfo -N 2>&1 | tail -1)"; tail -5 "$dir/slurmctld.log" "$dir/slurmd.log"; exit 1; }
 
 echo "== srun -n 3 tw server --cluster_resolver=slurm --resolver_jobs=ps:1,worker:2 --base_port=$base_port"
+: > "$dir/servers.log"  # the loop below reads it before the tasks write
 srun --job-name=tw-slurm-test -n 3 --overcommit --kill-on-bad-exit=1 --label --chdir="$dir" \
   "$tw" server --cluster_resolver=slurm --resolver_jobs=ps:1,worker:2 --base_port="$base_port" --parent_pid=$$ \
   > "$dir/servers.log" 2>&1 &
