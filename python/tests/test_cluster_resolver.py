@@ -267,3 +267,20 @@ def test_tw_health_errors(tmp_path):
         assert ok.returncode == 0, ok.stderr
     finally:
         _stop([server])
+
+
+def test_tw_health_waits_for_a_task_that_starts_later():
+    # The probe starts first and meets a closed port; it must see the task once it serves.
+    port = free_port()
+    probe = subprocess.Popen([TW, "health", "localhost:%d" % port, "--wait_seconds=30"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    import time
+    time.sleep(1.5)
+    server = subprocess.Popen([TW, "server", "--cluster_spec=local|localhost:%d" % port, "--job_name=local"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, err = probe.communicate(timeout=40)
+        assert probe.returncode == 0, err
+        assert out.startswith("tw health: localhost:%d is serving (/job:local/replica:0/task:0/device:CPU:0;" % port)
+    finally:
+        _stop([server])

@@ -23,7 +23,7 @@ StatusOr<HealthReport> CheckHealth(const std::string& address, const HealthOptio
   }
   TW_ASSIGN_OR_RETURN(SecurityMaterial material,
                       LoadSecurityMaterial(WithEnvironmentDefaults(options.security), SecurityRole::kClient));
-  auto stub = WorkerService::NewStub(MakeChannel(address, MakeClientCredentials(material)));
+  const ClientCredentials credentials = MakeClientCredentials(material);
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const auto give_up = start + std::chrono::milliseconds(static_cast<int64_t>(options.wait_seconds * 1000));
@@ -32,6 +32,9 @@ StatusOr<HealthReport> CheckHealth(const std::string& address, const HealthOptio
   while (true) {
     ++report.tries;
     const auto try_start = Clock::now();
+    // A fresh channel per try: one that first met a closed port was seen never to connect
+    // once the server came up ("tcp handshaker shutdown" on every later try).
+    auto stub = WorkerService::NewStub(MakeChannel(address, credentials));
     grpc::ClientContext ctx;
     // Fail fast (connection refused is the useful error) and try again every 200 ms; a try
     // never outlasts the wait by much.
