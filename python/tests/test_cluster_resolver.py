@@ -6,6 +6,7 @@ one cluster, answer `tw health`, and run a graph across their tasks."""
 import os
 import signal
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -274,7 +275,6 @@ def test_tw_health_waits_for_a_task_that_starts_later():
     port = free_port()
     probe = subprocess.Popen([TW, "health", "localhost:%d" % port, "--wait_seconds=30"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
-    import time
     time.sleep(1.5)
     server = subprocess.Popen([TW, "server", "--cluster_spec=local|localhost:%d" % port, "--job_name=local"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
