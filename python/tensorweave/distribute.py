@@ -86,9 +86,9 @@ class ClusterResolver:
         return ""
 
     def master(self, task_type=None, task_id=None, rpc_layer=None):
-        """The address of (task_type, task_id), this task's when both are None; '' when unknown."""
-        if task_type is None and task_id is None:
-            task_type, task_id = self.task_type, self.task_id
+        """The address of (task_type, task_id), each defaulting to this task's; '' when unknown."""
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
         if task_type is None or task_id is None:
             return ""
         address = self.cluster_spec().task_address(task_type, task_id)
@@ -169,23 +169,50 @@ class TFConfigClusterResolver(_EnvironmentResolver):
         return self._environment if self._environment is not None else self._config().get("environment", "")
 
     def master(self, task_type=None, task_id=None, rpc_layer=None):
-        rpc_layer = rpc_layer or self.rpc_layer or self._config().get("rpc_layer")
-        if task_type is None and task_id is None and self._config().get("session_master"):
-            return format_master_url(self._config()["session_master"], rpc_layer)
-        return super().master(task_type, task_id, rpc_layer)
+        # TF's rules: session_master as given; '' for a cluster of one task; else the task's
+        # address (ValueError when TF_CONFIG names no task and none is given).
+        if self._config().get("session_master") is not None:
+            return self._config()["session_master"]
+        cluster = self.cluster_spec()
+        if not cluster.jobs or (len(cluster.jobs) == 1 and cluster.num_tasks(cluster.jobs[0]) == 1):
+            return ""
+        task_type = task_type if task_type is not None else self.task_type
+        task_id = task_id if task_id is not None else self.task_id
+        if task_type is None or task_id is None:
+            raise ValueError("TF_CONFIG names no task: give master() a task_type and a task_id")
+        rpc_layer = rpc_layer if rpc_layer is not None else (self.rpc_layer or self._config().get("rpc_layer"))
+        return format_master_url(cluster.task_address(task_type, task_id), rpc_layer)
 
 
 class SlurmClusterResolver(_EnvironmentResolver):
     """Tasks of a Slurm job step: SLURM_PROCID, SLURM_STEP_NODELIST (or SLURM_JOB_NODELIST) and
-    SLURM_STEP_TASKS_PER_NODE (or SLURM_TASKS_PER_NODE); the first jobs[first] ranks are the
-    first job's tasks, ...; a task's port is port_base + its index on its node."""
+    SLURM_STEP_TASKS_PER_NODE (or SLURM_TASKS_PER_NODE). As TF's: the jobs, sorted by name,
+    take the ranks in turn and must use them all; a task's port is port_base + its index on
+    its node. Unlike TF's, nodes keep Slurm's order (TF sorts their names as strings, so n10
+    comes before n2, against the ranks Slurm gave) and host lists may have several bracket
+    groups, as scontrol expands them."""
 
     _kind = "slurm"
 
     def __init__(self, jobs=None, port_base=8888, gpus_per_node=None, gpus_per_task=None, tasks_per_node=None,
                  auto_set_gpu=True, rpc_layer="grpc"):
-        super().__init__(None if jobs is None else _job_counts(jobs), int(port_base), rpc_layer)
+        # As TF: the jobs in sorted order of their names take the ranks in turn.
+        super().__init__(None if jobs is None else sorted(_job_counts(jobs)), int(port_base), rpc_layer)
         self._tasks_per_node = tasks_per_node  # None: from Slurm; an int; or {host: n}
+
+    def _resolve(self):
+        # TF refuses jobs that do not use every task Slurm started (`tw server` lets extra
+        # ranks fail alone).
+        if self._jobs is not None:
+            try:
+                started = self._default_jobs()[0][1]
+            except (RuntimeError, ValueError):
+                started = None  # the C++ resolver says what is missing or malformed
+            wanted = sum(n for _, n in self._jobs)
+            if started is not None and wanted != started:
+                raise RuntimeError("slurm resolver: the jobs %s need %d tasks but Slurm started %d (TF's resolver "
+                                   "wants them all used)" % (dict(self._jobs), wanted, started))
+        return super()._resolve()
 
     def _environ(self):
         env = dict(os.environ)
@@ -208,7 +235,7 @@ class SlurmClusterResolver(_EnvironmentResolver):
         if not tasks:
             raise RuntimeError("slurm resolver: SLURM_STEP_TASKS_PER_NODE or SLURM_TASKS_PER_NODE are not set "
                                "(start each task with srun)")
-        return [("worker", sum(expand_tasks_per_node(tasks)))]
+        return [("worker", sum(int(n) for n in expand_tasks_per_node(tasks)))]
 
 
 class MPIClusterResolver(_EnvironmentResolver):

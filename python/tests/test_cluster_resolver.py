@@ -77,10 +77,18 @@ def test_slurm_resolver_errors(env):
     with pytest.raises(ValueError, match=r"slurm resolver: SLURM_JOB_NODELIST: host list 'n\[1-' has a '\['"):
         cr.SlurmClusterResolver({"worker": 1}).cluster_spec()
     env(SLURM_JOB_NODELIST="n1")
-    with pytest.raises(ValueError, match="the jobs ps:1,worker:1 need 2 tasks but 1 were started"):
+    with pytest.raises(RuntimeError, match=r"the jobs \{'ps': 1, 'worker': 1\} need 2 tasks but Slurm started 1"):
         cr.SlurmClusterResolver({"ps": 1, "worker": 1}).cluster_spec()
     with pytest.raises(ValueError, match="jobs must be a non-empty dict"):
         cr.SlurmClusterResolver({})
+    env(SLURM_TASKS_PER_NODE="3")
+    with pytest.raises(RuntimeError, match=r"the jobs \{'ps': 1, 'worker': 1\} need 2 tasks but Slurm started 3"):
+        cr.SlurmClusterResolver({"ps": 1, "worker": 1}).cluster_spec()
+    # As TF: jobs in sorted order of their names.
+    env(SLURM_PROCID=0)
+    r = cr.SlurmClusterResolver({"worker": 2, "chief": 1})
+    assert (r.task_type, r.task_id) == ("chief", 0)
+    assert r.cluster_spec().as_dict() == {"chief": ["n1:8888"], "worker": ["n1:8889", "n1:8890"]}
 
 
 def test_tf_config_resolver(env):
@@ -92,8 +100,12 @@ def test_tf_config_resolver(env):
     assert r.master() == "grpc://h:3"
     assert cr.TFConfigClusterResolver(task_type="ps", task_id=0, rpc_layer="grpc").master() == "grpc://h:1"
     env(TF_CONFIG='{"cluster": {"worker": ["h:2"]}}')
-    assert cr.TFConfigClusterResolver().master() == ""  # no task: TF's answer
-    assert cr.TFConfigClusterResolver().master("worker", 0) == "h:2"
+    assert cr.TFConfigClusterResolver().master() == ""  # one task: TF's answer
+    env(TF_CONFIG='{"cluster": {"worker": ["h:2", "h:3"]}}')
+    assert cr.TFConfigClusterResolver().task_type is None
+    assert cr.TFConfigClusterResolver().master("worker", 1) == "h:3"
+    with pytest.raises(ValueError, match="TF_CONFIG names no task"):
+        cr.TFConfigClusterResolver().master()
 
 
 def test_mpi_resolver_one_host(env):
