@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # deploy/: the Kubernetes manifests checked against the resolver, make_secrets.sh and the real
 # tw binary, then read by kubectl in a client-side dry run (tests/deploy/check_manifests.py);
-# with --build_image, the container image built from deploy/Containerfile with podman (it
-# compiles tw inside, tens of minutes on 2 cores) and its `tw` run once. Prints
-# "skipped: ..." for a part this machine cannot do (no kubectl, no podman, no registry to pull
-# the Debian 12 base image from) and fails on a wrong result.
-#   scripts/deploy_test.sh [--build_image] [--base IMAGE (default docker.io/library/debian:bookworm-slim)]
+# with --build_image, the container image built from deploy/Containerfile with podman and its
+# `tw` run once. Prints "skipped: ..." for a part this machine cannot do (no kubectl, no
+# podman, no base image) and fails on a wrong result.
+#   scripts/deploy_test.sh [--build_image] [--base IMAGE] [--march ARCH]
+#     --base   the Debian 12 base (default docker.io/library/debian:bookworm-slim); when it
+#              cannot be pulled and debootstrap is installed, one is made with debootstrap
+#              from the Debian mirror (localhost/tw-debian12:base, kept for later runs)
+#     --march  TW_MARCH of the image (default native: the compile lines are scripts/setup.sh's,
+#              so the host's ccache, mounted into the build, serves them; x86-64-v3 for an
+#              image that runs on other machines)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build_image=0 base=docker.io/library/debian:bookworm-slim
+build_image=0 base=docker.io/library/debian:bookworm-slim march=native
 while (($#)); do
   case "$1" in
     --build_image) build_image=1; shift ;;
-    --base) [ $# -ge 2 ] || { echo "error: --base needs a value" >&2; exit 2; }; base=$2; shift 2 ;;
-    *) sed -n 's/^#   //p' "$0" >&2; exit 2 ;;
+    --base|--march) [ $# -ge 2 ] || { echo "error: $1 needs a value" >&2; exit 2; }; declare "${1#--}=$2"; shift 2 ;;
+    *) sed -n 's/^#   \{0,1\}//p' "$0" >&2; exit 2 ;;
   esac
 done
 py=/usr/bin/python3  # Debian's, with PyYAML (`python3` on PATH may be another)
@@ -37,16 +42,45 @@ if ((!build_image)); then
 fi
 command -v podman >/dev/null || { echo "skipped: the container image: podman is not installed"; exit 0; }
 if ! podman image exists "$base"; then
-  pulled=$(timeout 120 podman pull "$base" 2>&1) || {
-    echo "skipped: the container image: the base image $base cannot be pulled here ($(tail -1 <<<"$pulled"))"
+  if ! pulled=$(timeout 120 podman pull "$base" 2>&1); then
+    local_base=localhost/tw-debian12:base
+    if ! podman image exists "$local_base"; then
+      command -v debootstrap >/dev/null || {
+        echo "skipped: the container image: the base image $base cannot be pulled here ($(tail -1 <<<"$pulled")) and debootstrap is not installed to make one"
+        exit 0
+      }
+      echo "== $base cannot be pulled here ($(tail -1 <<<"$pulled")): making $local_base with debootstrap"
+      rootfs=$(mktemp -d /tmp/tw_debian12.XXXXXX)
+      trap 'rm -rf "$rootfs"' EXIT
+      debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >/dev/null ||
+        { echo "skipped: the container image: debootstrap could not make a Debian 12 base"; exit 0; }
+      rm -rf "$rootfs"/var/cache/apt/archives/*.deb
+      tar -C "$rootfs" -c . | podman import - "$local_base" >/dev/null
+      rm -rf "$rootfs"
+    fi
+    base=$local_base
+  fi
+fi
+# This kind of machine: crun refuses hybrid cgroups (runc does not), and raising the
+# container's file and process limits is not allowed.
+podman_args=() limits=(--ulimit nofile=1024:1024 --ulimit nproc=1024:1024)
+if ! podman run --rm "${limits[@]}" "$base" true 2>/dev/null; then
+  if command -v runc >/dev/null && podman --runtime runc run --rm "${limits[@]}" "$base" true 2>/dev/null; then
+    podman_args=(--runtime runc)
+  else
+    echo "skipped: the container image: podman cannot run a container here ($(podman run --rm "${limits[@]}" "$base" true 2>&1 | tail -1))"
     exit 0
-  }
+  fi
 fi
 tag=localhost/tensorweave:test-$$
 trap 'podman rmi -f "$tag" >/dev/null 2>&1 || true' EXIT
-echo "== podman build -f deploy/Containerfile --build-arg BASE=$base -t $tag ."
+cache=$(ccache -k cache_dir 2>/dev/null || true)
+mounts=()
+[ -n "$cache" ] && [ -d "$cache" ] && mounts=(-v "$cache:/root/.cache/ccache")
+echo "== podman ${podman_args[*]} build -f deploy/Containerfile --build-arg BASE=$base --build-arg TW_MARCH=$march ${mounts[*]}"
 start=$(date +%s)
-podman build -f deploy/Containerfile --build-arg BASE="$base" -t "$tag" .
-out=$(podman run --rm "$tag" health --help)
+podman "${podman_args[@]}" build -f deploy/Containerfile "${limits[@]}" "${mounts[@]}" --build-arg BASE="$base" \
+  --build-arg TW_MARCH="$march" -t "$tag" .
+out=$(podman "${podman_args[@]}" run --rm "${limits[@]}" "$tag" health --help)
 grep -q "usage: tw health ADDRESS" <<<"$out" || { echo "FAIL: the image's tw does not run: $out"; exit 1; }
 echo "PASS: the image builds ($(($(date +%s) - start)) s) and its tw runs; $(podman image inspect "$tag" --format '{{.Size}}') bytes"
