@@ -240,7 +240,8 @@ std::string CommandUsage(const std::string& command) {
   if (command == "cluster") flags = ClusterBindings();
   if (command == "ops") flags = OpsBindings();
   if (command == "health") flags = HealthBindings();
-  return absl::StrCat("usage: tw ", command, command == "health" ? " ADDRESS" : "", " [flags]\nflags:\n", tw::cli::FlagsUsage(flags),
+  return absl::StrCat("usage: tw ", command, command == "health" ? " ADDRESS" : "", " [flags]\nflags:\n",
+                      tw::cli::FlagsUsage(flags),
                       "other commands: tw run, tw server, tw cluster, tw health, tw ops, tw freeze, tw show, tw convert (tw --help: all of them)\n");
 }
 
@@ -355,10 +356,11 @@ tw::Status RunServer(int argc, char** argv) {
   const std::string resolver = absl::GetFlag(FLAGS_cluster_resolver);
   if (!resolver.empty()) {
     if (!spec.empty()) return absl::InvalidArgumentError("give --cluster_spec or --cluster_resolver, not both");
+    const int64_t base_port = std::min<int64_t>(absl::GetFlag(FLAGS_base_port).value, 65536);  // 65536: refused
     TW_ASSIGN_OR_RETURN(tw::cli::ResolvedTask resolved,
                         tw::cli::Resolve({.name = resolver,
                                           .jobs = absl::GetFlag(FLAGS_resolver_jobs),
-                                          .base_port = static_cast<int>(std::min<int64_t>(absl::GetFlag(FLAGS_base_port).value, 65536)),
+                                          .base_port = static_cast<int>(base_port),
                                           .k8s_service = absl::GetFlag(FLAGS_k8s_service),
                                           .k8s_namespace = absl::GetFlag(FLAGS_k8s_namespace),
                                           .k8s_statefulset_prefix = absl::GetFlag(FLAGS_k8s_statefulset_prefix),
@@ -485,7 +487,7 @@ int HealthMain(int argc, char** argv) {
   ApplySecurityFlags(&options.security);
   options.wait_seconds = absl::GetFlag(FLAGS_wait_seconds);
   options.timeout_ms = static_cast<int>(std::min<int64_t>(absl::GetFlag(FLAGS_timeout_ms).value, 3600 * 1000));
-  if (options.wait_seconds < 0 || options.wait_seconds > 86400) {
+  if (!(options.wait_seconds >= 0 && options.wait_seconds <= 86400)) {  // NaN too
     std::cerr << "tw health: --wait_seconds must be from 0 to 86400\n";
     return 2;
   }
