@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # deploy/: the Kubernetes manifests checked against the resolver, make_secrets.sh and the real
 # tw binary, then read by kubectl in a client-side dry run (tests/deploy/check_manifests.py);
-# with --build_image, the container image built from deploy/Containerfile with podman and its
-# `tw` run once. Prints "skipped: ..." for a part this machine cannot do (no kubectl, no
+# with --build_image, the container image built from deploy/Containerfile with podman, its
+# `tw server` probed, and the manifests' pods run as its containers
+# (tests/deploy/pods_with_podman.py). Prints "skipped: ..." for a part this machine cannot do (no kubectl, no
 # podman, no base image) and fails on a wrong result.
 #   scripts/deploy_test.sh [--build_image] [--base IMAGE] [--march ARCH]
 #     --base   the Debian 12 base (default docker.io/library/debian:bookworm-slim); when it
@@ -82,6 +83,8 @@ start=$(date +%s)
 podman "${podman_args[@]}" build -f deploy/Containerfile "${limits[@]}" "${mounts[@]}" --build-arg BASE="$base" \
   --build-arg TW_MARCH="$march" -t "$tag" .
 echo "PASS: the image builds in $(($(date +%s) - start)) s; $(podman image inspect "$tag" --format '{{.Size}}') bytes"
+# The build stage's image (~900 MB, untagged) goes; ccache keeps the next build short.
+podman image prune -f --filter label=tensorweave.stage=build >/dev/null || true
 # The image's tw serves (as its non-root user) on the host's network: the host's tw health
 # and the probe's command inside the container both see it.
 port=$("$py" -c 'import random, socket
@@ -102,3 +105,5 @@ probe=$(podman "${podman_args[@]}" exec "$name" /bin/sh -c "exec tw health local
 user=$(podman "${podman_args[@]}" exec "$name" id -u)
 [ "$user" = 10001 ] || { echo "FAIL: the container runs as uid $user, not 10001"; exit 1; }
 echo "PASS: the image's tw server serves as uid $user; tw health answers from the host and inside the container"
+echo "== the manifests' pods as containers of the image (a Kubernetes-shaped run without Kubernetes)"
+"$py" tests/deploy/pods_with_podman.py "$PWD" "$tag" "${podman_args[@]}"
