@@ -38,9 +38,10 @@ echo "== configuring $dir/ (TW_SANITIZE=$sanitize)"
 # CXX=clang++ builds with clang instead (it compiles the Eigen kernels much faster).
 # -O1, as the sanitizers' authors advise: reports keep their stacks, and gcc compiles the
 # instrumented Eigen kernels in about half the time of -O3 (linalg_kernels.cc: 101 s / 185 s).
+# Without the optional MPI exchange: scripts/mpi_test.sh tests it in the normal build.
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
       -DTW_SANITIZE="$sanitize" ${CXX:+-DCMAKE_CXX_COMPILER="$CXX"} \
-      -DTW_BUILD_BENCH=OFF -DTW_BUILD_PYTHON="$([ "$mode" = asan ] && echo ON || echo OFF)" >/dev/null
+      -DTW_BUILD_BENCH=OFF -DTW_WITH_MPI=OFF -DTW_BUILD_PYTHON="$([ "$mode" = asan ] && echo ON || echo OFF)" >/dev/null
 echo "== building ${targets[*]} with $jobs jobs"
 cmake --build "$dir" -j "$jobs" --target "${targets[@]}"
 

@@ -35,11 +35,13 @@
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "savedmodel/saved_model_loader.h"
+#include "tensorweave/health.h"
 #include "tensorweave/process.h"
 #include "tensorweave/server.h"
 #include "tensorweave/tensorweave.h"
 #include "tw_commands.h"
 #include "tw_flags.h"
+#include "tw_resolver.h"
 
 using tw::cli::PositiveInt;
 using tw::cli::ProcessId;
@@ -101,6 +103,24 @@ ABSL_FLAG(ProcessId, parent_pid, ProcessId{},
           "stop (as on SIGTERM) when this process exits: what `tw cluster` and the tests' clusters pass, so "
           "no task outlives them");
 
+// `tw server --cluster_resolver` (tools/tw_resolver.cc)
+ABSL_FLAG(std::string, cluster_resolver, "",
+          "where the cluster and this task come from: tf_config, slurm, mpi or kubernetes (instead of "
+          "--cluster_spec)");
+ABSL_FLAG(std::string, resolver_jobs, "",
+          "slurm, mpi, kubernetes: the jobs and their task counts in rank order, JOB:N,... (e.g. ps:1,worker:2)");
+ABSL_FLAG(PositiveInt, base_port, PositiveInt{8888},
+          "slurm, mpi: a task's port is this + its local index on its host; kubernetes: every pod's port");
+ABSL_FLAG(std::string, k8s_service, "tw", "kubernetes: the headless Service of the StatefulSets");
+ABSL_FLAG(std::string, k8s_namespace, "",
+          "kubernetes: the namespace (default: POD_NAMESPACE, else the service account's, else default)");
+ABSL_FLAG(std::string, k8s_statefulset_prefix, "tw-", "kubernetes: job J's StatefulSet is named PREFIX + J");
+ABSL_FLAG(std::string, k8s_cluster_domain, "cluster.local", "kubernetes: the cluster's DNS domain");
+
+// `tw health`
+ABSL_FLAG(double, wait_seconds, 0, "keep trying for this long until the task answers (0: one try)");
+ABSL_FLAG(PositiveInt, timeout_ms, PositiveInt{2000}, "the most one try waits for an answer, in ms");
+
 // `tw cluster`
 ABSL_FLAG(std::string, jobs, "ps:1,worker:2", "jobs and task counts, JOB:N,...");
 
@@ -120,6 +140,7 @@ constexpr char kOverview[] =
     "  server   run one task of a cluster until SIGINT/SIGTERM\n"
     "  cluster  start a local cluster of `tw server` processes on free loopback ports, print\n"
     "           its spec and targets, and stop every task on SIGINT/SIGTERM\n"
+    "  health   check that a task at ADDRESS serves (exit 0), waiting for it with --wait_seconds\n"
     "  ops      list the registered ops\n"
     "  freeze   write a GraphDef whose variables are constants (TensorFlow's freeze_graph)\n"
     "  show     print a GraphDef's, MetaGraph's, SavedModel's or checkpoint's inputs, outputs,\n"
@@ -191,7 +212,9 @@ std::vector<FlagBinding> ServerBindings() {
                Bind(FLAGS_max_tensor_bytes), Bind(FLAGS_max_graph_nodes), Bind(FLAGS_max_graph_bytes),
                Bind(FLAGS_max_concurrent_steps), Bind(FLAGS_max_registered_graphs), Bind(FLAGS_idle_step_timeout_ms),
                Bind(FLAGS_max_pending_reply_bytes), Bind(FLAGS_session_gc_seconds), Bind(FLAGS_file_access_root),
-               Bind(FLAGS_parent_pid)},
+               Bind(FLAGS_parent_pid), Bind(FLAGS_cluster_resolver), Bind(FLAGS_resolver_jobs),
+               Bind(FLAGS_base_port), Bind(FLAGS_k8s_service), Bind(FLAGS_k8s_namespace),
+               Bind(FLAGS_k8s_statefulset_prefix), Bind(FLAGS_k8s_cluster_domain)},
               SecurityBindings());
 }
 
@@ -203,6 +226,10 @@ std::vector<FlagBinding> ClusterBindings() {
 
 std::vector<FlagBinding> OpsBindings() { return {Bind(FLAGS_gradients)}; }
 
+std::vector<FlagBinding> HealthBindings() {
+  return With({Bind(FLAGS_wait_seconds), Bind(FLAGS_timeout_ms)}, SecurityBindings());
+}
+
 // One subcommand's usage: its line of the overview and its flags from the registry.
 std::string CommandUsage(const std::string& command) {
   std::vector<FlagBinding> flags;
@@ -212,8 +239,10 @@ std::string CommandUsage(const std::string& command) {
   if (command == "server") flags = ServerBindings();
   if (command == "cluster") flags = ClusterBindings();
   if (command == "ops") flags = OpsBindings();
-  return absl::StrCat("usage: tw ", command, " [flags]\nflags:\n", tw::cli::FlagsUsage(flags),
-                      "other commands: tw run, tw server, tw cluster, tw ops, tw freeze, tw show, tw convert (tw --help: all of them)\n");
+  if (command == "health") flags = HealthBindings();
+  return absl::StrCat("usage: tw ", command, command == "health" ? " ADDRESS" : "", " [flags]\nflags:\n",
+                      tw::cli::FlagsUsage(flags),
+                      "other commands: tw run, tw server, tw cluster, tw health, tw ops, tw freeze, tw show, tw convert (tw --help: all of them)\n");
 }
 
 // `tw run --saved_model`: the model loaded (variables restored), its signature's keys
@@ -324,7 +353,25 @@ tw::Status RunServer(int argc, char** argv) {
   options.file_access_root = absl::GetFlag(FLAGS_file_access_root);
   ApplySecurityFlags(&options.security);
   tw::ClusterSpec cluster;
-  if (!spec.empty()) {
+  const std::string resolver = absl::GetFlag(FLAGS_cluster_resolver);
+  if (!resolver.empty()) {
+    if (!spec.empty()) return absl::InvalidArgumentError("give --cluster_spec or --cluster_resolver, not both");
+    const int64_t base_port = std::min<int64_t>(absl::GetFlag(FLAGS_base_port).value, 65536);  // 65536: refused
+    TW_ASSIGN_OR_RETURN(tw::cli::ResolvedTask resolved,
+                        tw::cli::Resolve({.name = resolver,
+                                          .jobs = absl::GetFlag(FLAGS_resolver_jobs),
+                                          .base_port = static_cast<int>(base_port),
+                                          .k8s_service = absl::GetFlag(FLAGS_k8s_service),
+                                          .k8s_namespace = absl::GetFlag(FLAGS_k8s_namespace),
+                                          .k8s_statefulset_prefix = absl::GetFlag(FLAGS_k8s_statefulset_prefix),
+                                          .k8s_cluster_domain = absl::GetFlag(FLAGS_k8s_cluster_domain)}));
+    cluster = resolved.cluster;
+    if (job.empty()) {
+      job = resolved.job;
+      task = resolved.task;
+    }
+    std::cout << "tw server: cluster resolver " << resolver << ": " << resolved.description << std::endl;
+  } else if (!spec.empty()) {
     TW_ASSIGN_OR_RETURN(cluster, tw::ClusterSpec::Parse(spec));
   } else {
     auto config = tw::ClusterSpec::FromEnvironment();
@@ -421,6 +468,40 @@ tw::Status RunCluster(int argc, char** argv) {
   return absl::OkStatus();
 }
 
+// `tw health ADDRESS`: exit 0 and one line when the task serves; otherwise 1 and why.
+int HealthMain(int argc, char** argv) {
+  std::string address;
+  if (argc > 0 && argv[0][0] != '-') {
+    address = argv[0];
+    --argc;
+    ++argv;
+  }
+  tw::Status parsed = tw::cli::ParseFlags(HealthBindings(), argc, argv);
+  if (parsed.ok() && address.empty()) parsed = absl::InvalidArgumentError("give the task's ADDRESS (host:port) first");
+  if (!parsed.ok()) {
+    std::cerr << "tw health: " << parsed.message() << "\n" << CommandUsage("health");
+    return 2;
+  }
+  if (absl::StartsWith(address, "grpc://")) address = address.substr(7);
+  tw::HealthOptions options;
+  ApplySecurityFlags(&options.security);
+  options.wait_seconds = absl::GetFlag(FLAGS_wait_seconds);
+  options.timeout_ms = static_cast<int>(std::min<int64_t>(absl::GetFlag(FLAGS_timeout_ms).value, 3600 * 1000));
+  if (!(options.wait_seconds >= 0 && options.wait_seconds <= 86400)) {  // NaN too
+    std::cerr << "tw health: --wait_seconds must be from 0 to 86400\n";
+    return 2;
+  }
+  auto report = tw::CheckHealth(address, options);
+  if (!report.ok()) {
+    std::cerr << "tw health: " << absl::StatusCodeToString(report.status().code()) << ": " << report.status().message()
+              << "\n";
+    return absl::IsInvalidArgument(report.status()) ? 2 : 1;
+  }
+  std::cout << "tw health: " << address << " is serving (" << absl::StrJoin(report->devices, ", ")
+            << "; incarnation " << report->incarnation << ", " << report->active_steps << " active steps)" << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -428,7 +509,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
     std::cout << kOverview;
     if (argc >= 2) {
-      for (const char* command : {"run", "server", "cluster", "ops"}) std::cout << "\n" << CommandUsage(command);
+      for (const char* command : {"run", "server", "cluster", "health", "ops"}) std::cout << "\n" << CommandUsage(command);
     }
     return argc < 2 ? 2 : 0;
   }
@@ -436,7 +517,7 @@ int main(int argc, char** argv) {
   if (command == "freeze") return tw::cli::FreezeMain(argc - 2, argv + 2);
   if (command == "show") return tw::cli::ShowMain(argc - 2, argv + 2);
   if (command == "convert") return tw::cli::ConvertMain(argc - 2, argv + 2);
-  if (command != "run" && command != "server" && command != "cluster" && command != "ops") {
+  if (command != "run" && command != "server" && command != "cluster" && command != "ops" && command != "health") {
     std::cerr << "tw: unknown command '" << command << "'\n" << kOverview;
     return 2;
   }
@@ -460,6 +541,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (command == "health") return HealthMain(argc - 2, argv + 2);
   if (command == "server" || command == "cluster") {
     tw::Status status = command == "server" ? RunServer(argc - 2, argv + 2) : RunCluster(argc - 2, argv + 2);
     if (!status.ok()) {

@@ -18,4 +18,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindSummary(m);
   tw::python::BindSavedModel(m);
   tw::python::BindFreeze(m);
+  tw::python::BindClusterResolver(m);
 }

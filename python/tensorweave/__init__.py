@@ -5,6 +5,7 @@ __version__ = "0.1.0"
 from tensorweave import _core  # noqa: F401 - first: the rest needs the extension.
 from tensorweave import app, contrib, errors, flags, gfile, losses, nn, python_io, train  # noqa: F401
 from tensorweave import layers  # noqa: F401,E402 - tf.layers
+from tensorweave import distribute  # noqa: F401,E402 - tf.distribute.cluster_resolver
 from tensorweave.clip_ops import clip_by_global_norm, clip_by_norm, global_norm  # noqa: F401,E402
 from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
 from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
