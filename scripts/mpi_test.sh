@@ -11,6 +11,7 @@
 #   scripts/mpi_test.sh [--keep_dir]   keep the work directory (logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cluster_managers/check_and_train.sh
 keep_dir=0
 case "${1:-}" in
   --keep_dir) keep_dir=1 ;;
@@ -107,11 +108,4 @@ for r in 0 1 2; do
     { echo "FAIL: rank $r is not /job:$job"; cat "$dir/servers.log"; exit 1; }
 done
 echo "PASS: ranks 0, 1, 2 exchanged addresses with MPI_Allgather and are /job:ps/task:0, /job:worker/task:0, /job:worker/task:1"
-for port in $base_port $((base_port + 1)) $((base_port + 2)); do
-  "$tw" health "$host:$port" --wait_seconds=20 || { echo "FAIL: tw health $host:$port"; cat "$dir/servers.log"; exit 1; }
-done
-echo "== training through the MPI tasks"
-"$py" scripts/cluster_managers/train_check.py "grpc://$host:$((base_port + 1))" ||
-  { echo "FAIL: training through the MPI tasks"; cat "$dir/servers.log"; exit 1; }
-ms=$((($(date +%s%N) - start) / 1000000))
-printf 'PASS: mpi_test in %d.%d s\n' $((ms / 1000)) $((ms % 1000 / 100))
+check_and_train "$tw" "$host" "$base_port" mpi_test "$dir/servers.log" "$start"

@@ -11,6 +11,7 @@
 #   scripts/slurm_test.sh [--keep_dir]   keep the work directory (configuration, logs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/cluster_managers/check_and_train.sh
 keep_dir=0
 case "${1:-}" in
   --keep_dir) keep_dir=1 ;;
@@ -169,11 +170,4 @@ for t in 0 1 2; do
     "$dir/servers.log" || { echo "FAIL: task $t is not the expected job and index"; cat "$dir/servers.log"; exit 1; }
 done
 echo "PASS: SLURM_PROCID 0, 1, 2 are /job:ps/task:0, /job:worker/task:0, /job:worker/task:1"
-for port in $base_port $((base_port + 1)) $((base_port + 2)); do
-  "$tw" health "localhost:$port" --wait_seconds=20 || { echo "FAIL: tw health localhost:$port"; cat "$dir/servers.log"; exit 1; }
-done
-echo "== training through the Slurm tasks"
-"$py" scripts/cluster_managers/train_check.py "grpc://localhost:$((base_port + 1))" ||
-  { echo "FAIL: training through the Slurm tasks"; cat "$dir/servers.log"; exit 1; }
-ms=$((($(date +%s%N) - start) / 1000000))
-printf 'PASS: slurm_test in %d.%d s\n' $((ms / 1000)) $((ms % 1000 / 100))
+check_and_train "$tw" "localhost" "$base_port" slurm_test "$dir/servers.log" "$start"

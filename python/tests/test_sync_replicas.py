@@ -48,6 +48,17 @@ def _sgd(steps):
     return w
 
 
+def _run_both_workers(worker, errors):
+    """worker(0) and worker(1) on threads of their own; fails on what they reported."""
+    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    assert not any(t.is_alive() for t in threads)
+
+
 def test_placement_by_replica_device_setter(cluster):
     graph, opt, train, step, w, x, y = _build(cluster, 1)
     assert w.device == "/job:ps/task:0"
@@ -87,13 +98,7 @@ def test_sync_training_of_two_replicas(cluster):
             errors.append((task, e))
             chief_ready.set()
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors, errors
-    assert not any(t.is_alive() for t in threads)
+    _run_both_workers(worker, errors)
     assert results[0] is not None and results[0] >= last_step
     # The shared state on the ps: the global step and w after that many averaged updates.
     graph, opt, train, step, w, x, y = _build(cluster, 0)
@@ -152,13 +157,7 @@ def test_sparse_gradients_are_accumulated_by_index(cluster):
             errors.append((task, e))
             barrier.abort()
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors, errors
-    assert not any(t.is_alive() for t in threads)
+    _run_both_workers(worker, errors)
     graph, opt, train, step, table, bias = _build_embedding(cluster, 0, *workers[0])
     with graph.as_default(), tf.Session("grpc://" + cluster.task_address("worker", 0)) as sess:
         assert sess.run(step) == runs
