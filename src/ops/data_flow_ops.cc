@@ -30,6 +30,20 @@ absl::Status AccumulatorShape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+// A dense or sparse accumulator's handle-making op: TensorFlow's attrs.
+OpDefBuilder AccumulatorDef(const char* name) {
+  OpDefBuilder b(name);
+  b.Output("handle: resource")
+      .Attr("dtype: {float, double}")
+      .Attr("shape: shape")
+      .Attr("container: string = ''")
+      .Attr("shared_name: string = ''")
+      .Attr("reduction_type: string = 'MEAN'")
+      .SetStateful()
+      .SetShapeFn(AccumulatorShape);
+  return b;
+}
+
 // Inputs `scalars` must be scalars (the handle and step-like arguments); outputs are
 // scalars too when `scalar_outputs`, else unknown.
 ShapeFn ScalarInputs(std::vector<int> scalars, bool scalar_outputs) {
@@ -118,15 +132,7 @@ void RegisterDataFlowOps(OpRegistry& r) {
                  .SetStateful()
                  .SetShapeFn(ScalarInputs({0}, true)));
 
-  r.Register(OpDefBuilder("ResourceConditionalAccumulator")
-                 .Output("handle: resource")
-                 .Attr("dtype: {float, double}")
-                 .Attr("shape: shape")
-                 .Attr("container: string = ''")
-                 .Attr("shared_name: string = ''")
-                 .Attr("reduction_type: string = 'MEAN'")
-                 .SetStateful()
-                 .SetShapeFn(AccumulatorShape));
+  r.Register(AccumulatorDef("ResourceConditionalAccumulator"));
   r.Register(OpDefBuilder("ResourceAccumulatorApplyGradient")
                  .Input("handle: resource")
                  .Input("local_step: int64")
@@ -143,15 +149,7 @@ void RegisterDataFlowOps(OpRegistry& r) {
                  .SetShapeFn(ScalarInputs({0, 1}, false)));
   // TensorFlow's sparse accumulator takes its handle as a Ref(string); ours is a resource,
   // as ResourceConditionalAccumulator's (the NumAccumulated and SetGlobalStep ops serve both).
-  r.Register(OpDefBuilder("SparseConditionalAccumulator")
-                 .Output("handle: resource")
-                 .Attr("dtype: {float, double}")
-                 .Attr("shape: shape")
-                 .Attr("container: string = ''")
-                 .Attr("shared_name: string = ''")
-                 .Attr("reduction_type: string = 'MEAN'")
-                 .SetStateful()
-                 .SetShapeFn(AccumulatorShape));
+  r.Register(AccumulatorDef("SparseConditionalAccumulator"));
   r.Register(OpDefBuilder("SparseAccumulatorApplyGradient")
                  .Input("handle: resource")
                  .Input("local_step: int64")
