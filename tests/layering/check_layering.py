@@ -31,6 +31,7 @@ PUBLIC_HEADERS = {
     "graph": "client", "ops": "client", "variables": "client", "data_flow_ops": "client",
     "session": "client", "import_graph_def": "client",
     "collective_ops": "client",
+    "gen_ops": "client",  # generated into the build tree (tools/op_gen), compiled into client
     "gradients": "autodiff",
     "cluster_spec": "distributed",
     "server": "distributed/rpc",
