@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/process_cluster.h"
+#include "distributed/rpc/process_cluster.h"
 #include "mlp_model.h"
 #include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"

@@ -21,7 +21,7 @@
 #include <thread>
 
 #include "absl/synchronization/notification.h"
-#include "distributed/process_cluster.h"
+#include "distributed/rpc/process_cluster.h"
 #include "tensorweave/process.h"
 #include "tensorweave/tensorweave.h"
 

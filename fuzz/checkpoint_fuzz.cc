@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "fuzz/fuzz_util.h"
-#include "train/checkpoint_reader.h"
+#include "checkpoint/checkpoint_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/tw_fuzz_checkpoint." + std::to_string(getpid());

@@ -13,7 +13,7 @@
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/example.pb.h"
 #include "tensorweave/tensorweave.h"
-#include "train/checkpoint_writer.h"
+#include "checkpoint/checkpoint_writer.h"
 
 namespace tw::fuzz {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "fuzz/fuzz_util.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace {
 void WriteFile(const std::string& path, const uint8_t* data, size_t size) {

@@ -10,7 +10,7 @@
 #include "testing/command_util.h"
 #include "testing/local_cluster.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
+#include "testing/scratch_dir.h"
 
 namespace tw {
 namespace {

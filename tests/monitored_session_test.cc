@@ -16,7 +16,7 @@
 #include "testing/local_cluster.h"
 #include "testing/step_hooks.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
+#include "testing/scratch_dir.h"
 
 namespace tw {
 namespace {

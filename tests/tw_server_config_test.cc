@@ -2,7 +2,7 @@
 // through the real binary.
 #include <gtest/gtest.h>
 
-#include "distributed/process_cluster.h"
+#include "distributed/rpc/process_cluster.h"
 #include "testing/command_util.h"
 
 namespace tw {

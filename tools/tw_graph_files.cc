@@ -18,10 +18,10 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/text_format.h"
-#include "train/checkpoint_reader.h"
+#include "checkpoint/checkpoint_reader.h"
 #include "tw_graph_text.h"
 #include "tensorweave/status.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw::cli {
 namespace {

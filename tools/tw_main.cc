@@ -28,7 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autodiff/gradient_registry.h"
-#include "distributed/process_cluster.h"
+#include "distributed/rpc/process_cluster.h"
 #include "client/tensor_text.h"
 #include "core/file_access.h"
 #include "core/parent_watch.h"

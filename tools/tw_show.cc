@@ -17,7 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/op_registry.h"
 #include "savedmodel/saved_model_loader.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/tensor_bundle.h"
 #include "tensorweave/status.h"
 #include "tw_commands.h"
 #include "tw_flags.h"

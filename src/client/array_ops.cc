@@ -1,6 +1,7 @@
 // Client functions for reductions, linear algebra, array, nn and random ops.
 #include "client/op_builder.h"
 #include "graph/graph.h"
+#include "tensorweave/gen_ops.h"  // one-op builders forward to the generated ones
 
 namespace tw {
 
@@ -62,12 +63,12 @@ Output shape(const Output& x, DType out_type, const std::string& name) {
 Output size(const Output& x, DType out_type, const std::string& name) {
   return Op("Size", name, {x}, {{"out_type", MakeAttr(out_type)}});
 }
-Output rank(const Output& x, const std::string& name) { return Op("Rank", name, {x}); }
+Output rank(const Output& x, const std::string& name) { return ops::gen::Rank(x, name); }
 Output reshape(const Output& x, const Axes& shape, const std::string& name) {
   return reshape(x, IntVector(*x.graph(), shape, "shape"), name);
 }
 Output reshape(const Output& x, const Output& shape, const std::string& name) {
-  return Op("Reshape", name, {x, shape});
+  return ops::gen::Reshape(x, shape, name);
 }
 Output squeeze(const Output& x, const Axes& axes, const std::string& name) {
   return Op("Squeeze", name, {x}, {{"squeeze_dims", MakeAttr(absl::Span<const int64_t>(axes))}});
@@ -77,7 +78,8 @@ Output expand_dims(const Output& x, int64_t axis, const std::string& name) {
 }
 Output slice(const Output& x, const Axes& begin, const Axes& size, const std::string& name) {
   Graph& g = *x.graph();
-  return Op("Slice", name, {x, IntVector(g, begin, "begin"), IntVector(g, size, "size")});
+  Output begin_node = IntVector(g, begin, "begin");  // in this order: a call's arguments have none
+  return ops::gen::Slice(x, begin_node, IntVector(g, size, "size"), name);
 }
 Output strided_slice(const Output& x, const Axes& begin, const Axes& end, const Axes& strides,
                      int64_t begin_mask, int64_t end_mask, int64_t shrink_axis_mask, const std::string& name) {
@@ -107,10 +109,10 @@ std::vector<Output> split(const Output& x, int64_t num_split, int64_t axis, cons
   return outs;
 }
 Output transpose(const Output& x, const Axes& perm, const std::string& name) {
-  return Op("Transpose", name, {x, IntVector(*x.graph(), perm, "perm")});
+  return ops::gen::Transpose(x, IntVector(*x.graph(), perm, "perm"), name);
 }
 Output tile(const Output& x, const Axes& multiples, const std::string& name) {
-  return Op("Tile", name, {x, IntVector(*x.graph(), multiples, "multiples")});
+  return ops::gen::Tile(x, IntVector(*x.graph(), multiples, "multiples"), name);
 }
 Output fill(Graph& g, const Axes& dims, const Output& value, const std::string& name) {
   return client::AddOp(g, "Fill", name, {IntVector(g, dims, "dims"), value}).output(0);
@@ -123,8 +125,8 @@ Output ones(Graph& g, const TensorShape& shape, DType dtype, const std::string& 
   Axes dims(shape.dims().begin(), shape.dims().end());
   return fill(g, dims, client::Scalar(g, dtype, 1, "one"), name);
 }
-Output zeros_like(const Output& x, const std::string& name) { return Op("ZerosLike", name, {x}); }
-Output ones_like(const Output& x, const std::string& name) { return Op("OnesLike", name, {x}); }
+Output zeros_like(const Output& x, const std::string& name) { return ops::gen::ZerosLike(x, name); }
+Output ones_like(const Output& x, const std::string& name) { return ops::gen::OnesLike(x, name); }
 Output range(Graph& g, int64_t start, int64_t limit, int64_t delta, const std::string& name) {
   return client::AddOp(g, "Range", name,
                        {constant(g, static_cast<int32_t>(start), "start"),
@@ -133,9 +135,9 @@ Output range(Graph& g, int64_t start, int64_t limit, int64_t delta, const std::s
       .output(0);
 }
 Output gather(const Output& params, const Output& indices, int64_t axis, const std::string& name) {
-  return Op("GatherV2", name, {params, indices, constant(*params.graph(), axis, "axis")});
+  return ops::gen::GatherV2(params, indices, constant(*params.graph(), axis, "axis"), {}, name);
 }
-Output where(const Output& condition, const std::string& name) { return Op("Where", name, {condition}); }
+Output where(const Output& condition, const std::string& name) { return ops::gen::Where(condition, name); }
 Output boolean_mask(const Output& tensor, const Output& mask, const std::string& name) {
   Graph& g = *tensor.graph();
   auto scope = g.name_scope(name);
@@ -166,8 +168,8 @@ Output conv2d(const Output& input, const Output& filter, const Axes& strides, co
              {"dilations", MakeAttr(absl::Span<const int64_t>(std::vector<int64_t>{1, dilations[0], dilations[1], 1}))},
              {"padding", MakeAttr(padding)}});
 }
-Output softmax(const Output& logits, const std::string& name) { return Op("Softmax", name, {logits}); }
-Output log_softmax(const Output& logits, const std::string& name) { return Op("LogSoftmax", name, {logits}); }
+Output softmax(const Output& logits, const std::string& name) { return ops::gen::Softmax(logits, name); }
+Output log_softmax(const Output& logits, const std::string& name) { return ops::gen::LogSoftmax(logits, name); }
 Output softmax_cross_entropy_with_logits(const Output& labels, const Output& logits, const std::string& name) {
   return Op("SoftmaxCrossEntropyWithLogits", name, {logits, labels});
 }

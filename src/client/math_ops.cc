@@ -1,5 +1,6 @@
 // Client functions for constants, base and elementwise math ops, and the operators.
 #include "client/op_builder.h"
+#include "tensorweave/gen_ops.h"  // one-op builders forward to the generated ones
 
 namespace tw {
 namespace client {
@@ -85,46 +86,46 @@ Output placeholder(Graph& g, DType dtype, const PartialShape& shape, const std::
 Output placeholder_with_default(const Output& input, const PartialShape& shape, const std::string& name) {
   return Op("PlaceholderWithDefault", name, {input}, {{"dtype", MakeAttr(input.dtype())}, {"shape", MakeAttr(shape)}});
 }
-Output identity(const Output& x, const std::string& name) { return Op("Identity", name, {x}); }
+Output identity(const Output& x, const std::string& name) { return ops::gen::Identity(x, name); }
 Operation no_op(Graph& g, const std::string& name) { return client::AddOp(g, "NoOp", name, {}); }
 Operation group(Graph& g, const std::vector<Operation>& deps, const std::string& name) {
   auto scope = g.control_dependencies(deps);
   return no_op(g, name);
 }
 
-Output add(const Output& x, const Output& y, const std::string& name) { return Op("Add", name, {x, y}); }
-Output subtract(const Output& x, const Output& y, const std::string& name) { return Op("Sub", name, {x, y}); }
-Output multiply(const Output& x, const Output& y, const std::string& name) { return Op("Mul", name, {x, y}); }
-Output divide(const Output& x, const Output& y, const std::string& name) { return Op("Div", name, {x, y}); }
-Output floordiv(const Output& x, const Output& y, const std::string& name) { return Op("FloorDiv", name, {x, y}); }
-Output floormod(const Output& x, const Output& y, const std::string& name) { return Op("FloorMod", name, {x, y}); }
-Output maximum(const Output& x, const Output& y, const std::string& name) { return Op("Maximum", name, {x, y}); }
-Output minimum(const Output& x, const Output& y, const std::string& name) { return Op("Minimum", name, {x, y}); }
-Output pow(const Output& x, const Output& y, const std::string& name) { return Op("Pow", name, {x, y}); }
-Output squared_difference(const Output& x, const Output& y, const std::string& name) { return Op("SquaredDifference", name, {x, y}); }
-Output equal(const Output& x, const Output& y, const std::string& name) { return Op("Equal", name, {x, y}); }
-Output not_equal(const Output& x, const Output& y, const std::string& name) { return Op("NotEqual", name, {x, y}); }
-Output less(const Output& x, const Output& y, const std::string& name) { return Op("Less", name, {x, y}); }
-Output less_equal(const Output& x, const Output& y, const std::string& name) { return Op("LessEqual", name, {x, y}); }
-Output greater(const Output& x, const Output& y, const std::string& name) { return Op("Greater", name, {x, y}); }
-Output greater_equal(const Output& x, const Output& y, const std::string& name) { return Op("GreaterEqual", name, {x, y}); }
-Output logical_and(const Output& x, const Output& y, const std::string& name) { return Op("LogicalAnd", name, {x, y}); }
-Output logical_or(const Output& x, const Output& y, const std::string& name) { return Op("LogicalOr", name, {x, y}); }
+Output add(const Output& x, const Output& y, const std::string& name) { return ops::gen::Add(x, y, name); }
+Output subtract(const Output& x, const Output& y, const std::string& name) { return ops::gen::Sub(x, y, name); }
+Output multiply(const Output& x, const Output& y, const std::string& name) { return ops::gen::Mul(x, y, name); }
+Output divide(const Output& x, const Output& y, const std::string& name) { return ops::gen::Div(x, y, name); }
+Output floordiv(const Output& x, const Output& y, const std::string& name) { return ops::gen::FloorDiv(x, y, name); }
+Output floormod(const Output& x, const Output& y, const std::string& name) { return ops::gen::FloorMod(x, y, name); }
+Output maximum(const Output& x, const Output& y, const std::string& name) { return ops::gen::Maximum(x, y, name); }
+Output minimum(const Output& x, const Output& y, const std::string& name) { return ops::gen::Minimum(x, y, name); }
+Output pow(const Output& x, const Output& y, const std::string& name) { return ops::gen::Pow(x, y, name); }
+Output squared_difference(const Output& x, const Output& y, const std::string& name) { return ops::gen::SquaredDifference(x, y, name); }
+Output equal(const Output& x, const Output& y, const std::string& name) { return ops::gen::Equal(x, y, {}, name); }
+Output not_equal(const Output& x, const Output& y, const std::string& name) { return ops::gen::NotEqual(x, y, {}, name); }
+Output less(const Output& x, const Output& y, const std::string& name) { return ops::gen::Less(x, y, name); }
+Output less_equal(const Output& x, const Output& y, const std::string& name) { return ops::gen::LessEqual(x, y, name); }
+Output greater(const Output& x, const Output& y, const std::string& name) { return ops::gen::Greater(x, y, name); }
+Output greater_equal(const Output& x, const Output& y, const std::string& name) { return ops::gen::GreaterEqual(x, y, name); }
+Output logical_and(const Output& x, const Output& y, const std::string& name) { return ops::gen::LogicalAnd(x, y, name); }
+Output logical_or(const Output& x, const Output& y, const std::string& name) { return ops::gen::LogicalOr(x, y, name); }
 
-Output logical_not(const Output& x, const std::string& name) { return Op("LogicalNot", name, {x}); }
-Output negative(const Output& x, const std::string& name) { return Op("Neg", name, {x}); }
-Output abs(const Output& x, const std::string& name) { return Op("Abs", name, {x}); }
-Output square(const Output& x, const std::string& name) { return Op("Square", name, {x}); }
-Output sqrt(const Output& x, const std::string& name) { return Op("Sqrt", name, {x}); }
-Output rsqrt(const Output& x, const std::string& name) { return Op("Rsqrt", name, {x}); }
-Output exp(const Output& x, const std::string& name) { return Op("Exp", name, {x}); }
-Output log(const Output& x, const std::string& name) { return Op("Log", name, {x}); }
-Output tanh(const Output& x, const std::string& name) { return Op("Tanh", name, {x}); }
-Output sigmoid(const Output& x, const std::string& name) { return Op("Sigmoid", name, {x}); }
-Output relu(const Output& x, const std::string& name) { return Op("Relu", name, {x}); }
+Output logical_not(const Output& x, const std::string& name) { return ops::gen::LogicalNot(x, name); }
+Output negative(const Output& x, const std::string& name) { return ops::gen::Neg(x, name); }
+Output abs(const Output& x, const std::string& name) { return ops::gen::Abs(x, name); }
+Output square(const Output& x, const std::string& name) { return ops::gen::Square(x, name); }
+Output sqrt(const Output& x, const std::string& name) { return ops::gen::Sqrt(x, name); }
+Output rsqrt(const Output& x, const std::string& name) { return ops::gen::Rsqrt(x, name); }
+Output exp(const Output& x, const std::string& name) { return ops::gen::Exp(x, name); }
+Output log(const Output& x, const std::string& name) { return ops::gen::Log(x, name); }
+Output tanh(const Output& x, const std::string& name) { return ops::gen::Tanh(x, name); }
+Output sigmoid(const Output& x, const std::string& name) { return ops::gen::Sigmoid(x, name); }
+Output relu(const Output& x, const std::string& name) { return ops::gen::Relu(x, name); }
 
 Output where(const Output& condition, const Output& x, const Output& y, const std::string& name) {
-  return Op("Select", name, {condition, x, y});
+  return ops::gen::Select(condition, x, y, name);
 }
 Output cast(const Output& x, DType dtype, const std::string& name) {
   return Op("Cast", name, {x}, {{"DstT", MakeAttr(dtype)}});

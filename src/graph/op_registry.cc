@@ -195,10 +195,21 @@ absl::StatusOr<OpDef> OpDefBuilder::Build() const {
   return def;
 }
 
+namespace {
+// Constant-initialized, so it is valid whichever static initializer runs first.
+OpListFn global_op_list = nullptr;
+}  // namespace
+
+void SetGlobalOpList(OpListFn fn) { global_op_list = fn; }
+
 const OpRegistry& OpRegistry::Global() {
   static const OpRegistry* registry = [] {
+    if (global_op_list == nullptr) {
+      std::fprintf(stderr, "tensorweave: no op list: the ops library (src/ops) is not linked\n");
+      std::abort();
+    }
     auto* r = new OpRegistry;
-    RegisterAllOps(*r);
+    global_op_list(*r);
     return r;
   }();
   return *registry;

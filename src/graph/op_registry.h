@@ -3,7 +3,8 @@
 //   OpDefBuilder("MatMul").Input("a: T").Input("b: T").Output("product: T")
 //       .Attr("transpose_a: bool = false").Attr("T: {float, double, int32, int64}")
 //       .SetShapeFn(MatMulShape)
-// Registration is plain code: RegisterAllOps() calls each family's RegisterXxxOps().
+// Registration is plain code: the ops layer's RegisterAllOps() (src/ops/ops.h) calls each
+// family's RegisterXxxOps() and is handed down to Global() with SetGlobalOpList.
 #ifndef TENSORWEAVE_SRC_GRAPH_OP_REGISTRY_H_
 #define TENSORWEAVE_SRC_GRAPH_OP_REGISTRY_H_
 
@@ -80,8 +81,11 @@ class OpRegistry {
   absl::flat_hash_map<std::string, std::unique_ptr<OpDef>> ops_;
 };
 
-// Each family of ops registers itself here (src/ops/<family>_ops.cc).
-void RegisterAllOps(OpRegistry& registry);
+// The op list of the process-wide registry, handed down by the layer above (src/ops sets
+// RegisterAllOps at static initialization) so that this layer never calls up. Global()
+// calls it once, on first use; it aborts if no list was set (the ops library not linked).
+using OpListFn = void (*)(OpRegistry& registry);
+void SetGlobalOpList(OpListFn fn);
 
 // Fills defaults, then checks every attr of `op` is present with the right type,
 // allowed value and minimum, and that no unknown attr (other than "_"-prefixed) is set.

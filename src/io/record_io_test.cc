@@ -6,7 +6,7 @@
 #include "absl/strings/match.h"
 #include "core/crc32c.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
+#include "testing/scratch_dir.h"
 
 namespace tw::io {
 namespace {

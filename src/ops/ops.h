@@ -6,6 +6,9 @@
 
 namespace tw {
 
+// Every family below; the process-wide registry's op list (register_all.cc).
+void RegisterAllOps(OpRegistry& r);
+
 void RegisterBaseOps(OpRegistry& r);       // _Arg, _Retval, NoOp, Const, Placeholder*, Identity
 void RegisterMathOps(OpRegistry& r);       // elementwise unary/binary, Select, Cast, AddN
 void RegisterReductionOps(OpRegistry& r);  // Sum, Mean, Max, Min, Prod, ArgMax

@@ -68,3 +68,10 @@ void RegisterAllOps(OpRegistry& r) {
 }
 
 }  // namespace tw
+
+// Hands the op list to OpRegistry::Global() before main (or at the Python module's load).
+// Nothing refers to this object otherwise: the ops library's users link with
+// --undefined=tw_ops_registered (src/CMakeLists.txt) so that static linking keeps it.
+extern "C" {
+bool tw_ops_registered = (tw::SetGlobalOpList(&tw::RegisterAllOps), true);
+}

@@ -11,19 +11,6 @@
 
 namespace tw {
 
-std::string Rendezvous::CreateKey(const std::string& src_device, uint64_t src_incarnation,
-                                  const std::string& dst_device, const std::string& tensor_name) {
-  return absl::StrCat(src_device, ";", absl::Hex(src_incarnation), ";", dst_device, ";", tensor_name, ";0:0");
-}
-
-absl::StatusOr<std::string> Rendezvous::KeyFromAttrs(const AttrMap& attrs) {
-  TW_ASSIGN_OR_RETURN(std::string send_device, GetStringAttr(attrs, "send_device"));
-  TW_ASSIGN_OR_RETURN(int64_t incarnation, GetIntAttr(attrs, "send_device_incarnation"));
-  TW_ASSIGN_OR_RETURN(std::string recv_device, GetStringAttr(attrs, "recv_device"));
-  TW_ASSIGN_OR_RETURN(std::string tensor_name, GetStringAttr(attrs, "tensor_name"));
-  return CreateKey(send_device, static_cast<uint64_t>(incarnation), recv_device, tensor_name);
-}
-
 class LocalRendezvous::Table : public std::enable_shared_from_this<Table> {
  public:
   absl::Status Send(const std::string& key, const Tensor& value);

@@ -13,13 +13,13 @@
 #include "core/proto_namespace.h"
 #include "tensorweave/resource_limits.h"
 #include "tensorweave/security.h"
-#include "tensorweave/session.h"
+#include "tensorweave/session_config.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
 
 // One session configuration for every layer: the public SessionConfig
-// (include/tensorweave/session.h) is what the local and the grpc sessions take.
+// (include/tensorweave/session_config.h) is what the local and the grpc sessions take.
 using SessionOptions = SessionConfig;
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;

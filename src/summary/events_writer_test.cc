@@ -8,7 +8,7 @@
 #include "absl/strings/match.h"
 #include "tensorweave/proto/event.pb.h"
 #include "core/proto_namespace.h"
-#include "train/checkpoint_test_util.h"
+#include "testing/scratch_dir.h"
 
 namespace tw::summary {
 namespace {

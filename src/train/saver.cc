@@ -13,8 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "graph/attr_value.h"
 #include "graph/graph.h"
-#include "train/checkpoint_writer.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw {
 namespace {

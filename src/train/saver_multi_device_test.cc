@@ -5,8 +5,8 @@
 
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
-#include "train/tensor_bundle.h"
-#include "train/checkpoint_test_util.h"
+#include "checkpoint/tensor_bundle.h"
+#include "testing/scratch_dir.h"
 
 namespace tw {
 namespace {

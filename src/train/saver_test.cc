@@ -9,8 +9,8 @@
 
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
-#include "train/checkpoint_writer.h"
+#include "testing/scratch_dir.h"
+#include "checkpoint/checkpoint_writer.h"
 
 namespace tw {
 namespace {

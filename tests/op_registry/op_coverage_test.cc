@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_join.h"
 #include "graph/shape_inference.h"
+#include "ops/ops.h"
 #include "testing/test_util.h"
 
 namespace tw {

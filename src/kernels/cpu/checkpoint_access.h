@@ -9,7 +9,7 @@
 
 #include "core/file_access.h"
 #include "tensorweave/status.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw {
 

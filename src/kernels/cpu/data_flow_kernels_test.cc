@@ -6,10 +6,9 @@
 #include <thread>
 
 #include "graph/graph.h"
-#include "runtime/device.h"
-#include "runtime/executor.h"
 #include "tensorweave/data_flow_ops.h"
 #include "tensorweave/session.h"
+#include "testing/cancelled_step.h"
 #include "testing/test_util.h"
 
 namespace tw {
@@ -178,41 +177,11 @@ TEST(FIFOQueueTest, CloseReleasesWaitingDequeuesAndCancelsWaitingEnqueues) {
   EXPECT_STATUS(enq_status, StatusCode::kCancelled, "FIFOQueue 'full' is closed");
 }
 
-// Runs `g` (placed on one CPU device) with an executor whose step a test cancels.
-class CancelledStep {
- public:
-  explicit CancelledStep(Graph& g) : devices_(DeviceMgr::CreateLocal("localhost", 0, 1)) {
-    Device* device = devices_->default_device();
-    for (Node* n : g.flow_graph().nodes()) n->set_assigned_device(device->name());
-    ExecutorOptions options;
-    options.device = device;
-    auto ex = Executor::Create(g.flow_graph(), std::move(options));
-    EXPECT_TRUE(ex.ok()) << ex.status();
-    if (ex.ok()) executor_ = *std::move(ex);
-  }
-  // Starts the step, cancels it, and returns how it ended.
-  absl::Status RunAndCancel() {
-    if (executor_ == nullptr) return absl::InternalError("no executor");
-    CallFrame frame;
-    CancellationManager cancellation;
-    absl::Status result;
-    std::thread runner([&] { result = executor_->Run({1, &frame, &cancellation}); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    cancellation.StartCancel();
-    runner.join();
-    return result;
-  }
-
- private:
-  std::unique_ptr<DeviceMgr> devices_;
-  std::unique_ptr<Executor> executor_;
-};
-
 TEST(FIFOQueueTest, CancellingTheStepReleasesABlockedDequeue) {
   Graph g;
   FIFOQueue q(g, -1, {DType::kFloat}, {PartialShape({})});
   q.dequeue();
-  CancelledStep step(g);
+  testing::CancelledStep step(g);
   EXPECT_STATUS(step.RunAndCancel(), StatusCode::kCancelled, "");
 }
 
@@ -311,7 +280,7 @@ TEST(ConditionalAccumulatorTest, CancellingTheStepReleasesABlockedTake) {
   Graph g;
   ConditionalAccumulator acc(g, DType::kFloat, PartialShape({}));
   acc.take_grad(1);
-  CancelledStep step(g);
+  testing::CancelledStep step(g);
   EXPECT_STATUS(step.RunAndCancel(), StatusCode::kCancelled, "");
 }
 

@@ -1,6 +1,6 @@
 // Kernels of SaveTensors and RestoreTensors (schemas and rationale: src/ops/io_ops.cc).
-// They write TensorFlow's V2 checkpoint format (src/train/tensor_bundle.h) and read it or
-// tensorweave's earlier TWCKPT01 file (src/train/checkpoint_format.h).
+// They write TensorFlow's V2 checkpoint format (src/checkpoint/tensor_bundle.h) and read it or
+// tensorweave's earlier TWCKPT01 file (src/checkpoint/checkpoint_format.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,9 +10,9 @@
 #include "kernels/cpu/checkpoint_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_kernel.h"
-#include "train/checkpoint_reader.h"
-#include "train/checkpoint_writer.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/checkpoint_reader.h"
+#include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw {
 namespace {

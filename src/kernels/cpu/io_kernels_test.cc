@@ -5,10 +5,10 @@
 #include "graph/attr_value.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_reader.h"
-#include "train/checkpoint_test_util.h"
-#include "train/checkpoint_writer.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/checkpoint_reader.h"
+#include "testing/scratch_dir.h"
+#include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "graph/graph.h"
 #include "kernels/cpu/philox.h"
-#include "runtime/local_session.h"
+#include "testing/graph_session.h"
 #include "testing/op_test_util.h"
 
 namespace tw {
@@ -58,8 +58,8 @@ AttrMap Attrs(DType dtype, int64_t seed, int64_t seed2) {
 }
 
 // Runs "r" of a session built from `g` `runs` times.
-std::vector<Tensor> RunTimes(const RandomGraph& g, int runs, const FeedList& feeds = {}) {
-  LocalSession session(SessionOptions{});
+std::vector<Tensor> RunTimes(const RandomGraph& g, int runs, const testing::Feeds& feeds = {}) {
+  testing::GraphSession session;
   EXPECT_TRUE(session.Extend(g.graph.ToGraphDef()).ok());
   std::vector<Tensor> results;
   for (int i = 0; i < runs; ++i) {
@@ -366,7 +366,7 @@ TEST(RandomUniformIntTest, EmptyRangeErrors) {
   // At run time, with the shape fed.
   auto fed = BuildRandom("RandomUniformInt", Tensor(), {}, {I32({}, {9}), I32({}, {2})});
   ASSERT_TRUE(fed->status.ok()) << fed->status;
-  LocalSession session(SessionOptions{});
+  testing::GraphSession session;
   ASSERT_TRUE(session.Extend(fed->graph.ToGraphDef()).ok());
   std::vector<Tensor> out;
   EXPECT_STATUS(session.Run({{"shape", I32({1}, {2})}}, {"r"}, {}, &out),
@@ -379,7 +379,7 @@ TEST(RandomUniformIntTest, EmptyRangeErrors) {
 TEST(RandomUniformTest, ConcurrentRunsDrawDisjointSlices) {
   auto g = BuildRandom("RandomUniform", I32({1}, {4}), Attrs(DType::kFloat, 21, 22));
   ASSERT_TRUE(g->status.ok());
-  LocalSession session(SessionOptions{});
+  testing::GraphSession session;
   ASSERT_TRUE(session.Extend(g->graph.ToGraphDef()).ok());
   constexpr int kThreads = 4, kRuns = 25;
   std::vector<std::vector<float>> firsts(kThreads);

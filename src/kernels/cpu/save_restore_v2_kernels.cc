@@ -1,5 +1,5 @@
 // Kernels of TensorFlow's checkpoint ops (schemas: src/ops/io_ops_v2.cc), on our V2
-// tensor-bundle writer and reader (src/train/tensor_bundle.h): the data shard and the
+// tensor-bundle writer and reader (src/checkpoint/tensor_bundle.h): the data shard and the
 // index are each written atomically, and a restore checks every entry (and every
 // checksum) before producing any output, so a torn or corrupted file is DataLoss naming
 // the file and no variable changes.
@@ -15,9 +15,9 @@
 #include "kernels/cpu/checkpoint_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/op_kernel.h"
-#include "train/checkpoint_reader.h"
-#include "train/tensor_bundle.h"
-#include "train/tensor_bundle_merge.h"
+#include "checkpoint/checkpoint_reader.h"
+#include "checkpoint/tensor_bundle.h"
+#include "checkpoint/tensor_bundle_merge.h"
 
 namespace tw {
 namespace {

@@ -8,8 +8,8 @@
 #include "graph/attr_value.h"
 #include "tensorweave/tensorweave.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
-#include "train/tensor_bundle.h"
+#include "testing/scratch_dir.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw {
 namespace {

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "graph/graph.h"
-#include "runtime/local_session.h"
+#include "testing/graph_session.h"
 #include "testing/test_util.h"
 
 namespace tw {
@@ -11,7 +11,7 @@ namespace {
 
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
 
-// Builds a graph node by node, then runs it in one LocalSession across many runs.
+// Builds a graph node by node, then runs it in one session across many runs.
 class VarGraph {
  public:
   Node* Add(const std::string& name, const std::string& op, std::vector<Node*> inputs,
@@ -53,13 +53,13 @@ class VarGraph {
     ASSERT_TRUE(s.ok()) << s;
     synced_ = graph_.num_nodes();
   }
-  absl::StatusOr<Tensor> Fetch(const std::string& tensor, const FeedList& feeds = {}) {
+  absl::StatusOr<Tensor> Fetch(const std::string& tensor, const testing::Feeds& feeds = {}) {
     Sync();
     std::vector<Tensor> out;
     TW_RETURN_IF_ERROR(session_.Run(feeds, {tensor}, {}, &out));
     return out[0];
   }
-  Tensor FetchOk(const std::string& tensor, const FeedList& feeds = {}) {
+  Tensor FetchOk(const std::string& tensor, const testing::Feeds& feeds = {}) {
     auto t = Fetch(tensor, feeds);
     EXPECT_TRUE(t.ok()) << t.status();
     return t.ok() ? *t : Tensor();
@@ -68,11 +68,11 @@ class VarGraph {
     Sync();
     return session_.Run({}, {}, {target}, nullptr);
   }
-  LocalSession& session() { return session_; }
+  testing::GraphSession& session() { return session_; }
 
  private:
   FlowGraph graph_;
-  LocalSession session_{SessionOptions{}};
+  testing::GraphSession session_;
   int synced_ = 0;
 };
 

@@ -1,4 +1,4 @@
-#include "train/tensor_bundle_merge.h"
+#include "checkpoint/tensor_bundle_merge.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,10 +18,10 @@
 #include "tensorweave/proto/tensor_bundle.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
-#include "train/atomic_file.h"
-#include "train/checkpoint_writer.h"
-#include "train/leveldb_string_file.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/atomic_file.h"
+#include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/leveldb_string_file.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw::checkpoint {
 namespace {

@@ -2,8 +2,8 @@
 // per device) become one bundle of N shards at a destination prefix, as TensorFlow's
 // MergeBundles does: each source's data file is renamed to <dest>.data-0000i-of-0000N and
 // one index lists every entry with its shard id.
-#ifndef TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_MERGE_H_
-#define TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_MERGE_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_MERGE_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_MERGE_H_
 
 #include <string>
 #include <vector>
@@ -22,4 +22,4 @@ absl::Status MergeTensorBundles(const std::vector<std::string>& sources, const s
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_MERGE_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_MERGE_H_

@@ -1,13 +1,13 @@
 // The checkpoint file format through its writer and reader: round trips, and every kind
 // of damage reported as DataLoss before anything is allocated or returned.
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 
 #include <gtest/gtest.h>
 
 #include "testing/test_util.h"
-#include "train/checkpoint_reader.h"
-#include "train/checkpoint_test_util.h"
-#include "train/checkpoint_writer.h"
+#include "checkpoint/checkpoint_reader.h"
+#include "testing/scratch_dir.h"
+#include "checkpoint/checkpoint_writer.h"
 #include "core/crc32c.h"
 
 namespace tw::checkpoint {

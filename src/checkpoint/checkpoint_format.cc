@@ -1,4 +1,4 @@
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,6 +1,6 @@
 // Reads a checkpoint file (format: checkpoint_format.h), validating as it goes.
-#ifndef TENSORWEAVE_SRC_TRAIN_CHECKPOINT_READER_H_
-#define TENSORWEAVE_SRC_TRAIN_CHECKPOINT_READER_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_READER_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_READER_H_
 
 #include <memory>
 #include <string>
@@ -9,7 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "tensorweave/tensor.h"
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 
 namespace tw::checkpoint {
 
@@ -52,4 +52,4 @@ class CheckpointReader {
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_CHECKPOINT_READER_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_READER_H_

@@ -1,13 +1,13 @@
 // String tensors in V2 bundles: TensorFlow's layout byte for byte (the data file is
 // checked against a hand-built expectation), round trips, and damaged data refused.
-#include "train/bundle_strings.h"
+#include "checkpoint/bundle_strings.h"
 
 #include <gtest/gtest.h>
 
 #include "core/crc32c.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
-#include "train/tensor_bundle.h"
+#include "testing/scratch_dir.h"
+#include "checkpoint/tensor_bundle.h"
 
 namespace tw::checkpoint {
 namespace {

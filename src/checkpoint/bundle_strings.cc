@@ -1,4 +1,4 @@
-#include "train/bundle_strings.h"
+#include "checkpoint/bundle_strings.h"
 
 #include <cstring>
 #include <vector>

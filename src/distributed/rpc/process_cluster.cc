@@ -1,4 +1,4 @@
-#include "distributed/process_cluster.h"
+#include "distributed/rpc/process_cluster.h"
 
 #include <signal.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "train/atomic_file.h"
+#include "checkpoint/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tensorweave/status.h"
-#include "train/checkpoint_format.h"
-#include "train/checkpoint_writer.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/checkpoint_writer.h"
 
 namespace tw::checkpoint {
 

@@ -1,5 +1,5 @@
-#include "train/leveldb_string_file.h"
-#include "train/tensor_bundle.h"
+#include "checkpoint/leveldb_string_file.h"
+#include "checkpoint/tensor_bundle.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,9 +23,9 @@
 #include "tensorweave/proto/tensor_bundle.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/status.h"
-#include "train/atomic_file.h"
-#include "train/bundle_strings.h"
-#include "train/checkpoint_format.h"
+#include "checkpoint/atomic_file.h"
+#include "checkpoint/bundle_strings.h"
+#include "checkpoint/checkpoint_format.h"
 #include "core/crc32c.h"
 
 namespace tw::checkpoint {

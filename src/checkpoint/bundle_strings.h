@@ -3,8 +3,8 @@
 //   [varint64 length of each element][4-byte masked crc32c of the lengths][the bytes]
 // The entry's checksum covers each length as a little-endian uint32 (uint64 above
 // 4 GiB), not as its varint, then the 4 checksum bytes, then the string bytes.
-#ifndef TENSORWEAVE_SRC_TRAIN_BUNDLE_STRINGS_H_
-#define TENSORWEAVE_SRC_TRAIN_BUNDLE_STRINGS_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_BUNDLE_STRINGS_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_BUNDLE_STRINGS_H_
 
 #include <cstdint>
 #include <string>
@@ -25,4 +25,4 @@ absl::Status DecodeBundleStrings(absl::string_view data, uint32_t masked_crc, co
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_BUNDLE_STRINGS_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_BUNDLE_STRINGS_H_

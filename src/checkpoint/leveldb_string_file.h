@@ -1,8 +1,8 @@
 // In-memory files for LevelDB's table writer and reader: a bundle index (one small
 // record per tensor) is built in a string and then written atomically, and read whole
 // before the table reader sees it.
-#ifndef TENSORWEAVE_SRC_TRAIN_LEVELDB_STRING_FILE_H_
-#define TENSORWEAVE_SRC_TRAIN_LEVELDB_STRING_FILE_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_LEVELDB_STRING_FILE_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_LEVELDB_STRING_FILE_H_
 
 #include <algorithm>
 #include <cstdint>
@@ -44,4 +44,4 @@ class StringSource : public leveldb::RandomAccessFile {
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_LEVELDB_STRING_FILE_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_LEVELDB_STRING_FILE_H_

@@ -31,8 +31,8 @@
 // shapes with TensorShape::Build, entries contiguous and names unique) before it allocates
 // anything for tensor data. Writers write "<path>.tmp-<random>", fsync it and rename it
 // over <path>, so a reader sees the old file or the complete new one, never a torn one.
-#ifndef TENSORWEAVE_SRC_TRAIN_CHECKPOINT_FORMAT_H_
-#define TENSORWEAVE_SRC_TRAIN_CHECKPOINT_FORMAT_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_FORMAT_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_FORMAT_H_
 
 #include <cstdint>
 #include <string>
@@ -109,4 +109,4 @@ void ToOrFromLittleEndian(void* data, size_t bytes, size_t element_size);
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_CHECKPOINT_FORMAT_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_FORMAT_H_

@@ -1,4 +1,4 @@
-#include "train/checkpoint_writer.h"
+#include "checkpoint/checkpoint_writer.h"
 
 #include <bit>
 #include <memory>
@@ -8,8 +8,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "tensorweave/status.h"
-#include "train/atomic_file.h"
-#include "train/checkpoint_format.h"
+#include "checkpoint/atomic_file.h"
+#include "checkpoint/checkpoint_format.h"
 #include "core/crc32c.h"
 
 namespace tw::checkpoint {

@@ -3,8 +3,8 @@
 // each task also stops by itself when this process ends without destroying it (`tw
 // server --parent_pid`), so no task is left behind by a crash or a kill.
 // What `tw cluster` runs for users, and what the multi-process tests start.
-#ifndef TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
-#define TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
+#ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_PROCESS_CLUSTER_H_
+#define TENSORWEAVE_SRC_DISTRIBUTED_RPC_PROCESS_CLUSTER_H_
 
 #include <sys/types.h>
 
@@ -56,4 +56,4 @@ class ProcessCluster {
 
 }  // namespace tw
 
-#endif  // TENSORWEAVE_SRC_DISTRIBUTED_PROCESS_CLUSTER_H_
+#endif  // TENSORWEAVE_SRC_DISTRIBUTED_RPC_PROCESS_CLUSTER_H_

@@ -9,8 +9,8 @@
 // saves its entry with the list of slices and each slice under a key of its own (the
 // name and the slice's extents in TensorFlow's OrderedCode). Not yet: string tensors
 // (refused by name) and writing slices.
-#ifndef TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
-#define TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_H_
 
 #include <memory>
 #include <string>
@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "tensorweave/tensor.h"
-#include "train/checkpoint_writer.h"
+#include "checkpoint/checkpoint_writer.h"
 
 namespace tw::checkpoint {
 
@@ -91,4 +91,4 @@ class TensorBundleReader {
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_TENSOR_BUNDLE_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_H_

@@ -1,6 +1,6 @@
 // Writes a checkpoint file (format: checkpoint_format.h) atomically.
-#ifndef TENSORWEAVE_SRC_TRAIN_CHECKPOINT_WRITER_H_
-#define TENSORWEAVE_SRC_TRAIN_CHECKPOINT_WRITER_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_WRITER_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_WRITER_H_
 
 #include <string>
 #include <vector>
@@ -31,4 +31,4 @@ std::string DirName(const std::string& path);
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_CHECKPOINT_WRITER_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_CHECKPOINT_WRITER_H_

@@ -1,6 +1,6 @@
 // TensorFlow's V2 checkpoint format: round trips, the index read back independently as a
 // LevelDB table with the bundle records, and every way a bundle can be refused.
-#include "train/tensor_bundle.h"
+#include "checkpoint/tensor_bundle.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "tensorweave/proto/tensor_bundle.pb.h"
 #include "core/proto_namespace.h"
 #include "testing/test_util.h"
-#include "train/checkpoint_test_util.h"
+#include "testing/scratch_dir.h"
 
 namespace tw::checkpoint {
 namespace {

@@ -1,6 +1,6 @@
-// Test helpers for checkpoint files: a scratch directory and raw file access.
-#ifndef TENSORWEAVE_SRC_TRAIN_CHECKPOINT_TEST_UTIL_H_
-#define TENSORWEAVE_SRC_TRAIN_CHECKPOINT_TEST_UTIL_H_
+// Test helpers for files: a scratch directory and raw file access.
+#ifndef TENSORWEAVE_TESTS_TESTING_SCRATCH_DIR_H_
+#define TENSORWEAVE_TESTS_TESTING_SCRATCH_DIR_H_
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -57,4 +57,4 @@ inline void WriteBytes(const std::string& path, const std::string& bytes) {
 
 }  // namespace tw::testing
 
-#endif  // TENSORWEAVE_SRC_TRAIN_CHECKPOINT_TEST_UTIL_H_
+#endif  // TENSORWEAVE_TESTS_TESTING_SCRATCH_DIR_H_

@@ -1,4 +1,4 @@
-#include "train/checkpoint_reader.h"
+#include "checkpoint/checkpoint_reader.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // A file written under a temporary name and renamed over its final path on Commit(), so
 // that a reader sees the old file or the whole new one, never a torn one (checkpoints).
-#ifndef TENSORWEAVE_SRC_TRAIN_ATOMIC_FILE_H_
-#define TENSORWEAVE_SRC_TRAIN_ATOMIC_FILE_H_
+#ifndef TENSORWEAVE_SRC_CHECKPOINT_ATOMIC_FILE_H_
+#define TENSORWEAVE_SRC_CHECKPOINT_ATOMIC_FILE_H_
 
 #include <memory>
 #include <string>
@@ -45,4 +45,4 @@ class AtomicFile {
 
 }  // namespace tw::checkpoint
 
-#endif  // TENSORWEAVE_SRC_TRAIN_ATOMIC_FILE_H_
+#endif  // TENSORWEAVE_SRC_CHECKPOINT_ATOMIC_FILE_H_
