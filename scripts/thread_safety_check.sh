@@ -13,8 +13,8 @@ build=${BUILD_DIR:-build}
 jobs=${TW_JOBS:-2}
 cxx=${CXX_CLANG:-clang++}
 command -v "$cxx" >/dev/null || { echo "thread_safety_check: $cxx not found (apt-get install clang, or TW_SETUP_FUZZ=1 scripts/setup.sh)" >&2; exit 2; }
-if [ ! -d "$build/proto/tensorweave/proto" ]; then
-  echo "thread_safety_check: $build/proto has no generated headers; configure and build tw_proto first" >&2
+if [ ! -d "$build/proto/tensorweave/proto" ] || [ ! -f "$build/gen/include/tensorweave/gen_ops.h" ]; then
+  echo "thread_safety_check: $build has no generated headers; configure and build tw_proto and tw_gen_ops_sources first" >&2
   exit 2
 fi
 if [ $# -gt 0 ]; then
@@ -22,7 +22,7 @@ if [ $# -gt 0 ]; then
 else
   mapfile -t files < <(find src -name '*.cc' ! -name '*_test.cc' | sort)
 fi
-flags=(-std=c++20 -pthread -fsyntax-only -DLEVELDB_SHARED_LIBRARY -Iinclude -Isrc "-I$build/proto"
+flags=(-std=c++20 -pthread -fsyntax-only -DLEVELDB_SHARED_LIBRARY -Iinclude -Isrc "-I$build/proto" "-I$build/gen/include"
        -isystem /usr/include/eigen3 -Wthread-safety -Werror=thread-safety)
 echo "thread_safety_check: ${#files[@]} files, $jobs at a time, with $($cxx --version | head -1)"
 report=$(mktemp)
