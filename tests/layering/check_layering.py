@@ -115,8 +115,10 @@ def check(root):
 
 def self_test():
     """The checker passes a clean made-up tree and fails each kind of violation."""
+    scratch = tempfile.TemporaryDirectory(prefix="layering_")  # removed when the test ends
+
     def tree(files):
-        root = tempfile.mkdtemp(prefix="layering_")
+        root = tempfile.mkdtemp(dir=scratch.name)
         base = {
             "docs/ARCHITECTURE.md": "# x\n## Layers\n| folder | holds |\n| --- | --- |\n"
                                     "| `src/core/` | a |\n| `src/graph/` | b |\n| `src/client/` | c |\n"

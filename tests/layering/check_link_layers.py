@@ -74,7 +74,8 @@ def check(root, archive_dir):
 
 def self_test():
     """A low layer calling up is found; a high layer calling down is not."""
-    root = tempfile.mkdtemp(prefix="link_layers_")
+    scratch = tempfile.TemporaryDirectory(prefix="link_layers_")  # removed when the test ends
+    root = scratch.name
     os.makedirs(os.path.join(root, "docs"))
     with open(os.path.join(root, "docs", "ARCHITECTURE.md"), "w") as f:
         f.write("## Layers\n| folder | holds |\n| --- | --- |\n| `src/core/` | a |\n"
