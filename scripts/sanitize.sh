@@ -29,7 +29,11 @@ case "$mode" in
     # The multi-threaded and multi-process suites: executor (loops and dead tensors too)
     # and rendezvous, queues and accumulators, worker and master, in-process clusters and
     # `tw server` processes, hostile clients and request limits, collectives.
-    tests=(-R '^(ExecutorTest|ExecutorLoopTest|ExecutorDeadTest|RunOpSmoke|PlacerTest|FIFOQueueTest|ConditionalAccumulatorTest|WorkerTest|TensorWireTest|ClusterSpecTest|ResourceLimitsTest|DistributedTest|DataParallelTest|SyncReplicasClusterTest|MonitoredSessionClusterTest|ResourceLimitFlagsTest|RequestLimitsTest|OrphanedStepTest|SessionGcTest|StepTimeoutTest|HostileClientTest|HostileClientLimitsTest|KernelOutputLimitsTest|FileAccessRootTest|TfMasterServiceTest|TfMasterServiceBudgetTest|CollectiveRpcTest|CollectiveTest)\.')
+    tests=(-R '^(ExecutorTest|ExecutorLoopTest|ExecutorDeadTest|RunOpSmoke|PlacerTest|FIFOQueueTest|ConditionalAccumulatorTest|WorkerTest|TensorWireTest|ClusterSpecTest|ResourceLimitsTest|DistributedTest|DataParallelTest|SyncReplicasClusterTest|MonitoredSessionClusterTest|ResourceLimitFlagsTest|RequestLimitsTest|OrphanedStepTest|SessionGcTest|StepTimeoutTest|HostileClientTest|HostileClientLimitsTest|KernelOutputLimitsTest|FileAccessRootTest|TfMasterServiceTest|TfMasterServiceBudgetTest|CollectiveRpcTest|CollectiveTest)\.'
+           # Not these two under TSan's 5-20x slowdown and shadow memory: 256 MiB made and
+           # sent between tasks outlasts the 30 s RPC deadline, and a peak RSS bound
+           # measures the sanitizer (both run in the normal and ASan suites).
+           -E '^(DistributedTest\.LargeTensorCrossesTasksIntact|RequestLimitsTest\.RepliesHeldForNeverReadingClientsAreCapped)$')
     ;;
   *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
 esac
