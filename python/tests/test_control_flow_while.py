@@ -343,3 +343,28 @@ def test_gradients_through_nested_loops_are_refused_clearly():
                                                                                   [v + x])), [0, x])
     with pytest.raises(NotImplementedError, match="nested in another loop's body"):
         tf.gradients(y, x)
+
+
+def test_gradient_of_two_loops_side_by_side_matches_the_unrolled_graph():
+    # Each loop's gradient must skip the other loop (it once recursed between them).
+    def build(unrolled):
+        x = tf.constant(1.3, tf.float64)
+        y = tf.constant(0.4, tf.float64)
+        if unrolled:
+            a, b = x, y
+            for _ in range(3):
+                a = a * tf.sin(a)
+            for _ in range(2):
+                b = b * x + y
+        else:
+            a = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * tf.sin(a)), [0, x])[1]
+            b = tf.while_loop(lambda i, b: i < 2, lambda i, b: (i + 1, b * x + y), [0, y])[1]
+        return tf.gradients(a + b * b, [x, y])
+
+    results = []
+    for unrolled in (False, True):
+        with tf.Graph().as_default():
+            grads = build(unrolled)
+            with tf.Session() as sess:
+                results.append(sess.run(grads))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
