@@ -1,4 +1,4 @@
-"""tf.foldl and tf.foldr (TF1 semantics: elems and the accumulator may be nested structures;
+"""tf.foldl, tf.foldr and tf.scan (TF1 semantics: elems and the accumulator may be nested structures;
 without an initializer the first (foldl) or last (foldr) element starts the fold). Built on
 tf.while_loop, reading element i with gather instead of TF1's TensorArray (not built yet);
 gradients go through while_grad.py."""
@@ -43,3 +43,49 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
     """tf.compat.v1.foldr: fn(acc, elems[i]) for i = n-1 .. 0."""
     del swap_memory
     return _fold(fn, elems, initializer, parallel_iterations, back_prop, name or "foldr", True)
+
+
+def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+         infer_shape=True, reverse=False, name=None):
+    """tf.compat.v1.scan: the accumulators fn(acc, elems[i]) of every step, stacked in elems'
+    order (reverse: from the last element back). Without an initializer, elems' first (last
+    when reversed) element is both the start and that step's output. Until TensorArray exists
+    the outputs fill a [n, ...] tensor row by row (a select per step)."""
+    from tensorweave import array_ops, math_ops
+    from tensorweave.while_loop import while_loop
+    del swap_memory, infer_shape
+    if not callable(fn):
+        raise TypeError("fn must be callable.")
+    graph = get_default_graph()
+    with graph.name_scope(name or "scan"):
+        flat = [convert_to_tensor(e, name="elem") for e in _flatten(elems)]
+        n = array_ops.shape(flat[0])[0]
+        rows = array_ops.range(n)
+
+        def put(outs, i, acc):  # outs with row i replaced by acc
+            return [math_ops.where(math_ops.equal(rows, i),
+                                   array_ops.broadcast_to(array_ops.expand_dims(a, 0), array_ops.shape(o)), o)
+                    for o, a in zip(outs, acc)]
+
+        if initializer is None:
+            structure = elems
+            first = n - 1 if reverse else 0
+            acc = [array_ops.gather(e, first) for e in flat]
+            outs = put([array_ops.zeros_like(e) for e in flat], first, acc)
+            i = n - 2 if reverse else convert_to_tensor(1)
+        else:
+            structure = initializer
+            acc = [convert_to_tensor(a) for a in _flatten(initializer)]
+            outs = [array_ops.zeros(array_ops.concat([array_ops.expand_dims(n, 0), array_ops.shape(a)], 0),
+                                    dtype=a.dtype) for a in acc]
+            i = n - 1 if reverse else convert_to_tensor(0)
+
+        def body(i, acc, outs):
+            x = _pack_as(elems, iter([array_ops.gather(e, i) for e in flat]))
+            new = [convert_to_tensor(a) for a in _flatten(fn(_pack_as(structure, iter(acc)), x))]
+            return (i - 1 if reverse else i + 1), new, put(outs, i, new)
+
+        cond = (lambda i, acc, outs: i >= 0) if reverse else (lambda i, acc, outs: i < n)
+        _, _, outs = while_loop(cond, body, (i, acc, outs), parallel_iterations=parallel_iterations,
+                                back_prop=back_prop, return_same_structure=True)
+    return _pack_as(structure, iter(outs))

@@ -1,4 +1,4 @@
-"""foldl/foldr programs built the same way on both sides (`tf` is tensorweave or TF's
+"""foldl/foldr/scan programs built the same way on both sides (`tf` is tensorweave or TF's
 tf.compat.v1): values and gradients with respect to elems and initializer."""
 import numpy as np
 
@@ -15,6 +15,9 @@ def build(tf):
             tf.foldl(step, elems), tf.foldr(step, elems)]
     nested = tf.foldl(pair, (elems[:, 0], elems[:, 1]), initializer=(init[0], init[1]))
     outs += list(nested)
+    outs += [tf.scan(step, elems, initializer=init), tf.scan(step, elems, initializer=init, reverse=True),
+             tf.scan(step, elems), tf.scan(step, elems, reverse=True)]
+    outs += list(tf.scan(pair, (elems[:, 0], elems[:, 1]), initializer=(init[0], init[1])))
     loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
     grads = tf.gradients(loss, [elems, init])
     return outs + [loss] + grads
