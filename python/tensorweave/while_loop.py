@@ -96,10 +96,11 @@ class WhileInfo:
     """A built loop as its gradient needs it: the functions, the initial values, the exits and
     the outside tensors cond and body read."""
 
-    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations):
+    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants):
         self.cond, self.body, self.structure = cond, body, structure
         self.initial, self.exits, self.context = initial, exits, context
         self.parallel_iterations = parallel_iterations
+        self.invariants = invariants  # The loop variables' shape invariants, flat.
 
     def call_body(self, flat):
         result = _like(self.structure, self.body(*_as_args(_pack_as(self.structure, iter(flat)))))
@@ -244,7 +245,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         out = _pack_as(structure, iter([x.outputs[0] for x in exits]))
         # What tf.gradients needs to differentiate through this loop (while_grad.py).
         graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
-            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations)
+            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
+            invariants)
     if packed:
         out = out[1]
     if not return_same_structure and isinstance(out, (list, tuple)) and not hasattr(out, "_fields") and len(out) == 1:

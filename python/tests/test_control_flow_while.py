@@ -368,3 +368,27 @@ def test_gradient_of_two_loops_side_by_side_matches_the_unrolled_graph():
             with tf.Session() as sess:
                 results.append(sess.run(grads))
     np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_gradient_through_a_loop_with_a_shape_invariant_matches_the_unrolled_graph():
+    # The gradient's replay loops need the loop's shape invariants (a growing loop variable).
+    def build(unrolled):
+        x = tf.constant(0.7, tf.float64)
+        acc = tf.reshape(x, [1])
+        grow = lambda a: tf.concat([a, tf.reshape(tf.sin(a[-1]) * x, [1])], 0)  # noqa: E731
+        if unrolled:
+            for _ in range(3):
+                acc = grow(acc)
+        else:
+            acc = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, grow(a)), [0, acc],
+                                shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+        return [acc] + tf.gradients(tf.reduce_sum(acc * acc), [x])
+
+    results = []
+    for unrolled in (False, True):
+        with tf.Graph().as_default():
+            fetches = build(unrolled)
+            with tf.Session() as sess:
+                results.append(sess.run(fetches))
+    for ours, unrolled in zip(*results):
+        np.testing.assert_allclose(ours, unrolled, rtol=1e-12)
