@@ -1,9 +1,10 @@
-"""tf.foldl, tf.foldr and tf.scan (TF1 semantics: elems and the accumulator may be nested structures;
+"""tf.foldl, tf.foldr, tf.scan and tf.map_fn (TF1 semantics: elems and the accumulator may be nested structures;
 without an initializer the first (foldl) or last (foldr) element starts the fold). Built on
 tf.while_loop, reading element i with gather instead of TF1's TensorArray (not built yet);
 gradients go through while_grad.py."""
 from tensorweave.control_flow_ops import _flatten, _pack_as
-from tensorweave.framework import convert_to_tensor, get_default_graph
+from tensorweave import dtypes
+from tensorweave.framework import TensorShape, convert_to_tensor, get_default_graph
 
 
 def _fold(fn, elems, initializer, parallel_iterations, back_prop, name, reverse):
@@ -89,3 +90,52 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, sw
         _, _, outs = while_loop(cond, body, (i, acc, outs), parallel_iterations=parallel_iterations,
                                 back_prop=back_prop, return_same_structure=True)
     return _pack_as(structure, iter(outs))
+
+
+def map_fn(fn, elems, dtype=None, parallel_iterations=10, back_prop=True, swap_memory=False,
+           infer_shape=True, name=None):
+    """tf.compat.v1.map_fn: fn(elems[i]) for every i, stacked; `dtype` gives the output
+    structure and dtypes when they differ from elems'. Until TensorArray exists each output
+    is a loop variable of unknown shape, made [n, ...] by the first step (a cond) and filled a
+    row per step with a select."""
+    from tensorweave import array_ops, math_ops
+    from tensorweave.control_flow_ops import cond as tf_cond
+    from tensorweave.while_loop import while_loop
+    del swap_memory, infer_shape
+    if not callable(fn):
+        raise TypeError("fn must be callable.")
+    graph = get_default_graph()
+    with graph.name_scope(name or "map"):
+        flat = [convert_to_tensor(e, name="elem") for e in _flatten(elems)]
+        out_structure = elems if dtype is None else dtype
+        out_dtypes = [e.dtype for e in flat] if dtype is None else [dtypes.as_dtype(d) for d in _flatten(dtype)]
+        n = array_ops.shape(flat[0])[0]
+        rows = array_ops.range(n)
+        static = {}
+
+        def body(i, outs):
+            x = _pack_as(elems, iter([array_ops.gather(e, i) for e in flat]))
+            new = [convert_to_tensor(r) for r in _flatten(fn(x))]
+            if len(new) != len(out_dtypes):
+                raise ValueError("The two structures don't have the same number of elements. First structure: %s, "
+                                 "second structure: %s." % (out_structure, new))
+            static["shapes"] = [r.shape for r in new]
+            filled = []
+            for o, r in zip(outs, new):
+                o = tf_cond(math_ops.equal(i, 0),  # the first step makes the [n, ...] output
+                            lambda r=r: array_ops.zeros(array_ops.concat([array_ops.expand_dims(n, 0),
+                                                                           array_ops.shape(r)], 0), dtype=r.dtype),
+                            lambda o=o: o)
+                filled.append(math_ops.where(math_ops.equal(rows, i),
+                                             array_ops.broadcast_to(array_ops.expand_dims(r, 0), array_ops.shape(o)), o))
+            return i + 1, filled
+
+        outs0 = [array_ops.zeros([], dtype=d) for d in out_dtypes]
+        _, outs = while_loop(lambda i, outs: i < n, body, (convert_to_tensor(0), outs0),
+                             shape_invariants=(TensorShape([]), [TensorShape(None)] * len(outs0)),
+                             parallel_iterations=parallel_iterations, back_prop=back_prop,
+                             return_same_structure=True)
+        # The static shape fn gave each element: [n, ...] as TF's map_fn (a reshape sets it).
+        outs = [array_ops.reshape(o, [-1] + list(s.dims)) if s.dims is not None and None not in s.dims else o
+                for o, s in zip(outs, static["shapes"])]
+    return _pack_as(out_structure, iter(outs))

@@ -192,11 +192,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             merges = []
             for e, v, inv in zip(enters, flat_vars, invariants):
                 stand_in = e
-                if inv != e.shape:  # The Merge's static shape is the invariant: a stand-in of that shape.
+                # The Merge's static shape is the invariant: a stand-in of that shape stays its
+                # input (a session's copy of the graph infers the Merge again before the back edge).
+                if inv != e.shape:
                     stand_in = graph._create_op("PlaceholderWithDefault", [e], {"dtype": e.dtype, "shape": inv},
                                                 name="shape_invariant")
                     stand_in = stand_in.outputs[0]
-                merges.append(graph._create_op("Merge", [e, stand_in], {"N": 2}, name="Merge"))
+                merges.append(graph._create_op("Merge", [stand_in, stand_in], {"N": 2}, name="Merge"))
             return merges
 
         merges = _without_context(graph, make_merges)

@@ -1,4 +1,4 @@
-"""foldl/foldr/scan programs built the same way on both sides (`tf` is tensorweave or TF's
+"""foldl/foldr/scan/map_fn programs built the same way on both sides (`tf` is tensorweave or TF's
 tf.compat.v1): values and gradients with respect to elems and initializer."""
 import numpy as np
 
@@ -18,6 +18,9 @@ def build(tf):
     outs += [tf.scan(step, elems, initializer=init), tf.scan(step, elems, initializer=init, reverse=True),
              tf.scan(step, elems), tf.scan(step, elems, reverse=True)]
     outs += list(tf.scan(pair, (elems[:, 0], elems[:, 1]), initializer=(init[0], init[1])))
+    outs.append(tf.map_fn(lambda x: tf.sin(x) * x, elems))
+    outs += list(tf.map_fn(lambda x: (x[0] * x[1], tf.stack([x[0], x[1], x[0]])), (elems[:, 0], elems[:, 1]),
+                           dtype=(tf.float64, tf.float64)))
     loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
     grads = tf.gradients(loss, [elems, init])
     return outs + [loss] + grads

@@ -392,3 +392,15 @@ def test_gradient_through_a_loop_with_a_shape_invariant_matches_the_unrolled_gra
                 results.append(sess.run(fetches))
     for ours, unrolled in zip(*results):
         np.testing.assert_allclose(ours, unrolled, rtol=1e-12)
+
+
+def test_a_loop_variable_with_a_shape_invariant_keeps_it_in_the_session_graph():
+    # The session's copy of the graph infers the Merge's shape again; it must see the invariant,
+    # not the first value's shape (a Reshape after the loop failed on the scalar shape).
+    r = tf.while_loop(lambda i, o: i < 3, lambda i, o: (i + 1, tf.ones([2, 3]) + o), (0, tf.zeros([])),
+                      shape_invariants=(tf.TensorShape([]), tf.TensorShape(None)))[1]
+    flat = tf.reshape(r, [-1, 6])
+    with tf.Session() as sess:
+        value, flat_value = sess.run([r, flat])
+    np.testing.assert_array_equal(value, np.full([2, 3], 3.0, np.float32))
+    assert flat_value.shape == (1, 6)

@@ -1,4 +1,4 @@
-"""tf.foldl / tf.foldr / tf.scan against TensorFlow: values and gradients (nested structures, with and
+"""tf.foldl / tf.foldr / tf.scan / tf.map_fn against TensorFlow: values and gradients (nested structures, with and
 without initializer)."""
 import json
 
