@@ -126,8 +126,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=10, back_prop=True, swap_m
                             lambda r=r: array_ops.zeros(array_ops.concat([array_ops.expand_dims(n, 0),
                                                                            array_ops.shape(r)], 0), dtype=r.dtype),
                             lambda o=o: o)
-                filled.append(math_ops.where(math_ops.equal(rows, i),
-                                             array_ops.broadcast_to(array_ops.expand_dims(r, 0), array_ops.shape(o)), o))
+                row = array_ops.broadcast_to(array_ops.expand_dims(r, 0), array_ops.shape(o))
+                filled.append(math_ops.where(math_ops.equal(rows, i), row, o))
             return i + 1, filled
 
         outs0 = [array_ops.zeros([], dtype=d) for d in out_dtypes]
