@@ -36,20 +36,25 @@ def _through_loop(ys, xs, core_xs, grad_ys, loops):
     loop's exit is an ancestor of the ys."""
     from tensorweave import while_grad
     x_ops = {x.op.name for x in xs if isinstance(x, Tensor)}
+    # What the loops may read: the xs, and the handles of the variables among them.
+    x_sources = x_ops | {Tensor(ys[0].graph, c).op.name for x, c in zip(xs, core_xs) if isinstance(x, Variable)}
     exit_names = {}
     for info in loops.values():
         if not any(e.op.name in x_ops for e in info.exits):
             for e in info.exits:
                 exit_names[e.op.name] = info
     # The loop nearest the ys: the first exit met walking back from them (not past an x or
-    # a StopGradient, which is how while_grad.py's replays are cut off).
+    # a StopGradient, which is how while_grad.py's replays are cut off) whose loop reads an x;
+    # a loop beside the path (say, the other of two loops summed) gives no gradient here.
     seen, stack, info = set(), [y.op for y in ys], None
     while stack and info is None:
         op = stack.pop()
         if op.name in seen or op.name in x_ops or op.type == "StopGradient":
             continue
         seen.add(op.name)
-        info = exit_names.get(op.name)
+        found = exit_names.get(op.name)
+        if found is not None and _reads_any(found.initial + found.context._captured, x_sources):
+            info = found
         stack.extend(t.op for t in op.inputs)
     if info is None:
         return None
@@ -65,3 +70,17 @@ def _through_loop(ys, xs, core_xs, grad_ys, loops):
         ys[0].graph.__dict__["_while_loops"] = loops
     from tensorweave import math_ops
     return [a if t is None else t if a is None else math_ops.add(t, a) for t, a in zip(through, around)]
+
+
+def _reads_any(tensors, op_names):
+    """Whether one of `op_names` is an ancestor of (or among) `tensors`' ops."""
+    seen, stack = set(), [t.op for t in tensors]
+    while stack:
+        op = stack.pop()
+        if op.name in op_names:
+            return True
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        stack.extend(t.op for t in op.inputs)
+    return False

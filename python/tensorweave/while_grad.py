@@ -8,7 +8,7 @@ src/kernels/cpu/stack_kernels.cc are the way to O(N)).
 Limits: the float loop variables and float outside tensors get gradients; a loop nested in
 the body is refused (NotImplementedError)."""
 from tensorweave import _core, dtypes
-from tensorweave.framework import Tensor, get_default_graph
+from tensorweave.framework import Tensor, TensorShape, get_default_graph
 
 
 def _is_float(t):
@@ -25,16 +25,19 @@ def backprop(info, exit_grads):
     initial = info.initial
     floats = [i for i, v in enumerate(initial) if _is_float(v)]
     captured = [c for c in info.context._captured if _is_float(c)]
+    scalar = TensorShape([])
     with graph.name_scope("while_grad"):
         count = while_loop(lambda k, s: info.call_cond(s), lambda k, s: (k + 1, info.call_body(s)),
-                           (0, list(initial)), name="count", return_same_structure=True)[0]
+                           (0, list(initial)), shape_invariants=(scalar, info.invariants), name="count",
+                           return_same_structure=True)[0]
         g0 = [exit_grads[i] if exit_grads[i] is not None else array_ops.zeros_like(info.exits[i]) for i in floats]
         acc0 = [array_ops.zeros_like(c) for c in captured]
 
         def step(k, g, acc):
             ctx = graph._control_flow_context
             _, state = while_loop(lambda j, s: j < k - 1, lambda j, s: (j + 1, info.call_body(s)),
-                                  (0, list(initial)), name="replay", return_same_structure=True)
+                                  (0, list(initial)), shape_invariants=(scalar, info.invariants), name="replay",
+                                  return_same_structure=True)
             state = [stop_gradient(t) for t in state]
             loops_before = len(graph.__dict__.get("_while_loops", {}))
             out = info.call_body(state)
@@ -52,6 +55,8 @@ def backprop(info, exit_grads):
             return (k - 1, grads[:len(floats)],
                     [math_ops.add(a, d) for a, d in zip(acc, grads[len(floats):])])
 
+        invariants = (scalar, [info.invariants[i] for i in floats], [c.shape for c in captured])
         _, g_initial, g_captured = while_loop(lambda k, g, acc: k > 0, step, (count, g0, acc0),
-                                              name="backward", return_same_structure=True)
+                                              shape_invariants=invariants, name="backward",
+                                              return_same_structure=True)
     return [initial[i] for i in floats], g_initial, captured, g_captured

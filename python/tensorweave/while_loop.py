@@ -96,10 +96,11 @@ class WhileInfo:
     """A built loop as its gradient needs it: the functions, the initial values, the exits and
     the outside tensors cond and body read."""
 
-    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations):
+    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants):
         self.cond, self.body, self.structure = cond, body, structure
         self.initial, self.exits, self.context = initial, exits, context
         self.parallel_iterations = parallel_iterations
+        self.invariants = invariants  # The loop variables' shape invariants, flat.
 
     def call_body(self, flat):
         result = _like(self.structure, self.body(*_as_args(_pack_as(self.structure, iter(flat)))))
@@ -191,11 +192,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             merges = []
             for e, v, inv in zip(enters, flat_vars, invariants):
                 stand_in = e
-                if inv != e.shape:  # The Merge's static shape is the invariant: a stand-in of that shape.
+                # The Merge's static shape is the invariant: a stand-in of that shape stays its
+                # input (a session's copy of the graph infers the Merge again before the back edge).
+                if inv != e.shape:
                     stand_in = graph._create_op("PlaceholderWithDefault", [e], {"dtype": e.dtype, "shape": inv},
                                                 name="shape_invariant")
                     stand_in = stand_in.outputs[0]
-                merges.append(graph._create_op("Merge", [e, stand_in], {"N": 2}, name="Merge"))
+                merges.append(graph._create_op("Merge", [stand_in, stand_in], {"N": 2}, name="Merge"))
             return merges
 
         merges = _without_context(graph, make_merges)
@@ -244,7 +247,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         out = _pack_as(structure, iter([x.outputs[0] for x in exits]))
         # What tf.gradients needs to differentiate through this loop (while_grad.py).
         graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
-            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations)
+            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
+            invariants)
     if packed:
         out = out[1]
     if not return_same_structure and isinstance(out, (list, tuple)) and not hasattr(out, "_fields") and len(out) == 1:

@@ -343,3 +343,64 @@ def test_gradients_through_nested_loops_are_refused_clearly():
                                                                                   [v + x])), [0, x])
     with pytest.raises(NotImplementedError, match="nested in another loop's body"):
         tf.gradients(y, x)
+
+
+def test_gradient_of_two_loops_side_by_side_matches_the_unrolled_graph():
+    # Each loop's gradient must skip the other loop (it once recursed between them).
+    def build(unrolled):
+        x = tf.constant(1.3, tf.float64)
+        y = tf.constant(0.4, tf.float64)
+        if unrolled:
+            a, b = x, y
+            for _ in range(3):
+                a = a * tf.sin(a)
+            for _ in range(2):
+                b = b * x + y
+        else:
+            a = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * tf.sin(a)), [0, x])[1]
+            b = tf.while_loop(lambda i, b: i < 2, lambda i, b: (i + 1, b * x + y), [0, y])[1]
+        return tf.gradients(a + b * b, [x, y])
+
+    results = []
+    for unrolled in (False, True):
+        with tf.Graph().as_default():
+            grads = build(unrolled)
+            with tf.Session() as sess:
+                results.append(sess.run(grads))
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-12)
+
+
+def test_gradient_through_a_loop_with_a_shape_invariant_matches_the_unrolled_graph():
+    # The gradient's replay loops need the loop's shape invariants (a growing loop variable).
+    def build(unrolled):
+        x = tf.constant(0.7, tf.float64)
+        acc = tf.reshape(x, [1])
+        grow = lambda a: tf.concat([a, tf.reshape(tf.sin(a[-1]) * x, [1])], 0)  # noqa: E731
+        if unrolled:
+            for _ in range(3):
+                acc = grow(acc)
+        else:
+            acc = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, grow(a)), [0, acc],
+                                shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+        return [acc] + tf.gradients(tf.reduce_sum(acc * acc), [x])
+
+    results = []
+    for unrolled in (False, True):
+        with tf.Graph().as_default():
+            fetches = build(unrolled)
+            with tf.Session() as sess:
+                results.append(sess.run(fetches))
+    for ours, unrolled in zip(*results):
+        np.testing.assert_allclose(ours, unrolled, rtol=1e-12)
+
+
+def test_a_loop_variable_with_a_shape_invariant_keeps_it_in_the_session_graph():
+    # The session's copy of the graph infers the Merge's shape again; it must see the invariant,
+    # not the first value's shape (a Reshape after the loop failed on the scalar shape).
+    r = tf.while_loop(lambda i, o: i < 3, lambda i, o: (i + 1, tf.ones([2, 3]) + o), (0, tf.zeros([])),
+                      shape_invariants=(tf.TensorShape([]), tf.TensorShape(None)))[1]
+    flat = tf.reshape(r, [-1, 6])
+    with tf.Session() as sess:
+        value, flat_value = sess.run([r, flat])
+    np.testing.assert_array_equal(value, np.full([2, 3], 3.0, np.float32))
+    assert flat_value.shape == (1, 6)
