@@ -65,9 +65,9 @@ const std::map<std::string, std::string>& KernelLessOps() {
 }
 
 absl::StatusOr<OpTestLists> LoadOpTestLists(const std::string& python, const std::string& source_dir,
-                                            const std::string& binary_dir) {
+                                            const std::string& binary_dir, const std::string& env) {
   const std::string command =
-      absl::StrCat("PYTHONPATH='", binary_dir, "/python:", source_dir, "/python/tests' '", python, "' '", source_dir,
+      absl::StrCat(env, "PYTHONPATH='", binary_dir, "/python:", source_dir, "/python/tests' '", python, "' '", source_dir,
                    "/tests/op_registry/dump_op_test_lists.py' 2>&1");
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError("cannot run " + command);

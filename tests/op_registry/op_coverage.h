@@ -27,9 +27,10 @@ struct OpTestLists {
 };
 
 // Runs tests/op_registry/dump_op_test_lists.py with `python` (the tensorweave package and
-// python/tests on its path). Fails naming the command when it cannot.
+// python/tests on its path; `env`, "NAME=value " assignments, before it). Fails naming the
+// command when it cannot.
 absl::StatusOr<OpTestLists> LoadOpTestLists(const std::string& python, const std::string& source_dir,
-                                            const std::string& binary_dir);
+                                            const std::string& binary_dir, const std::string& env = "");
 
 // Ops without a CPU kernel by design (the reason is the value): TF1 reference-variable ops,
 // which ImportGraphDef lowers to resource ops before anything runs them.

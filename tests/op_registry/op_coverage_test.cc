@@ -18,7 +18,7 @@ using ::testing::UnorderedElementsAre;
 
 const testing::OpTestLists& Lists() {
   static const testing::OpTestLists* lists = [] {
-    auto loaded = testing::LoadOpTestLists(TW_PYTHON, TW_SOURCE_DIR, TW_BINARY_DIR);
+    auto loaded = testing::LoadOpTestLists(TW_PYTHON, TW_SOURCE_DIR, TW_BINARY_DIR, TW_PYTHON_ENV);
     if (!loaded.ok()) {
       ADD_FAILURE() << loaded.status();
       return new testing::OpTestLists;
