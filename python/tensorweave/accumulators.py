@@ -16,9 +16,8 @@ def _num_required(num_required):
 
 
 class _AccumulatorBase:
-    def __init__(self, dtype, shape, handle):
-        self._dtype = dtypes_lib.as_dtype(dtype)
-        self._shape = TensorShape(shape)
+    def __init__(self, dtype, handle):
+        self._dtype = dtype
         self._accumulator_ref = handle
 
     accumulator_ref = property(lambda self: self._accumulator_ref)
@@ -39,10 +38,9 @@ class ConditionalAccumulator(_AccumulatorBase):
     """The mean (or sum) of whole gradients of one variable."""
 
     def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator", reduction_type="MEAN"):
-        handle = gen_ops.resource_conditional_accumulator(dtypes_lib.as_dtype(dtype), TensorShape(shape),
-                                                         shared_name=shared_name or "",
-                                                         reduction_type=reduction_type, name=name)
-        super().__init__(dtype, shape, handle)
+        dtype = dtypes_lib.as_dtype(dtype)
+        super().__init__(dtype, gen_ops.resource_conditional_accumulator(
+            dtype, TensorShape(shape), shared_name=shared_name or "", reduction_type=reduction_type, name=name))
 
     def apply_grad(self, grad, local_step=0, name=None):
         return gen_ops.resource_accumulator_apply_gradient(self._accumulator_ref, _local_step(local_step),
@@ -60,10 +58,9 @@ class SparseConditionalAccumulator(_AccumulatorBase):
 
     def __init__(self, dtype, shape=None, shared_name=None, name="sparse_conditional_accumulator",
                  reduction_type="MEAN"):
-        handle = gen_ops.sparse_conditional_accumulator(dtypes_lib.as_dtype(dtype), TensorShape(shape),
-                                                       shared_name=shared_name or "",
-                                                       reduction_type=reduction_type, name=name)
-        super().__init__(dtype, shape, handle)
+        dtype = dtypes_lib.as_dtype(dtype)
+        super().__init__(dtype, gen_ops.sparse_conditional_accumulator(
+            dtype, TensorShape(shape), shared_name=shared_name or "", reduction_type=reduction_type, name=name))
 
     def apply_indexed_slices_grad(self, grad, local_step=0, name=None):
         return self.apply_grad(grad.indices, grad.values, grad.dense_shape, local_step, name)
