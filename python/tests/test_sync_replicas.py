@@ -111,14 +111,17 @@ def test_sync_training_of_two_replicas(cluster):
 def _build_embedding(spec, task, ids, weights, bias_weight):
     """One worker's graph: a 6 x 2 embedding table looked up by this worker's ids (its
     gradient is IndexedSlices) and a dense bias, both on the ps; each loss is linear, so
-    its gradients are constants: the worker's `weights` per looked-up row, bias_weight."""
+    its gradients are constants: the worker's `weights` per looked-up row, bias_weight.
+    bias_weight None: the bias takes no part in the loss (only sparse gradients)."""
     graph = tf.Graph()
     with graph.as_default(), tf.device(tf.train.replica_device_setter(cluster=spec,
                                                                       worker_device="/job:worker/task:%d" % task)):
         table = tf.get_variable("table", [6, 2], initializer=tf.zeros_initializer())
         bias = tf.get_variable("bias", [2], initializer=tf.zeros_initializer())
         rows = tf.nn.embedding_lookup(table, tf.constant(ids))
-        loss = tf.reduce_sum(rows * tf.constant(weights)) + tf.reduce_sum(bias * tf.constant(bias_weight))
+        loss = tf.reduce_sum(rows * tf.constant(weights))
+        if bias_weight is not None:
+            loss += tf.reduce_sum(bias * tf.constant(bias_weight))
         step = tf.train.get_or_create_global_step()
         opt = tf.train.SyncReplicasOptimizer(tf.train.GradientDescentOptimizer(LR), replicas_to_aggregate=2,
                                              total_num_replicas=2)
@@ -126,11 +129,14 @@ def _build_embedding(spec, task, ids, weights, bias_weight):
     return graph, opt, train, step, table, bias
 
 
-def test_sparse_gradients_are_accumulated_by_index(cluster):
+@pytest.mark.parametrize("with_dense", [True, False])
+def test_sparse_gradients_are_accumulated_by_index(cluster, with_dense):
     # Worker 0 touches rows 0 and 2 (twice), worker 1 rows 2 and 5. The table's rows move by
     # the mean over the gradients that touched each (TF1's SparseConditionalAccumulator):
     # row 2 by the mean of both workers' gradients, rows 0 and 5 by one worker's alone.
-    workers = {0: ([0, 2, 2], [1.0, 2.0], [1.0, -1.0]), 1: ([2, 5], [3.0, -1.0], [3.0, 5.0])}
+    # Without a dense gradient the global step is counted after the sparse updates alone.
+    workers = {0: ([0, 2, 2], [1.0, 2.0], [1.0, -1.0] if with_dense else None),
+               1: ([2, 5], [3.0, -1.0], [3.0, 5.0] if with_dense else None)}
     runs = 3
     barrier, errors = threading.Barrier(2, timeout=60), []
 
@@ -168,4 +174,5 @@ def test_sparse_gradients_are_accumulated_by_index(cluster):
     per_step[2] = (2 * w0 + w1) / 2
     per_step[5] = w1
     np.testing.assert_allclose(got_table, -runs * LR * per_step, rtol=1e-6)
-    np.testing.assert_allclose(got_bias, -runs * LR * (np.array(workers[0][2]) + workers[1][2]) / 2, rtol=1e-6)
+    want_bias = (np.array(workers[0][2]) + workers[1][2]) / 2 if with_dense else np.zeros(2)
+    np.testing.assert_allclose(got_bias, -runs * LR * want_bias, rtol=1e-6)
