@@ -13,10 +13,15 @@
 #include "tensorweave/graph.h"
 #include "tensorweave/session_config.h"
 
+namespace tensorweave {
+class RunMetadata;  // TF's message (tensorweave/proto/config.pb.h).
+}  // namespace tensorweave
+
 namespace tw {
 
 class SessionInterface;
 class CancellationManager;
+using RunMetadata = ::tensorweave::RunMetadata;
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;
 
@@ -55,9 +60,12 @@ class Session {
   // The same by tensor and node names, returning the error instead of throwing;
   // `cancellation` (may be null) lets another thread end the run. `timeout_ms` > 0
   // overrides the config's operation_timeout_ms for this run (TF's RunOptions.timeout_in_ms).
+  // `metadata` (may be null) receives TF's RunMetadata with tensorweave's wire_bytes: what
+  // the step moved between tasks (empty for a session in one process).
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-             std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr, int64_t timeout_ms = 0);
+             std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr, int64_t timeout_ms = 0,
+             RunMetadata* metadata = nullptr);
 
   std::vector<std::string> list_devices() const;
   void close();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bindings.h"
+#include "tensorweave/proto/config.pb.h"
 #include "tensorweave/session.h"
 
 namespace tw::python {
@@ -12,8 +13,10 @@ namespace tw::python {
 namespace {
 
 // Runs one step. Feeds arrive as (tensor name, array of the tensor's dtype) pairs.
+// `metadata` (may be null) receives the run's RunMetadata.
 py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
-             const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms) {
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms,
+             RunMetadata* metadata = nullptr) {
   std::vector<std::pair<std::string, Tensor>> feed_tensors;
   feed_tensors.reserve(feeds.size());
   for (const auto& [name, array] : feeds) feed_tensors.emplace_back(name, TensorFromArray(array));
@@ -22,7 +25,7 @@ py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>
   RunCancellation cancellation;  // Ctrl-C cancels the step, then raises KeyboardInterrupt.
   CallInterruptibly(
       [&] {
-        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation, timeout_ms);
+        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation, timeout_ms, metadata);
         // While the step ran, each feed held a reference of its own, so no kernel wrote
         // into a wrapped NumPy array; dropping them now lets the fetches own their buffers.
         feed_tensors.clear();
@@ -66,7 +69,19 @@ void BindSession(py::module_& m) {
            }),
            py::arg("graph"), py::arg("target") = "", py::arg("config") = SessionConfig(),
            py::keep_alive<1, 2>())
-      .def("run", &Run, py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0)
+      .def("run", [](Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
+                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                     int64_t timeout_ms) { return Run(sess, feeds, fetches, targets, timeout_ms); },
+           py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0)
+      // (values, the serialized RunMetadata): tf.Session.run's run_metadata.
+      .def("run_with_metadata",
+           [](Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
+              const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms) {
+             RunMetadata metadata;
+             py::list values = Run(sess, feeds, fetches, targets, timeout_ms, &metadata);
+             return py::make_tuple(values, py::bytes(metadata.SerializeAsString()));
+           },
+           py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0)
       .def("list_devices", &Session::list_devices)
       .def("close", &Session::close, py::call_guard<py::gil_scoped_release>());
 }

@@ -9,7 +9,7 @@ _PB2 = {"ThreadPoolOptionProto": config_pb2.ThreadPoolOptionProto,
         "GPUOptions": config_pb2.GPUOptions, "_GPUExperimental": config_pb2.GPUOptions.Experimental,
         "RPCOptions": config_pb2.RPCOptions, "ConfigProto": config_pb2.ConfigProto,
         "_ConfigExperimental": config_pb2.ConfigProto.Experimental, "RunOptions": config_pb2.RunOptions,
-        "RunMetadata": config_pb2.RunMetadata}
+        "RunMetadata": config_pb2.RunMetadata, "StepWireBytes": config_pb2.StepWireBytes}
 
 
 def _is_message_spec(spec):

@@ -144,7 +144,11 @@ class Session:
         feeds = self._feeds(feed_dict)
         if not plan.tensor_names and not plan.op_names:
             return plan.build([])
-        values = self._core.run(feeds, plan.tensor_names, plan.op_names, _run_timeout_ms(options))
+        timeout_ms = _run_timeout_ms(options)
+        if run_metadata is None:
+            return plan.build(self._core.run(feeds, plan.tensor_names, plan.op_names, timeout_ms))
+        values, metadata = self._core.run_with_metadata(feeds, plan.tensor_names, plan.op_names, timeout_ms)
+        run_metadata.ParseFromString(metadata)
         return plan.build(values)
 
     def _feeds(self, feed_dict):

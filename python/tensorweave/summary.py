@@ -243,7 +243,7 @@ class FileWriter:
         """Adds a RunMetadata under `tag` (TensorBoard's per-step stats)."""
         from tensorweave.config import RunMetadata
         if isinstance(run_metadata, RunMetadata):
-            data = b""  # Ours collects no step stats yet: an empty RunMetadata.
+            data = run_metadata.SerializeToString()
         else:
             data = _as_serialized(run_metadata, "RunMetadata", "run_metadata")
         event = Event(tagged_run_metadata=TaggedRunMetadata(tag=tag, run_metadata=data))

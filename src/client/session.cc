@@ -51,11 +51,13 @@ Status Session::SyncGraph() {
 
 Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-                    std::vector<Tensor>* outputs, RunCancellation* cancellation, int64_t timeout_ms) {
+                    std::vector<Tensor>* outputs, RunCancellation* cancellation, int64_t timeout_ms,
+                    RunMetadata* metadata) {
   TW_RETURN_IF_ERROR(SyncGraph());
   if (timeout_ms <= 0) timeout_ms = operation_timeout_ms_;
   if (timeout_ms <= 0) {
-    return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr);
+    return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr,
+                      metadata);
   }
   // A watchdog cancels the step at the deadline (as TF's session does on
   // operation_timeout_in_ms); a cancellation then reads as DeadlineExceeded.
@@ -69,7 +71,7 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
       cancel->Cancel();
     }
   });
-  Status status = impl_->Run(feeds, fetches, targets, outputs, cancel->manager_.get());
+  Status status = impl_->Run(feeds, fetches, targets, outputs, cancel->manager_.get(), metadata);
   finished.Notify();
   watchdog.join();
   if (!status.ok() && timed_out.load(std::memory_order_acquire)) {

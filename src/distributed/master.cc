@@ -486,6 +486,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     if (step->client_cancel != nullptr && step->client_cancel->IsCancelled()) {
       status = absl::CancelledError("the client went away during the step");
     }
+    if (status.ok()) CountWireBytes(*step);  // First: GatherFetches moves the fetched tensors out.
     if (status.ok()) status = GatherFetches(*step);
     // Tasks forget a successful step by themselves; a failed one is cleaned up (if no
     // failed part did it already).
@@ -562,6 +563,18 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
 
   // Moves the fetched tensors from the parts' replies into the client's, if they fit in
   // one message.
+  // RunMetadata.wire_bytes: what the parts pulled from other tasks, and the RunGraph
+  // messages exchanged with tasks other than the master's own (which are calls, not RPCs).
+  void CountWireBytes(Step& step) const {
+    StepWireBytes* wire = step.resp->mutable_metadata()->mutable_wire_bytes();
+    for (size_t i = 0; i < step.responses.size(); ++i) {
+      wire->set_tensor_bytes(wire->tensor_bytes() + step.responses[i].tensor_bytes_pulled());
+      if (step.prepared->parts[i].worker == static_cast<WorkerInterface*>(local_worker_)) continue;
+      wire->set_run_graph_bytes(wire->run_graph_bytes() + static_cast<int64_t>(step.requests[i].ByteSizeLong()) +
+                                static_cast<int64_t>(step.responses[i].ByteSizeLong()));
+    }
+  }
+
   static absl::Status GatherFetches(Step& step) {
     std::vector<TensorProto*> fetched(step.fetches.size(), nullptr);
     for (RunGraphResponse& r : step.responses) {

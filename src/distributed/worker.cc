@@ -281,6 +281,8 @@ struct Worker::RunningGraph {
   // The caller's cancellation and this run's callback in it (kInvalidToken: none).
   CancellationManager* caller = nullptr;
   CancellationManager::Token caller_token = CancellationManager::kInvalidToken;
+  // Payload bytes pulled from other tasks for this run (RunGraphResponse.tensor_bytes_pulled).
+  std::shared_ptr<std::atomic<int64_t>> pulled_bytes = std::make_shared<std::atomic<int64_t>>(0);
 };
 
 absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const RunGraphRequest& req) {
@@ -342,7 +344,7 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
   }
   run->step = StepFor(req.step_id(), /*for_graph=*/true);
   if (run->step == nullptr) return absl::AbortedError(absl::StrCat("step ", req.step_id(), " already finished"));
-  StartPulling(*run->graph, req, run->step);
+  StartPulling(*run->graph, req, run->step, run->pulled_bytes);
   run->args.step_id = req.step_id();
   run->args.call_frame = &run->frame;
   run->args.cancellation = &run->step->cancellation();
@@ -351,7 +353,8 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
 }
 
 void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
-                          const std::shared_ptr<StepRendezvous>& step) {
+                          const std::shared_ptr<StepRendezvous>& step,
+                          const std::shared_ptr<std::atomic<int64_t>>& pulled_bytes) {
   for (const RemoteSource& source : graph.remote_sources) {
     auto pull = std::make_shared<RecvTensorsRequest>();
     pull->set_step_id(req.step_id());
@@ -369,7 +372,10 @@ void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
     }
     (*worker)->RecvTensorsAsync(
         *pull, &step->cancellation(),
-        [step, pull](int i, const Tensor& t) { step->Send(pull->rendezvous_key(i), t).IgnoreError(); },
+        [step, pull, pulled_bytes](int i, const Tensor& t) {
+          pulled_bytes->fetch_add(static_cast<int64_t>(t.TotalBytes()), std::memory_order_relaxed);
+          step->Send(pull->rendezvous_key(i), t).IgnoreError();
+        },
         [step](const absl::Status& s) {
           if (!s.ok()) step->local().StartAbort(s);
         });
@@ -426,6 +432,7 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
       out->set_name(finished->outputs[i].first);
       *out->mutable_tensor() = TensorToProto(values[i]);
     }
+    resp->set_tensor_bytes_pulled(finished->pulled_bytes->load(std::memory_order_relaxed));
     if (!s.ok()) {
       finished->step->StartAbort(s);
       s = absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")"));

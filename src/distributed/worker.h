@@ -4,11 +4,11 @@
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_WORKER_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_WORKER_H_
 
+#include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <deque>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -61,8 +61,9 @@ class Worker : public WorkerInterface {
   struct Registered;
   struct RunningGraph;
   // Starts pulling what the partition receives from other tasks, one RecvTensors
-  // exchange per task, into the step's local table.
-  void StartPulling(const Registered& graph, const RunGraphRequest& req, const std::shared_ptr<StepRendezvous>& step);
+  // exchange per task, into the step's local table, adding their payload to `pulled_bytes`.
+  void StartPulling(const Registered& graph, const RunGraphRequest& req, const std::shared_ptr<StepRendezvous>& step,
+                    const std::shared_ptr<std::atomic<int64_t>>& pulled_bytes);
   // Checks a RunGraph request and gathers what its run needs.
   absl::StatusOr<std::unique_ptr<RunningGraph>> StartRunning(const RunGraphRequest& req);
   // The step's rendezvous (created on first use), or null if the step already finished.

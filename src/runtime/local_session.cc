@@ -171,7 +171,8 @@ absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* fr
 
 absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                                const std::vector<std::string>& targets,
-                               std::vector<Tensor>* outputs, CancellationManager* cancellation) {
+                               std::vector<Tensor>* outputs, CancellationManager* cancellation,
+                               RunMetadata* /*metadata*/) {
   if (closed_) return absl::FailedPreconditionError("session is closed");
   if (fetches.empty() && targets.empty()) {
     return absl::InvalidArgumentError("nothing to run: give at least one fetch or target");

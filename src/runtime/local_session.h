@@ -29,7 +29,7 @@ class LocalSession : public SessionInterface {
   using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation) override;
+                   CancellationManager* cancellation, RunMetadata* metadata) override;
   std::vector<std::string> ListDevices() const override;
   absl::Status Close() override;
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "core/cancellation.h"
+#include "tensorweave/proto/config.pb.h"
 #include "tensorweave/proto/graph.pb.h"
 #include "core/proto_namespace.h"
 #include "tensorweave/resource_limits.h"
@@ -32,12 +33,19 @@ class SessionInterface {
   // Feeds and fetches name tensors ("node" or "node:k"); targets name nodes run for their
   // effect. `outputs` receives one tensor per fetch, in order. `cancellation` (may be null)
   // lets another thread end the step: after its StartCancel() the run returns Cancelled.
+  // `metadata` (may be null) receives what the run reports: wire_bytes for a cluster's
+  // step (a session in one process moves nothing over a wire and leaves it empty).
   virtual absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                            const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                           CancellationManager* cancellation) = 0;
+                           CancellationManager* cancellation, RunMetadata* metadata) = 0;
+  absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                   CancellationManager* cancellation) {
+    return Run(feeds, fetches, targets, outputs, cancellation, nullptr);
+  }
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
-    return Run(feeds, fetches, targets, outputs, nullptr);
+    return Run(feeds, fetches, targets, outputs, nullptr, nullptr);
   }
   virtual std::vector<std::string> ListDevices() const = 0;
   virtual absl::Status Close() = 0;

@@ -50,9 +50,10 @@ class GrpcSession : public SessionInterface {
     return absl::OkStatus();
   }
 
+  using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation) override {
+                   CancellationManager* cancellation, RunMetadata* metadata) override {
     RunStepRequest req;
     SessionInterface* tf = nullptr;
     {
@@ -61,7 +62,7 @@ class GrpcSession : public SessionInterface {
       tf = tf_.get();
       req.set_session_handle(handle_);
     }
-    if (tf != nullptr) return tf->Run(feeds, fetches, targets, outputs, cancellation);
+    if (tf != nullptr) return tf->Run(feeds, fetches, targets, outputs, cancellation, metadata);
     for (const auto& [name, tensor] : feeds) {
       NamedTensor* t = req.add_feed();
       t->set_name(name);
@@ -71,6 +72,7 @@ class GrpcSession : public SessionInterface {
     for (const auto& t : targets) req.add_target(t);
     RunStepResponse resp;
     TW_RETURN_IF_ERROR(Call(&MasterService::Stub::RunStep, req, &resp, cancellation));
+    if (metadata != nullptr) *metadata = resp.metadata();
     if (outputs != nullptr) {
       // By name, as TensorFlow's client: the master returns a fetch asked twice once.
       absl::flat_hash_map<std::string, const TensorProto*> by_name;

@@ -43,9 +43,10 @@ class TfMasterSession : public SessionInterface {
     return absl::OkStatus();
   }
 
+  using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation) override {
+                   CancellationManager* cancellation, RunMetadata* /*metadata*/) override {
     tfwire::RunStepRequest req;
     {
       absl::MutexLock lock(&mu_);
