@@ -45,8 +45,15 @@ class Saver {
   Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep = 5);
   // Saves each variable under the name paired with it (TF's Saver(var_list=dict)), e.g.
   // to read a checkpoint written by a graph whose variables are named differently.
-  // InvalidArgument for an empty list, an empty or repeated name.
-  Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep = 5);
+  // `slice_specs` (none, or one per variable) makes shards of a partitioned variable
+  // slices of it, as TensorFlow saves them: each shard is paired with the whole variable's
+  // name and its spec (TF's Variable.SaveSliceInfo.spec, e.g. "10 4 5,5:0,4" for rows 5..9
+  // of a 10 x 4 variable; "" for a whole variable). A restore gives each shard its block
+  // of the saved variable, whatever shards it was saved from. InvalidArgument for an empty
+  // list, an empty name, a name and spec given twice, or a bad spec or one whose block is
+  // not the variable's shape.
+  Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep = 5,
+        const std::vector<std::string>& slice_specs = {});
 
   // Writes every variable to the checkpoint "<prefix>-<global_step>" (just `prefix` when
   // global_step < 0) in TensorFlow's V2 format (<path>.index and
@@ -81,6 +88,7 @@ class Saver {
   Graph* graph_;
   std::vector<Variable> var_list_;
   std::vector<std::string> names_;  // The checkpoint name of each of var_list_.
+  std::vector<std::string> slice_specs_;  // Empty, or the slice spec of each of var_list_.
   int max_to_keep_;
   // save/restore may be called from several threads (a Supervisor's checkpoint thread
   // and the training thread); guards the members below. Steps run outside it.

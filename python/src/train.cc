@@ -213,9 +213,11 @@ void BindSaver(py::module_& m) {
                              : std::make_unique<Saver>(g, max_to_keep);
            }),
            py::keep_alive<1, 2>())
-      .def(py::init([](Graph& g, const std::vector<std::pair<std::string, Variable>>& named, int max_to_keep) {
-             return std::make_unique<Saver>(g, named, max_to_keep);
+      .def(py::init([](Graph& g, const std::vector<std::pair<std::string, Variable>>& named, int max_to_keep,
+                       const std::vector<std::string>& slice_specs) {
+             return std::make_unique<Saver>(g, named, max_to_keep, slice_specs);
            }),
+           py::arg("graph"), py::arg("named"), py::arg("max_to_keep"), py::arg("slice_specs") = std::vector<std::string>(),
            py::keep_alive<1, 2>())
       .def("save", &Saver::save, py::call_guard<py::gil_scoped_release>())
       .def("restore", &Saver::restore, py::call_guard<py::gil_scoped_release>())

@@ -63,18 +63,19 @@ def _add_node(graph_def, name, op, inputs=(), **attrs):
 
 def _add_tf_saver_subgraph(graph_def, scope, named_vars):
     """A TF1 (non-sharded, V2) saver under `scope`: what TF's Saver builds for resource
-    variables, as NodeDefs only. named_vars: [(checkpoint name, handle op name, dtype enum)]."""
+    variables, as NodeDefs only. named_vars: [(checkpoint name, handle op name, dtype enum,
+    slice spec)]."""
     s = scope + "/"
     _const_strings(_add_node(graph_def, s + "filename/input", "Const"), "model")
     _add_node(graph_def, s + "Const", "PlaceholderWithDefault", [s + "filename/input"], dtype=_STRING,
               shape=tensor_pb2.TensorShapeProto())
-    names = [n for n, _, _ in named_vars]
-    dtypes = [d for _, _, d in named_vars]
+    names = [n for n, _, _, _ in named_vars]
+    dtypes = [d for _, _, d, _ in named_vars]
     for op in ("SaveV2", "RestoreV2"):
         _const_strings(_add_node(graph_def, s + op + "/tensor_names", "Const"), names)
-        _const_strings(_add_node(graph_def, s + op + "/shape_and_slices", "Const"), [""] * len(names))
+        _const_strings(_add_node(graph_def, s + op + "/shape_and_slices", "Const"), [spec for _, _, _, spec in named_vars])
     reads = []
-    for i, (_, handle, dtype) in enumerate(named_vars):
+    for i, (_, handle, dtype, _) in enumerate(named_vars):
         reads.append(_add_node(graph_def, s + "ReadVariableOp_%d" % i, "ReadVariableOp", [handle], dtype=dtype).name)
     _add_node(graph_def, s + "SaveV2", "SaveV2",
               [s + "Const", s + "SaveV2/tensor_names", s + "SaveV2/shape_and_slices"] + reads, dtypes=dtypes)
@@ -82,7 +83,7 @@ def _add_tf_saver_subgraph(graph_def, scope, named_vars):
     _add_node(graph_def, s + "RestoreV2", "RestoreV2",
               [s + "Const", s + "RestoreV2/tensor_names", s + "RestoreV2/shape_and_slices"], dtypes=dtypes)
     assigns = []
-    for i, (_, handle, dtype) in enumerate(named_vars):
+    for i, (_, handle, dtype, _) in enumerate(named_vars):
         assigns.append("^" + _add_node(graph_def, s + "AssignVariableOp_%d" % i, "AssignVariableOp",
                                        [handle, "%sRestoreV2:%d" % (s, i)], dtype=dtype).name)
     _add_node(graph_def, s + "restore_all", "NoOp", assigns)
@@ -154,7 +155,7 @@ def build_meta_graph_def(graph=None, saver=None, collection_list=None, clear_dev
         if named:
             scope = _unique_scope(mg.graph_def, "save")
             mg.saver_def.CopyFrom(_add_tf_saver_subgraph(
-                mg.graph_def, scope, [(name, v._core.name, int(v.dtype._core)) for name, v in named]))
+                mg.graph_def, scope, [(name, v._core.name, int(v.dtype._core), spec) for name, v, spec in named]))
     keys = graph.get_all_collection_keys() if collection_list is None else collection_list
     for key in keys:
         items = graph.get_collection(key)

@@ -149,4 +149,11 @@ def get_partitioned_variable(get_variable, name, shape, dtype, initializer, part
                                    dtype=dtype, initializer=shard_init, **kwargs))
         offset += rows
     full_name = shards[0].op.name.rsplit("/part_0", 1)[0]
+    offset = 0
+    for shard in shards:  # The Saver saves each shard as its block of the whole variable.
+        shard_dims = shard.shape.as_list()
+        var_offset = [0] * len(dims)
+        var_offset[axis] = offset
+        shard._set_save_slice_info(shard.SaveSliceInfo(full_name, dims, var_offset, shard_dims))
+        offset += shard_dims[axis]
     return PartitionedVariable(full_name, TensorShape(dims), dtype, shards, parts)

@@ -344,20 +344,28 @@ class Saver:
                     raise TypeError("Saver: the value for %r is not a tf.Variable: %r" % (name, v))
                 named.append((name, v._core))
             self._named = [(name, v) for name, v in sorted(var_list.items())]
+            self._specs = [""] * len(named)
             self._core = _core.Saver(self._graph._core, named, int(max_to_keep))
             return
         from tensorweave import variables as _variables
-        if var_list is not None:  # a PartitionedVariable stands for its shards (each under its own name)
+        if var_list is not None:  # a PartitionedVariable stands for its shards
             var_list = [s for v in var_list
                         for s in (v._get_variable_list() if hasattr(v, "_get_variable_list") else [v])]
         listed = _variables.global_variables() if var_list is None else list(var_list)
-        self._named = [(v._core.name, v) for v in listed]
+        # A shard of a partitioned variable is saved as its slice of the whole, as TF does.
+        infos = [v._save_slice_info for v in listed]
+        self._named = [(info.full_name if info else v._core.name, v) for v, info in zip(listed, infos)]
+        self._specs = [info.spec if info else "" for info in infos]
+        if any(self._specs):
+            self._core = _core.Saver(self._graph._core, [(n, v._core) for n, v in self._named], int(max_to_keep),
+                                     self._specs)
+            return
         core_list = None if var_list is None else [v._core for v in var_list]
         self._core = _core.Saver(self._graph._core, core_list, int(max_to_keep))
 
     def _named_variables(self):
-        """[(checkpoint name, Variable)]: what a MetaGraph's saver subgraph saves."""
-        return list(self._named)
+        """[(checkpoint name, Variable, slice spec)]: what a MetaGraph's saver subgraph saves."""
+        return [(name, v, spec) for (name, v), spec in zip(self._named, self._specs)]
 
     def as_saver_def(self):
         """The SaverDef of the TF-style saver subgraph this Saver's MetaGraphs carry (its names
@@ -590,6 +598,10 @@ from tensorweave.proto.feature_pb2 import (BytesList, Feature, FeatureList, Feat
 
 # ---- learning-rate schedules
 from tensorweave.learning_rate_decay import exponential_decay, piecewise_constant, polynomial_decay  # noqa: E402,F401
+
+# ---- reading checkpoints
+from tensorweave.checkpoint_utils import (NewCheckpointReader, list_variables, load_checkpoint,  # noqa: E402,F401
+                                         load_variable)
 
 
 # ---- TF 1.x queue-based input pipelines (input.py, queue_runner.py)

@@ -127,6 +127,30 @@ class Variable(TensorOperators):
     def __repr__(self):
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
 
+    class SaveSliceInfo:
+        """Which block of a partitioned variable a shard is (TF's Variable.SaveSliceInfo):
+        the Saver saves the shard as that slice of `full_name`."""
+
+        def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None):
+            self.full_name = full_name
+            self.full_shape = list(full_shape)
+            self.var_offset = list(var_offset)
+            self.var_shape = list(var_shape)
+
+        @property
+        def spec(self):
+            """TF's shape_and_slice text, e.g. "10 4 5,5:0,4"."""
+            return " ".join(str(d) for d in self.full_shape) + " " + ":".join(
+                "%d,%d" % (o, s) for o, s in zip(self.var_offset, self.var_shape))
+
+    # A graph keeps each shard's slice info by variable name: wrappers are made afresh.
+    @property
+    def _save_slice_info(self):
+        return self._graph.__dict__.get("_tw_save_slice_info", {}).get(self._core.name)
+
+    def _set_save_slice_info(self, info):
+        self._graph.__dict__.setdefault("_tw_save_slice_info", {})[self._core.name] = info
+
 
 def _wrap_all(graph, core_vars):
     return [Variable._from_core(graph, v) for v in core_vars]

@@ -173,3 +173,21 @@ def test_small_dtypes_in_checkpoints_both_ways(tmp_path):
         tf.train.Saver().restore(sess, str(tmp_path / "theirs.ckpt"))
         for name, v in negated.items():
             _assert_bit_equal(sess.run(variables[name]), v, f"restored {name}")
+
+
+def test_checkpoint_readers_list_and_load_what_tensorflow_saved(tmp_path):
+    expected = dict(np.load(os.path.join(FIXTURE_DIR, "expected.npz")))
+    listed = tf.train.list_variables(FIXTURE_DIR)  # a directory: its latest checkpoint
+    assert listed == sorted((name, list(v.shape)) for name, v in expected.items())
+    reader = tf.train.NewCheckpointReader(os.path.join(FIXTURE_DIR, "model.ckpt-7"))
+    for name, value in expected.items():
+        assert reader.has_tensor(name)
+        assert reader.get_variable_to_dtype_map()[name].as_numpy_dtype == value.dtype
+        np.testing.assert_array_equal(reader.get_tensor(name), value)
+        np.testing.assert_array_equal(tf.train.load_variable(FIXTURE_DIR, name + ":0"), value)
+    with pytest.raises(tf.errors.NotFoundError, match=r"has no tensor 'nope'"):
+        reader.get_tensor("nope")
+    with pytest.raises(tf.errors.NotFoundError, match=r"checkpoint '.*missing.ckpt' not found"):
+        tf.train.load_checkpoint(str(tmp_path / "missing.ckpt"))
+    with pytest.raises(ValueError, match=r"Couldn't find 'checkpoint' file or checkpoints in given directory"):
+        tf.train.load_checkpoint(str(tmp_path))

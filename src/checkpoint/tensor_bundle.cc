@@ -56,6 +56,54 @@ absl::Status ValidateForBundle(const std::string& prefix, absl::Span<const Named
   return absl::OkStatus();
 }
 
+// Slices of one name agree on dtype and full shape, are blocks of it (not the whole), none
+// twice, and tile it (TensorFlow's reader assembles the variable from them); no name is
+// saved both whole and in slices.
+absl::Status ValidateSlices(const std::string& prefix, absl::Span<const NamedTensor> tensors,
+                            absl::Span<const NamedSlice> slices) {
+  absl::flat_hash_map<absl::string_view, std::vector<const NamedSlice*>> by_name;
+  for (const NamedSlice& s : slices) by_name[s.name].push_back(&s);
+  for (const NamedTensor& t : tensors) {
+    if (by_name.contains(t.name)) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot save to '", prefix, "': tensor '", t.name,
+                                                     "' is given both whole and in slices"));
+    }
+  }
+  for (const auto& [name, parts] : by_name) {
+    const std::string what = absl::StrCat("cannot save to '", prefix, "': the slices of '", name, "' ");
+    int64_t covered = 0;
+    for (const NamedSlice* s : parts) {
+      if (name.empty()) return absl::InvalidArgumentError(absl::StrCat("cannot save to '", prefix, "': a tensor name is empty"));
+      if (s->spec.whole()) return absl::InvalidArgumentError(absl::StrCat(what, "include a whole tensor"));
+      if (s->tensor.dtype() != parts[0]->tensor.dtype() || s->spec.full_shape != parts[0]->spec.full_shape) {
+        return absl::InvalidArgumentError(absl::StrCat(what, "disagree: ", DTypeName(s->tensor.dtype()), " of ",
+                                                       s->spec.full_shape.DebugString(), " and ",
+                                                       DTypeName(parts[0]->tensor.dtype()), " of ",
+                                                       parts[0]->spec.full_shape.DebugString()));
+      }
+      if (s->tensor.shape() != s->spec.SliceShape()) {
+        return absl::InvalidArgumentError(absl::StrCat(what, "include '", FormatShapeAndSlice(s->spec), "' holding ",
+                                                       s->tensor.shape().DebugString()));
+      }
+      for (const NamedSlice* o : parts) {
+        if (o != s && o->spec.extents == s->spec.extents) {
+          return absl::InvalidArgumentError(absl::StrCat(what, "repeat '", FormatShapeAndSlice(s->spec), "'"));
+        }
+      }
+      covered += s->tensor.NumElements();
+    }
+    if (covered != parts[0]->spec.full_shape.num_elements()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, "hold ", covered, " of its ",
+                                                     parts[0]->spec.full_shape.num_elements(), " values"));
+    }
+    if (!IsBundleDType(parts[0]->tensor.dtype())) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot save tensor '", name, "' to '", prefix, "': dtype ",
+                                                     DTypeName(parts[0]->tensor.dtype()), " cannot be saved"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -184,46 +232,6 @@ void WriteSignedNumIncreasing(int64_t v, std::string* out) {
   out->append(reinterpret_cast<const char*>(begin), len);
 }
 
-// Copies `slice` (a dense block) into `full` at the extents' starts.
-void CopySliceInto(const Tensor& slice, const std::vector<SliceExtent>& extents, Tensor* full) {
-  const int rank = full->rank();
-  const size_t elem = DTypeSize(full->dtype());
-  if (slice.NumElements() == 0) return;
-  if (full->dtype() == DType::kString) {  // Objects: assigned one by one, never memcpy'd.
-    const auto& fdims = full->shape().dims();
-    const auto& sdims = slice.shape().dims();
-    const std::string* src = slice.data<std::string>();
-    std::string* dst = full->data<std::string>();
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t i = 0; i < slice.NumElements(); ++i) {
-      int64_t offset = 0;
-      for (int d = 0; d < rank; ++d) offset = offset * fdims[d] + extents[d].start + idx[d];
-      dst[offset] = src[i];
-      for (int d = rank - 1; d >= 0 && ++idx[d] == sdims[d]; --d) idx[d] = 0;
-    }
-    return;
-  }
-  if (rank == 0) {
-    std::memcpy(full->raw_data(), slice.raw_data(), elem);
-    return;
-  }
-  const auto& fdims = full->shape().dims();
-  const auto& sdims = slice.shape().dims();
-  std::vector<int64_t> full_strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) full_strides[d] = full_strides[d + 1] * fdims[d + 1];
-  const int64_t row = sdims[rank - 1] * static_cast<int64_t>(elem);
-  const int64_t rows = slice.NumElements() / sdims[rank - 1];
-  const char* src = static_cast<const char*>(slice.raw_data());
-  char* dst = static_cast<char*>(full->raw_data());
-  std::vector<int64_t> idx(rank, 0);  // index within the slice, last dim fixed at 0
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset += (extents[d].start + idx[d]) * full_strides[d];
-    std::memcpy(dst + offset * static_cast<int64_t>(elem), src + r * row, row);
-    for (int d = rank - 2; d >= 0 && ++idx[d] == sdims[d]; --d) idx[d] = 0;
-  }
-}
-
 }  // namespace
 
 std::string SliceKey(const std::string& name, const std::vector<SliceExtent>& extents) {
@@ -249,8 +257,22 @@ void RemoveCheckpoint(const std::string& prefix) {
   ::unlink(prefix.c_str());
 }
 
-absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors) {
+absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors,
+                               absl::Span<const NamedSlice> slices) {
   TW_RETURN_IF_ERROR(ValidateForBundle(prefix, tensors));
+  TW_RETURN_IF_ERROR(ValidateSlices(prefix, tensors, slices));
+  // A slice's data is saved as a tensor under its slice key; its variable's entry lists it.
+  std::vector<NamedTensor> all(tensors.begin(), tensors.end());
+  absl::flat_hash_map<std::string, BundleEntryInfo> sliced;
+  for (const NamedSlice& s : slices) {
+    all.push_back({SliceKey(s.name, s.spec.extents), s.tensor});
+    BundleEntryInfo& whole = sliced[s.name];
+    whole.name = s.name;
+    whole.dtype = s.tensor.dtype();
+    whole.shape = s.spec.full_shape;
+    whole.slices.push_back(s.spec.extents);
+  }
+  tensors = all;
   const std::string index_path = BundleIndexPath(prefix);
   // An old index of this prefix must never describe the new data.
   if (::unlink(index_path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus(errno, "remove", index_path);
@@ -283,6 +305,7 @@ absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const Named
     }
     TW_RETURN_IF_ERROR(data->Commit());
   }
+  for (auto& [name, whole] : sliced) entries.push_back(std::move(whole));
 
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::string index;
@@ -303,6 +326,16 @@ absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const Named
     proto.set_offset(e.offset);
     proto.set_size(e.size);
     proto.set_crc32c(e.masked_crc);
+    for (const std::vector<SliceExtent>& extents : e.slices) {
+      TensorSliceProto* slice = proto.add_slices();
+      for (const SliceExtent& x : extents) {
+        TensorSliceProto::Extent* extent = slice->add_extent();
+        if (x.length >= 0) {  // A whole dimension is an empty extent, as TensorFlow writes it.
+          extent->set_start(x.start);
+          extent->set_length(x.length);
+        }
+      }
+    }
     builder.Add(e.name, proto.SerializeAsString());
   }
   if (leveldb::Status s = builder.Finish(); !s.ok()) {

@@ -5,10 +5,9 @@
 //                                  shard, offset, size, masked CRC-32C of the bytes)
 //   <prefix>.data-00000-of-00001   the tensors' little-endian bytes back to back
 // as TensorFlow's tf.train.Saver (write_version V2), tf.train.load_checkpoint and
-// BundleReader/BundleWriter use it. A partitioned variable is read whole: TensorFlow
-// saves its entry with the list of slices and each slice under a key of its own (the
-// name and the slice's extents in TensorFlow's OrderedCode). Not yet: string tensors
-// (refused by name) and writing slices.
+// BundleReader/BundleWriter use it. A partitioned variable is saved as TensorFlow saves it:
+// its entry lists the slices and each slice has a key of its own (the name and the
+// slice's extents in TensorFlow's OrderedCode); it is read whole.
 #ifndef TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_H_
 #define TENSORWEAVE_SRC_CHECKPOINT_TENSOR_BUNDLE_H_
 
@@ -21,6 +20,7 @@
 #include "absl/types/span.h"
 #include "tensorweave/tensor.h"
 #include "checkpoint/checkpoint_writer.h"
+#include "checkpoint/tensor_slices.h"
 
 namespace tw::checkpoint {
 
@@ -32,16 +32,20 @@ bool IsTensorBundle(const std::string& prefix);
 // (or the TWCKPT01 file). Files already gone are no error; nothing is reported.
 void RemoveCheckpoint(const std::string& prefix);
 
-// Writes `tensors` as one data shard and the index, each through a temporary file renamed
-// into place: the data first, the index last (a stale index of the same prefix is removed
-// before), so an index names complete data. InvalidArgument for an empty or duplicate name
-// or a dtype that cannot be saved.
-absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors);
-
-// One dimension of a saved slice; length -1 is the whole dimension.
-struct SliceExtent {
-  int64_t start = 0, length = -1;
+// A block of the variable `name` (a shard of a partitioned variable), saved as a slice.
+struct NamedSlice {
+  std::string name;
+  ShapeAndSlice spec;  // not whole; `tensor` has its SliceShape()
+  Tensor tensor;
 };
+
+// Writes `tensors` and `slices` as one data shard and the index, each through a temporary
+// file renamed into place: the data first, the index last (a stale index of the same
+// prefix is removed before), so an index names complete data. InvalidArgument for an empty
+// or duplicate name, a dtype that cannot be saved, or slices of one name that disagree on
+// dtype or full shape, repeat a block or do not tile the variable.
+absl::Status WriteTensorBundle(const std::string& prefix, absl::Span<const NamedTensor> tensors,
+                               absl::Span<const NamedSlice> slices = {});
 
 struct BundleEntryInfo {
   std::string name;  // the tensor's key

@@ -5,7 +5,9 @@
 // They take and give values, not variable handles, so one op can save or restore
 // variables that live on several devices or tasks: the Saver reads each variable where
 // it lives and sends the values to one SaveTensors, and assigns each output of one
-// RestoreTensors where its variable lives (see src/train/saver.cc).
+// RestoreTensors where its variable lives (see src/train/saver.cc). `shape_and_slices`
+// (TF's specs, "" for a whole tensor; empty: all whole) saves the shards of a partitioned
+// variable as slices of it, under its name, and restores each shard's block.
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "ops/ops.h"
@@ -14,7 +16,8 @@
 namespace tw {
 namespace {
 
-// `path` is non-empty; `names` has one non-empty, distinct entry per tensor.
+// `path` is non-empty; `names` has one non-empty entry per tensor, and `shape_and_slices`
+// none or one spec per tensor (the kernels parse them); no name and spec twice.
 absl::Status CheckPathAndNames(InferenceContext& c, int num_tensors) {
   TW_ASSIGN_OR_RETURN(std::string path, GetStringAttr(c.attrs(), "path"));
   if (path.empty()) return absl::InvalidArgumentError("attr 'path' is empty");
@@ -24,11 +27,19 @@ absl::Status CheckPathAndNames(InferenceContext& c, int num_tensors) {
     return absl::InvalidArgumentError(
         absl::StrCat("attr 'names' has ", names.size(), " entries for ", num_tensors, " tensors"));
   }
+  TW_ASSIGN_OR_RETURN(std::vector<std::string> specs, GetStringListAttr(c.attrs(), "shape_and_slices"));
+  if (!specs.empty() && static_cast<int>(specs.size()) != num_tensors) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attr 'shape_and_slices' has ", specs.size(), " entries for ", num_tensors, " tensors"));
+  }
   absl::flat_hash_set<std::string> seen;
-  for (const std::string& name : names) {
+  for (int i = 0; i < num_tensors; ++i) {
+    const std::string& name = names[i];
     if (name.empty()) return absl::InvalidArgumentError("attr 'names' has an empty name");
-    if (!seen.insert(name).second) {
-      return absl::InvalidArgumentError(absl::StrCat("attr 'names' lists '", name, "' twice"));
+    const std::string spec = specs.empty() ? "" : specs[i];
+    if (!seen.insert(absl::StrCat(name, "\n", spec)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("attr 'names' lists '", name, "' twice",
+                                                     spec.empty() ? "" : absl::StrCat(" with slice '", spec, "'")));
     }
   }
   return absl::OkStatus();
@@ -58,6 +69,7 @@ void RegisterIoOps(OpRegistry& r) {
                  .Attr("dtypes: list(type)")
                  .Attr("path: string")
                  .Attr("names: list(string)")
+                 .Attr("shape_and_slices: list(string) = []")
                  .SetStateful()
                  .SetShapeFn(SaveTensorsShape));
   // Reads `path` and checks every tensor (present, dtype, shape compatible with `shapes`)
@@ -68,6 +80,7 @@ void RegisterIoOps(OpRegistry& r) {
                  .Attr("shapes: list(shape)")
                  .Attr("path: string")
                  .Attr("names: list(string)")
+                 .Attr("shape_and_slices: list(string) = []")
                  .SetStateful()
                  .SetShapeFn(RestoreTensorsShape));
 }

@@ -104,7 +104,8 @@ Saver::Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep)
   }
 }
 
-Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep)
+Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep,
+             const std::vector<std::string>& slice_specs)
     : Saver(g,
             [&] {
               std::vector<Variable> vars;
@@ -112,14 +113,34 @@ Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& name
               return vars;
             }(),
             max_to_keep) {
+  if (!slice_specs.empty() && slice_specs.size() != named_vars.size()) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat("Saver: ", slice_specs.size(), " slice specs for ",
+                                                              named_vars.size(), " variables")));
+  }
   names_.clear();
-  for (const auto& [name, v] : named_vars) {
+  for (size_t i = 0; i < named_vars.size(); ++i) {
+    const auto& [name, v] = named_vars[i];
+    const std::string spec = slice_specs.empty() ? "" : slice_specs[i];
     if (name.empty()) throw StatusError(absl::InvalidArgumentError("Saver: a variable's name is empty"));
-    if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
-      throw StatusError(absl::InvalidArgumentError(absl::StrCat("Saver: the name '", name, "' is given twice")));
+    for (size_t j = 0; j < names_.size(); ++j) {
+      if (names_[j] == name && (slice_specs.empty() ? "" : slice_specs[j]) == spec) {
+        throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+            "Saver: the name '", name, "' is given twice", spec.empty() ? "" : absl::StrCat(" with slice '", spec, "'"))));
+      }
+    }
+    absl::StatusOr<checkpoint::ShapeAndSlice> parsed = checkpoint::ParseShapeAndSlice(spec);
+    if (!parsed.ok()) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat("Saver: variable '", v.name(), "': ",
+                                                                parsed.status().message())));
+    }
+    if (!parsed->whole() && !v.shape().Matches(parsed->SliceShape())) {
+      throw StatusError(absl::InvalidArgumentError(absl::StrCat(
+          "Saver: variable '", v.name(), "' has shape ", v.shape().DebugString(), " but its slice '", spec,
+          "' is ", parsed->SliceShape().DebugString())));
     }
     names_.push_back(name);
   }
+  slice_specs_ = slice_specs;
 }
 
 // Why one SaveTensors/RestoreTensors op rather than one per device (TF's sharded
@@ -140,9 +161,11 @@ Node* Saver::AddNode(const std::string& name, const std::string& op,
 AttrMap Saver::TensorListAttrs(const std::string& path) const {
   std::vector<DType> dtypes;
   for (const Variable& v : var_list_) dtypes.push_back(v.dtype());
-  return {{"path", MakeAttr(path)},
-          {"names", MakeAttr(absl::Span<const std::string>(names_))},
-          {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))}};
+  AttrMap attrs = {{"path", MakeAttr(path)},
+                   {"names", MakeAttr(absl::Span<const std::string>(names_))},
+                   {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))}};
+  if (!slice_specs_.empty()) attrs["shape_and_slices"] = MakeAttr(absl::Span<const std::string>(slice_specs_));
+  return attrs;
 }
 
 Operation Saver::SaveOp(const std::string& path) {

@@ -32,6 +32,17 @@ class CheckpointIoKernel : public OpKernel {
     if (static_cast<int>(names_.size()) != num_tensors) {
       c.Fail(absl::InvalidArgumentError(absl::StrCat("attr 'names' has ", names_.size(),
                                                       " entries for ", num_tensors, " tensors")));
+      return;
+    }
+    auto specs = GetStringListAttr(c.attrs(), "shape_and_slices");  // absent in older graphs: all whole
+    slices_.resize(num_tensors);
+    for (size_t i = 0; specs.ok() && i < specs->size() && i < slices_.size(); ++i) {
+      auto spec = checkpoint::ParseShapeAndSlice((*specs)[i]);
+      if (!spec.ok()) {
+        c.Fail(absl::InvalidArgumentError(absl::StrCat("tensor '", names_[i], "': ", spec.status().message())));
+        return;
+      }
+      slices_[i] = *std::move(spec);
     }
   }
 
@@ -41,6 +52,7 @@ class CheckpointIoKernel : public OpKernel {
   std::string file_access_root_;
   std::string path_;
   std::vector<std::string> names_;
+  std::vector<checkpoint::ShapeAndSlice> slices_;  // One per tensor; whole() unless a shard.
 };
 
 class SaveTensorsOp : public CheckpointIoKernel {
@@ -50,9 +62,12 @@ class SaveTensorsOp : public CheckpointIoKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_RETURN_IF_ERROR(CheckPaths());
     std::vector<checkpoint::NamedTensor> tensors;
-    tensors.reserve(names_.size());
-    for (int i = 0; i < ctx.num_inputs(); ++i) tensors.push_back({names_[i], ctx.input(i)});
-    return checkpoint::WriteTensorBundle(path_, tensors);
+    std::vector<checkpoint::NamedSlice> slices;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      if (slices_[i].whole()) tensors.push_back({names_[i], ctx.input(i)});
+      else slices.push_back({names_[i], slices_[i], ctx.input(i)});
+    }
+    return checkpoint::WriteTensorBundle(path_, tensors, slices);
   }
 };
 
@@ -92,15 +107,27 @@ class RestoreTensorsOp : public CheckpointIoKernel {
     std::vector<Tensor> values(n);
     for (int i = 0; i < n; ++i) {
       TW_ASSIGN_OR_RETURN(values[i], reader.Read(*found[i]));
+      TW_ASSIGN_OR_RETURN(values[i], checkpoint::SliceOfSaved(std::move(values[i]), slices_[i], names_[i], path_));
     }
     for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
     return absl::OkStatus();
   }
 
   // The saved tensor must have the dtype and a shape compatible with the declared shape
-  // of the variable it restores (named as the tensor).
+  // of the variable it restores (named as the tensor); for a shard, the partitioned
+  // variable's whole shape (any shards it was saved in), and the shard its block's.
   absl::Status CheckFits(const std::string& name, DType dtype, const TensorShape& shape, int i) const {
     const std::string what = absl::StrCat("checkpoint '", path_, "': tensor '", name, "' ");
+    if (!slices_[i].whole()) {
+      if (dtype != dtypes_[i] || shape != slices_[i].full_shape || !shapes_[i].Matches(slices_[i].SliceShape())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, "is ", DTypeName(dtype), " ", shape.DebugString(), " but the shard restored from it is ",
+            DTypeName(dtypes_[i]), " ", shapes_[i].DebugString(), ", slice '",
+            checkpoint::FormatShapeAndSlice(slices_[i]), "' of a variable of shape ",
+            slices_[i].full_shape.DebugString()));
+      }
+      return absl::OkStatus();
+    }
     if (dtype != dtypes_[i]) {
       return absl::InvalidArgumentError(absl::StrCat(what, "has dtype ", DTypeName(dtype),
                                                      " but variable '", names_[i], "' has dtype ",

@@ -31,9 +31,13 @@ absl::StatusOr<std::string> ScalarString(const OpKernelContext& ctx, int i, cons
   return t.scalar<std::string>();
 }
 
-// tensor_names and shape_and_slices: string vectors of `n` entries; only whole tensors
-// (an empty slice spec) are saved and restored.
-absl::StatusOr<std::vector<std::string>> NamesInput(const OpKernelContext& ctx, int n) {
+// tensor_names and shape_and_slices: string vectors of `n` entries; a slice spec says which
+// block of a partitioned variable an entry is ("" for a whole tensor).
+struct NamesAndSlices {
+  std::vector<std::string> names;
+  std::vector<checkpoint::ShapeAndSlice> slices;
+};
+absl::StatusOr<NamesAndSlices> NamesInput(const OpKernelContext& ctx, int n) {
   const Tensor& names = ctx.input(1);
   const Tensor& slices = ctx.input(2);
   for (const auto& [t, what] : {std::pair{&names, "tensor_names"}, std::pair{&slices, "shape_and_slices"}}) {
@@ -42,12 +46,12 @@ absl::StatusOr<std::vector<std::string>> NamesInput(const OpKernelContext& ctx, 
                                                      DTypeName(t->dtype()), " ", t->shape().DebugString()));
     }
   }
-  std::vector<std::string> out(names.data<std::string>(), names.data<std::string>() + n);
+  NamesAndSlices out;
+  out.names.assign(names.data<std::string>(), names.data<std::string>() + n);
   for (int i = 0; i < n; ++i) {
-    if (!slices.data<std::string>()[i].empty()) {
-      return absl::UnimplementedError(absl::StrCat("tensor '", out[i], "': saving or restoring a slice ('",
-                                                   slices.data<std::string>()[i], "') is not supported"));
-    }
+    auto spec = checkpoint::ParseShapeAndSlice(slices.data<std::string>()[i]);
+    if (!spec.ok()) return absl::InvalidArgumentError(absl::StrCat("tensor '", out.names[i], "': ", spec.status().message()));
+    out.slices.push_back(*std::move(spec));
   }
   return out;
 }
@@ -80,13 +84,17 @@ class SaveV2Op : public CheckpointPathKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     const int n = ctx.num_inputs() - 3;
     TW_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx, 0, "prefix"));
-    TW_ASSIGN_OR_RETURN(std::vector<std::string> names, NamesInput(ctx, n));
+    TW_ASSIGN_OR_RETURN(NamesAndSlices in, NamesInput(ctx, n));
     if (prefix.empty()) return absl::InvalidArgumentError("SaveV2: the prefix is empty");
     TW_RETURN_IF_ERROR(CheckCheckpointAccess(prefix, root_));
     std::vector<checkpoint::NamedTensor> tensors;
-    for (int i = 0; i < n; ++i) tensors.push_back({names[i], ctx.input(3 + i)});
+    std::vector<checkpoint::NamedSlice> slices;
+    for (int i = 0; i < n; ++i) {
+      if (in.slices[i].whole()) tensors.push_back({in.names[i], ctx.input(3 + i)});
+      else slices.push_back({in.names[i], in.slices[i], ctx.input(3 + i)});
+    }
     TW_RETURN_IF_ERROR(MakeParentDirs(prefix));
-    return checkpoint::WriteTensorBundle(prefix, tensors);
+    return checkpoint::WriteTensorBundle(prefix, tensors, slices);
   }
 };
 
@@ -98,32 +106,33 @@ class RestoreV2Op : public CheckpointPathKernel {
 
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx, 0, "prefix"));
-    TW_ASSIGN_OR_RETURN(std::vector<std::string> names, NamesInput(ctx, ctx.num_outputs()));
+    TW_ASSIGN_OR_RETURN(NamesAndSlices in, NamesInput(ctx, ctx.num_outputs()));
     TW_RETURN_IF_ERROR(CheckCheckpointAccess(prefix, root_));
     if (checkpoint::IsTensorBundle(prefix)) {
       TW_ASSIGN_OR_RETURN(auto reader, checkpoint::TensorBundleReader::Open(prefix));
-      return RestoreFrom(*reader, prefix, names, ctx);
+      return RestoreFrom(*reader, prefix, in, ctx);
     }
     TW_ASSIGN_OR_RETURN(auto reader, checkpoint::CheckpointReader::Open(prefix));
-    return RestoreFrom(*reader, prefix, names, ctx);
+    return RestoreFrom(*reader, prefix, in, ctx);
   }
 
  private:
   // Every entry is found and checked, and every value read (checksums verified), before
   // any output is set.
   template <typename Reader>
-  absl::Status RestoreFrom(const Reader& reader, const std::string& prefix, const std::vector<std::string>& names,
+  absl::Status RestoreFrom(const Reader& reader, const std::string& prefix, const NamesAndSlices& in,
                            OpKernelContext& ctx) const {
     const int n = ctx.num_outputs();
     std::vector<Tensor> values(n);
     for (int i = 0; i < n; ++i) {
-      TW_ASSIGN_OR_RETURN(auto* entry, reader.Find(names[i]));
+      TW_ASSIGN_OR_RETURN(auto* entry, reader.Find(in.names[i]));
       if (entry->dtype != dtypes_[i]) {
-        return absl::InvalidArgumentError(absl::StrCat("checkpoint '", prefix, "': tensor '", names[i],
+        return absl::InvalidArgumentError(absl::StrCat("checkpoint '", prefix, "': tensor '", in.names[i],
                                                        "' has dtype ", DTypeName(entry->dtype),
                                                        " but RestoreV2 expects ", DTypeName(dtypes_[i])));
       }
       TW_ASSIGN_OR_RETURN(values[i], reader.Read(*entry));
+      TW_ASSIGN_OR_RETURN(values[i], checkpoint::SliceOfSaved(values[i], in.slices[i], in.names[i], prefix));
     }
     for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
     return absl::OkStatus();

@@ -25,10 +25,10 @@ absl::Status RunStatus(Session& sess, const Operation& op) {
 }
 
 Operation SaveV2(Graph& g, const std::string& prefix, std::vector<std::string> names, std::vector<Output> values,
-                 const std::string& name) {
+                 const std::string& name, std::vector<std::string> slices = {}) {
   const int64_t n = static_cast<int64_t>(names.size());
-  std::vector<Output> inputs{constant(g, Str({}, {prefix})), constant(g, Str({n}, names)),
-                             constant(g, Str({n}, std::vector<std::string>(names.size())))};
+  if (slices.empty()) slices.resize(names.size());
+  std::vector<Output> inputs{constant(g, Str({}, {prefix})), constant(g, Str({n}, names)), constant(g, Str({n}, slices))};
   inputs.insert(inputs.end(), values.begin(), values.end());
   return g.AddOperation("SaveV2", name, inputs, {});
 }
@@ -61,21 +61,25 @@ TEST(SaveRestoreV2KernelsTest, SaveThenRestoreEveryDtype) {
   EXPECT_TENSOR_EQ(*(*reader)->Read("step"), I64({}, {42}));
 }
 
-TEST(SaveRestoreV2KernelsTest, RestoreRefusesMissingTensorsWrongDtypesAndSlices) {
+TEST(SaveRestoreV2KernelsTest, RestoreRefusesMissingTensorsWrongDtypesAndBadSlices) {
   ScratchDir dir;
   const std::string prefix = dir / "ckpt";
   Graph g;
   Operation save = SaveV2(g, prefix, {"w"}, {constant(g, F32({1}, {3}))}, "save");
   Operation missing = RestoreV2(g, prefix, {"nope"}, {DType::kFloat}, "missing");
   Operation dtype = RestoreV2(g, prefix, {"w"}, {DType::kInt64}, "dtype");
-  Operation slice = RestoreV2(g, prefix, {"w"}, {DType::kFloat}, "slice", {"1 0,1"});
+  Operation slice = RestoreV2(g, prefix, {"w"}, {DType::kFloat}, "slice", {"2 0,1"});
+  Operation bad_spec = RestoreV2(g, prefix, {"w"}, {DType::kFloat}, "bad_spec", {"1 x"});
   Operation absent = RestoreV2(g, dir / "absent", {"w"}, {DType::kFloat}, "absent");
   Session sess(g);
   sess.run(save);
   EXPECT_STATUS(RunStatus(sess, missing), absl::StatusCode::kNotFound, "has no tensor 'nope'");
   EXPECT_STATUS(RunStatus(sess, dtype), absl::StatusCode::kInvalidArgument,
                 "tensor 'w' has dtype float32 but RestoreV2 expects int64");
-  EXPECT_STATUS(RunStatus(sess, slice), absl::StatusCode::kUnimplemented, "slice ('1 0,1') is not supported");
+  EXPECT_STATUS(RunStatus(sess, slice), absl::StatusCode::kInvalidArgument,
+                "tensor 'w' has shape [1] but the slice '2 0,1' is of a variable of shape [2]");
+  EXPECT_STATUS(RunStatus(sess, bad_spec), absl::StatusCode::kInvalidArgument,
+                "tensor 'w': shape_and_slice '1 x': extent 'x' is not a block of dimension 0 (size 1)");
   EXPECT_STATUS(RunStatus(sess, absent), absl::StatusCode::kNotFound, "absent");
   // tensor_names of the wrong length is refused when the graph is built.
   EXPECT_FALSE(g.TryAddOperation("SaveV2", "bad",
@@ -83,6 +87,26 @@ TEST(SaveRestoreV2KernelsTest, RestoreRefusesMissingTensorsWrongDtypesAndSlices)
                                   constant(g, Str({2}, {"", ""})), constant(g, F32({1}, {1}))},
                                  {})
                    .ok());
+}
+
+// A partitioned variable's shards go in as slices of it (TF's Saver); RestoreV2 gives it
+// whole or any block of it.
+TEST(SaveRestoreV2KernelsTest, SlicesSavedAreRestoredWholeOrAsOtherBlocks) {
+  ScratchDir dir;
+  const std::string prefix = dir / "ckpt";
+  Graph g;
+  Operation save = SaveV2(g, prefix, {"emb", "emb"}, {constant(g, F32({1, 2}, {5, 6})), constant(g, F32({2, 2}, {1, 2, 3, 4}))},
+                          "save", {"3 2 2,1:0,2", "3 2 0,2:0,2"});
+  Operation whole = RestoreV2(g, prefix, {"emb"}, {DType::kFloat}, "whole");
+  Operation block = RestoreV2(g, prefix, {"emb", "emb"}, {DType::kFloat, DType::kFloat}, "block", {"3 2 1,2:-", "3 2 -:1,1"});
+  Operation gaps = SaveV2(g, dir / "gaps", {"emb"}, {constant(g, F32({1, 2}, {5, 6}))}, "gaps", {"3 2 2,1:0,2"});
+  Session sess(g);
+  sess.run(save);
+  EXPECT_TENSOR_EQ(sess.run(whole.output(0)), F32({3, 2}, {1, 2, 3, 4, 5, 6}));
+  std::vector<Tensor> got = sess.run({block.output(0), block.output(1)});
+  EXPECT_TENSOR_EQ(got[0], F32({2, 2}, {3, 4, 5, 6}));
+  EXPECT_TENSOR_EQ(got[1], F32({3, 1}, {2, 4, 6}));
+  EXPECT_STATUS(RunStatus(sess, gaps), absl::StatusCode::kInvalidArgument, "the slices of 'emb' hold 2 of its 6 values");
 }
 
 TEST(SaveRestoreV2KernelsTest, MergeMakesOneCheckpointOfSeveralShards) {
