@@ -1,10 +1,12 @@
 """Issue 17's embedding benchmark, tensorweave's side: a 1,000,000 x 64 float table on one
 ps process (`python3 -m tensorweave.server`), two workers (servers in this process, one
-client thread each, between-graph, asynchronous), batch 512 per worker of 20 ids per
-example averaged (the mean combiner), a dense head 64-64-1 with a logistic loss, plain SGD
-(sparse updates of the looked-up rows). Prints examples/s over both workers and the wire
-bytes per worker step (tf.train.Server.wire_byte_counts) next to the table's size.
-Usage: embedding_training.py STEPS REPEATS WARMUP"""
+client thread each, between-graph), batch 512 per worker of 20 ids per example averaged
+(the mean combiner), a dense head 64-64-1 with a logistic loss, plain SGD (sparse updates
+of the looked-up rows). Asynchronous by default; with --sync, SyncReplicasOptimizer
+averages both workers' gradients (sparse accumulators for the table) each step, as DDP
+does. Prints examples/s over both workers and the wire bytes per worker step (the
+workers' tf.train.Server.wire_byte_counts over the timed rounds) next to the table's size.
+Usage: embedding_training.py STEPS REPEATS WARMUP [--sync]"""
 import os
 import statistics
 import subprocess
@@ -17,6 +19,7 @@ import numpy as np
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 warmup = int(sys.argv[3]) if len(sys.argv) > 3 else 10
+sync = "--sync" in sys.argv[4:]
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "python"))
 import tensorweave as tf  # noqa: E402
 from peer_env import free_ports  # noqa: E402
@@ -35,8 +38,11 @@ def build(cluster, task):
         bag = tf.reduce_mean(tf.nn.embedding_lookup(table, ids), 1)  # The mean combiner.
         logits = tf.matmul(tf.nn.relu(tf.matmul(bag, w1) + b1), w2)
         loss = tf.reduce_mean(tf.nn.relu(logits) - logits * labels + tf.log(1.0 + tf.exp(-tf.abs(logits))))
-        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
-    return ids, labels, train
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        if sync:
+            opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=WORKERS, total_num_replicas=WORKERS)
+        train = opt.minimize(loss, global_step=tf.train.get_or_create_global_step())
+    return ids, labels, train, opt
 
 
 def main():
@@ -50,48 +56,63 @@ def main():
         assert ps.stdout.readline().startswith("Started server")
         spec = tf.train.ClusterSpec(cluster)
         servers = [tf.train.Server(spec, job_name="worker", task_index=t) for t in range(WORKERS)]
-        graphs = []
+        graphs = [tf.Graph() for _ in range(WORKERS)]
+        built = []
         for t in range(WORKERS):
-            g = tf.Graph()
-            with g.as_default():
-                ids, labels, train = build(spec, t)
-                init = tf.global_variables_initializer() if t == 0 else None
-            graphs.append((g, ids, labels, train, init))
-        sessions = [tf.Session(servers[t].target, graph=graphs[t][0]) for t in range(WORKERS)]
-        sessions[0].run(graphs[0][4])
+            with graphs[t].as_default():
+                built.append(build(spec, t))
         rng = np.random.default_rng(0)
-        feeds = [{graphs[t][1]: rng.integers(0, VOCAB, (BATCH, IDS)),
-                  graphs[t][2]: rng.integers(0, 2, (BATCH, 1)).astype(np.float32)} for t in range(WORKERS)]
+        feeds = [{built[t][0]: rng.integers(0, VOCAB, (BATCH, IDS)),
+                  built[t][1]: rng.integers(0, 2, (BATCH, 1)).astype(np.float32)} for t in range(WORKERS)]
+        # Both workers run warmup steps, then `repeats` rounds of `steps` between barriers
+        # (in lockstep when synchronous); the chief times the rounds and counts their bytes.
+        barrier = threading.Barrier(WORKERS, timeout=600)
+        rates, counts, errors = [], [], []
 
-        def run(t, n):
-            for _ in range(n):
-                sessions[t].run(graphs[t][3], feeds[t])
+        def worker(t):
+            try:
+                with graphs[t].as_default():
+                    hooks = [built[t][3].make_session_run_hook(t == 0, num_tokens=0)] if sync else []
+                    if t != 0:
+                        barrier.wait()  # The chief has initialized.
+                    with tf.train.MonitoredTrainingSession(master=servers[t].target, is_chief=t == 0, hooks=hooks,
+                                                           log_step_count_steps=0, save_checkpoint_secs=None,
+                                                           save_summaries_steps=None) as sess:
+                        if t == 0:
+                            barrier.wait()
+                        for _ in range(warmup):
+                            sess.run(built[t][2], feeds[t])
+                        for r in range(repeats):
+                            barrier.wait()
+                            if t == 0 and r == 0:
+                                counts.append(tf.train.Server.wire_byte_counts())
+                            start = time.perf_counter()
+                            for _ in range(steps):
+                                sess.run(built[t][2], feeds[t])
+                            barrier.wait()
+                            if t == 0 and r == repeats - 1:
+                                counts.append(tf.train.Server.wire_byte_counts())
+                            if t == 0:
+                                rates.append(steps * BATCH * WORKERS / (time.perf_counter() - start))
+                                print("repeat %d: %.0f examples/s" % (r, rates[-1]))
+            except Exception as e:  # pylint: disable=broad-except - reported below.
+                errors.append((t, e))
+                barrier.abort()
 
-        def parallel(n):
-            threads = [threading.Thread(target=run, args=(t, n)) for t in range(WORKERS)]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
-
-        parallel(warmup)
-        rates = []
-        before = tf.train.Server.wire_byte_counts()
-        for r in range(repeats):
-            start = time.perf_counter()
-            parallel(steps)
-            rates.append(steps * BATCH * WORKERS / (time.perf_counter() - start))
-            print("repeat %d: %.0f examples/s" % (r, rates[-1]))
-        after = tf.train.Server.wire_byte_counts()
-        per_step = sum(after[k] - before[k] for k in after) / (repeats * steps * WORKERS)
+        threads = [threading.Thread(target=worker, args=(t,)) for t in range(WORKERS)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        if errors:
+            raise RuntimeError("workers failed: %s" % errors)
+        per_step = sum(counts[1][k] - counts[0][k] for k in counts[0]) / (repeats * steps * WORKERS)
         median = statistics.median(rates)
-        print("tensorweave embedding %dx%d, batch %d x %d ids (mean), 1 ps + %d workers async SGD: %.0f examples/s "
+        print("tensorweave embedding %dx%d, batch %d x %d ids (mean), 1 ps + %d workers %s SGD: %.0f examples/s "
               "median; %.0f wire bytes per worker step (%.2fx the %d bytes of the rows looked up; the table is %d "
-              "bytes)" % (VOCAB, DIM, BATCH, IDS, WORKERS, median, per_step, per_step / (BATCH * IDS * DIM * 4),
-                          BATCH * IDS * DIM * 4, VOCAB * DIM * 4))
+              "bytes)" % (VOCAB, DIM, BATCH, IDS, WORKERS, "sync" if sync else "async", median, per_step,
+                          per_step / (BATCH * IDS * DIM * 4), BATCH * IDS * DIM * 4, VOCAB * DIM * 4))
         print("RESULT examples_per_s=%.1f bytes_per_step=%.0f" % (median, per_step))
-        for s in sessions:
-            s.close()
         for s in servers:
             s.stop()
     finally:
