@@ -32,6 +32,7 @@ void BindSummary(py::module_& m);
 void BindSavedModel(py::module_& m);
 void BindFreeze(py::module_& m);
 void BindClusterResolver(py::module_& m);
+void BindCheckpointReader(py::module_& m);
 
 // Runs `work` with the GIL released. On the main thread it runs on a helper thread while
 // this one lets Python's signal handlers run every 100 ms; when one raises (Ctrl-C:

@@ -19,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindSavedModel(m);
   tw::python::BindFreeze(m);
   tw::python::BindClusterResolver(m);
+  tw::python::BindCheckpointReader(m);
 }

@@ -595,4 +595,6 @@ from tensorweave.learning_rate_decay import exponential_decay, piecewise_constan
 # ---- TF 1.x queue-based input pipelines (input.py, queue_runner.py)
 from tensorweave.input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,  # noqa: E402,F401
                                shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+from tensorweave.checkpoint_utils import (NewCheckpointReader, list_variables, load_checkpoint,  # noqa: E402,F401
+                                          load_variable)
 from tensorweave.queue_runner import QueueRunner, add_queue_runner, start_queue_runners  # noqa: E402,F401
