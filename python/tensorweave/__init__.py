@@ -66,7 +66,7 @@ if "compat" not in globals():
 # tf.train.Example parsing (tf.io, tf.parse_example) and the minimal tf.SparseTensor.
 from tensorweave import io  # noqa: E402,F401
 from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: E402,F401
-                                     parse_example, parse_single_example)
+                                     decode_csv, parse_example, parse_single_example)
 from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)
