@@ -16,7 +16,7 @@ BUILD_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(tf._
 # Declared in src/autodiff/base_grad.cc from TF's string_ops.py, logging_ops.py, state_grad.py.
 DECLARED = ["AsString", "RegexReplace", "StringJoin", "StringSplit", "Assert", "ScalarSummary", "HistogramSummary",
             "ImageSummary", "AudioSummaryV2", "MergeSummary", "TensorSummaryV2", "Assign", "AssignAdd", "AssignSub",
-            "ScatterAdd", "ScatterSub"]
+            "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv"]
 
 TF_SIDE = r"""
 import json, sys

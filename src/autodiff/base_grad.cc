@@ -19,7 +19,8 @@ void RegisterBaseGradients(GradientRegistry& r) {
   // Ops TF leaves unregistered (StringLength, Substr, the queues' V2 ops, ...) stay so.
   for (const char* op : {"AsString", "RegexReplace", "StringJoin", "StringSplit", "Assert", "ScalarSummary",
                          "HistogramSummary", "ImageSummary", "AudioSummaryV2", "MergeSummary", "TensorSummaryV2",
-                         "Assign", "AssignAdd", "AssignSub", "ScatterAdd", "ScatterSub"}) {
+                         "Assign", "AssignAdd", "AssignSub", "ScatterAdd", "ScatterSub", "ScatterMul",
+                         "ScatterDiv"}) {
     r.RegisterNoGradient(op);
   }
 }

@@ -36,6 +36,17 @@ const absl::flat_hash_map<std::string, RefOpInfo>& RefOps() {
       {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterSub", {"ResourceScatterSub", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMul", {"ResourceScatterMul", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterDiv", {"ResourceScatterDiv", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMin", {"ResourceScatterMin", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMax", {"ResourceScatterMax", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"SparseApplyProximalGradientDescent",
+       {"ResourceSparseApplyProximalGradientDescent", {0}, "T", "T", {"use_locking", "Tindices"}, false}},
+      {"SparseApplyMomentum",
+       {"ResourceSparseApplyMomentum", {0, 1}, "T", "T", {"use_locking", "Tindices", "use_nesterov"}, false}},
+      {"SparseApplyAdagrad",
+       {"ResourceSparseApplyAdagrad", {0, 1}, "T", "T", {"use_locking", "Tindices", "update_slots"}, false}},
+      {"SparseApplyRMSProp", {"ResourceSparseApplyRMSProp", {0, 1, 2}, "T", "T", {"use_locking", "Tindices"}, false}},
   };
   return *ops;
 }
