@@ -16,7 +16,7 @@ from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, Optimizer
                                 RunOptions, ThreadPoolOptionProto)
 from tensorweave.accumulators import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
-from tensorweave.data_flow_ops import RandomShuffleQueue  # noqa: F401
+from tensorweave.data_flow_ops import PaddingFIFOQueue, RandomShuffleQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
 from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401

@@ -94,6 +94,8 @@ EXCLUDED = {
     "Multinomial": "random: TensorFlow's generator is not ours (frequencies by chi-square, seeds, shapes and "
                    "TensorFlow's error texts are tested in test_multinomial.py)",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
+    "PaddingFIFOQueueV2": "stateful queue op: padded batches, dequeue_up_to, errors and tf.train.batch(dynamic_pad) "
+                          "compared with TensorFlow in test_padding_fifo_queue.py",
     "DecodeCSV": "compared with TensorFlow on CSV records (quoting, select_cols, na_value, bad records' error texts) "
                  "in test_decode_csv.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
