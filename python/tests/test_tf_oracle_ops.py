@@ -94,6 +94,9 @@ EXCLUDED = {
     "Multinomial": "random: TensorFlow's generator is not ours (frequencies by chi-square, seeds, shapes and "
                    "TensorFlow's error texts are tested in test_multinomial.py)",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
+    **{op: "TF1 reference-variable op, lowered on import: TensorFlow's accumulate_n-style graph of it runs against "
+           "TensorFlow's values in test_temporary_variable.py"
+       for op in ("TemporaryVariable", "DestroyTemporaryVariable")},
     "PaddingFIFOQueueV2": "stateful queue op: padded batches, dequeue_up_to, errors and tf.train.batch(dynamic_pad) "
                           "compared with TensorFlow in test_padding_fifo_queue.py",
     "DecodeCSV": "compared with TensorFlow on CSV records (quoting, select_cols, na_value, bad records' error texts) "

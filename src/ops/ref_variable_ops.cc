@@ -97,6 +97,22 @@ OpDefBuilder ResourceScatter(const char* name) {
 void RegisterRefVariableOps(OpRegistry& r) {
   r.Register(Variable("VariableV2"));
   r.Register(Variable("Variable"));
+  // A variable for one step (TF1's accumulate_n): DestroyTemporaryVariable returns its value
+  // and removes it.
+  r.Register(OpDefBuilder("TemporaryVariable")
+                 .Output("ref: dtype")
+                 .Attr("shape: shape")
+                 .Attr("dtype: type")
+                 .Attr("var_name: string = ''")
+                 .SetStateful()
+                 .SetShapeFn(VariableShape));
+  r.Register(OpDefBuilder("DestroyTemporaryVariable")
+                 .Input("ref: T")
+                 .Output("value: T")
+                 .Attr("T: type")
+                 .Attr("var_name: string")
+                 .SetStateful()
+                 .SetShapeFn(UnchangedShape));
   r.Register(AssignLike("Assign").Attr("validate_shape: bool = true"));
   r.Register(AssignLike("AssignAdd"));
   r.Register(AssignLike("AssignSub"));

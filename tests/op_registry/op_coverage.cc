@@ -58,7 +58,8 @@ const std::map<std::string, std::string>& KernelLessOps() {
                            "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyAdam",
                            "ApplyCenteredRMSProp", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul",
                            "ScatterDiv", "ScatterMin", "ScatterMax", "SparseApplyProximalGradientDescent",
-                           "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp"}) {
+                           "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "TemporaryVariable",
+                           "DestroyTemporaryVariable"}) {
       (*m)[op] = "TF1 reference-variable op: lowered to resource ops on import (src/graph/ref_variable_lowering.cc)";
     }
     return m;
