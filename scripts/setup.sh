@@ -14,6 +14,7 @@ PACKAGES=(
   python3-protobuf  # the Python package's message classes (tf.train.Example, tf.Summary, ...) from proto/
   libpng-dev  # image summaries are PNG-encoded
   libre2-dev  # RegexReplace matches with RE2
+  zlib1g-dev  # TFRecord files with GZIP or ZLIB compression
   openssl  # the TLS tests make their certificates with it
 )
 

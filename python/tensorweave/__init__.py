@@ -16,7 +16,7 @@ from tensorweave.config import (ConfigProto, GPUOptions, GraphOptions, Optimizer
                                 RunOptions, ThreadPoolOptionProto)
 from tensorweave.accumulators import ConditionalAccumulator, SparseConditionalAccumulator  # noqa: F401
 from tensorweave.data_flow_ops import FIFOQueue  # noqa: F401
-from tensorweave.data_flow_ops import RandomShuffleQueue  # noqa: F401
+from tensorweave.data_flow_ops import PaddingFIFOQueue, RandomShuffleQueue  # noqa: F401
 from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
 from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401
@@ -66,7 +66,7 @@ if "compat" not in globals():
 # tf.train.Example parsing (tf.io, tf.parse_example) and the minimal tf.SparseTensor.
 from tensorweave import io  # noqa: E402,F401
 from tensorweave.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature,  # noqa: E402,F401
-                                     parse_example, parse_single_example)
+                                     decode_csv, parse_example, parse_single_example)
 from tensorweave import sparse  # noqa: E402,F401
 from tensorweave.sparse_tensor import (SparseTensor, SparseTensorValue, sparse_placeholder,  # noqa: E402,F401
                                        sparse_tensor_to_dense, sparse_to_dense)

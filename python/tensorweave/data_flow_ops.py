@@ -1,5 +1,5 @@
-"""tf.FIFOQueue over the C++ tw::FIFOQueue, and tf.RandomShuffleQueue from the same kernels: a queue resource shared by the steps (and, on
-a cluster, the sessions) that use it; dequeues wait while it is empty."""
+"""tf.FIFOQueue over the C++ tw::FIFOQueue, and tf.RandomShuffleQueue and tf.PaddingFIFOQueue from the same kernels: a queue
+resource shared by the steps (and, on a cluster, the sessions) that use it; dequeues wait while it is empty."""
 from tensorweave import _core, dtypes as dtypes_lib
 from tensorweave.framework import Operation, Tensor, TensorShape, _op, convert_to_tensor, get_default_graph
 
@@ -91,7 +91,8 @@ def _with_static_shape(t, dims):
 
 
 def _batched_outputs(queue, op, n):
-    outs = [_with_static_shape(t, [n] + s.as_list()) if s.is_fully_defined() else t
+    # Known rank is enough: a PaddingFIFOQueue's [n, None, 2] reshapes to it (one dim unknown).
+    outs = [_with_static_shape(t, [n] + s.as_list()) if s.ndims is not None else t
             for t, s in zip(op.outputs, queue.shapes or [TensorShape(None)] * len(op.outputs))]
     return outs[0] if len(outs) == 1 else outs
 
@@ -102,7 +103,70 @@ def _dequeue_up_to(queue, n, name):
     return _batched_outputs(queue, op, None)
 
 
-class RandomShuffleQueue:
+class _OpQueue:
+    """The queue methods over the queue ops, for queues made by one op (self._handle)."""
+
+    queue_ref = property(lambda self: self._handle)
+    name = property(lambda self: self._handle.op.name)
+    dtypes = property(lambda self: list(self._dtypes))
+    shapes = property(lambda self: list(self._shapes))
+
+    def _components(self, vals):
+        if not isinstance(vals, (list, tuple)):
+            vals = [vals]
+        if len(vals) != len(self._dtypes):
+            raise ValueError("Expected %d components for queue '%s', got %d"
+                             % (len(self._dtypes), self.name, len(vals)))
+        return [convert_to_tensor(v, dtype=d) for v, d in zip(vals, self._dtypes)]
+
+    def _single_outputs(self, op):
+        outs = [_with_static_shape(t, s.as_list()) if s.is_fully_defined() else t
+                for t, s in zip(op.outputs, self._shapes or [TensorShape(None)] * len(op.outputs))]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _checked(self, vals, batched):
+        """The components, their static shapes checked against the queue's (TF's ValueError)."""
+        comps = self._components(vals)
+        for t, want in zip(comps, self._shapes):
+            have = t.shape
+            if have.ndims is None or want.ndims is None:
+                continue
+            dims = have.as_list()[1:] if batched else have.as_list()
+            wants = want.as_list()
+            if len(dims) != len(wants) or any(a is not None and b is not None and a != b for a, b in zip(dims, wants)):
+                raise ValueError("Shapes %s and %s are incompatible" % (_shape_text(dims), _shape_text(wants)))
+        return comps
+
+    def enqueue(self, vals, name=None):
+        return _op("QueueEnqueueV2", [self._handle] + self._checked(vals, False), {},
+                   name or self.name + "_enqueue")
+
+    def enqueue_many(self, vals, name=None):
+        return _op("QueueEnqueueManyV2", [self._handle] + self._checked(vals, True), {},
+                   name or self.name + "_EnqueueMany")
+
+    def dequeue(self, name=None):
+        op = _op("QueueDequeueV2", [self._handle], {"component_types": [d._core for d in self._dtypes]},
+                 name or self.name + "_Dequeue")
+        return self._single_outputs(op)
+
+    def dequeue_many(self, n, name=None):
+        op = _op("QueueDequeueManyV2", [self._handle, convert_to_tensor(n, dtype=dtypes_lib.int32)],
+                 {"component_types": [d._core for d in self._dtypes]}, name or self.name + "_DequeueMany")
+        return _batched_outputs(self, op, n if isinstance(n, int) else None)
+
+    def dequeue_up_to(self, n, name=None):
+        return _dequeue_up_to(self, n, name)
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        return _op("QueueCloseV2", [self._handle], {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
+                   name or self.name + "_Close")
+
+    def size(self, name=None):
+        return _op("QueueSizeV2", [self._handle], {}, name or self.name + "_Size").outputs[0]
+
+
+class RandomShuffleQueue(_OpQueue):
     """TF 1.x tf.RandomShuffleQueue: dequeues a random element while more than
     min_after_dequeue remain (every element once closed). A seed makes the order repeatable."""
 
@@ -125,51 +189,31 @@ class RandomShuffleQueue:
                  "shared_name": shared_name or ""}
         self._handle = _op("RandomShuffleQueueV2", [], attrs, name, graph=self._graph).outputs[0]
 
-    queue_ref = property(lambda self: self._handle)
-    name = property(lambda self: self._handle.op.name)
-    dtypes = property(lambda self: list(self._dtypes))
-    shapes = property(lambda self: list(self._shapes))
 
-    def _components(self, vals):
-        if not isinstance(vals, (list, tuple)):
-            vals = [vals]
-        if len(vals) != len(self._dtypes):
-            raise ValueError("Expected %d components for queue '%s', got %d"
-                             % (len(self._dtypes), self.name, len(vals)))
-        return [convert_to_tensor(v, dtype=d) for v, d in zip(vals, self._dtypes)]
+class PaddingFIFOQueue(_OpQueue):
+    """TF 1.x tf.PaddingFIFOQueue: a FIFO queue whose shapes may leave dims unknown (None);
+    dequeue_many / dequeue_up_to pad every component to the batch's largest element along
+    them, with zeros ("" for strings)."""
 
-    def _single_outputs(self, op):
-        outs = [_with_static_shape(t, s.as_list()) if s.is_fully_defined() else t
-                for t, s in zip(op.outputs, self._shapes or [TensorShape(None)] * len(op.outputs))]
-        return outs[0] if len(outs) == 1 else outs
+    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"):
+        if names is not None:
+            raise NotImplementedError("PaddingFIFOQueue(names=...) is not supported: give components as a list")
+        self._single = not isinstance(dtypes, (list, tuple))
+        self._dtypes = [dtypes_lib.as_dtype(d) for d in ([dtypes] if self._single else dtypes)]
+        self._shapes = [TensorShape(s) for s in _as_shape_list(shapes)]
+        if len(self._dtypes) != len(self._shapes):
+            raise ValueError("Shapes must be provided for all components, but received %d dtypes and %d shapes."
+                             % (len(self._dtypes), len(self._shapes)))
+        self._graph = get_default_graph()
+        attrs = {"component_types": [d._core for d in self._dtypes],
+                 "shapes": [s._as_core() for s in self._shapes], "capacity": int(capacity),
+                 "shared_name": shared_name or ""}
+        self._handle = _op("PaddingFIFOQueueV2", [], attrs, name, graph=self._graph).outputs[0]
 
-    def enqueue(self, vals, name=None):
-        return _op("QueueEnqueueV2", [self._handle] + self._components(vals), {},
-                   name or self.name + "_enqueue")
 
-    def enqueue_many(self, vals, name=None):
-        return _op("QueueEnqueueManyV2", [self._handle] + self._components(vals), {},
-                   name or self.name + "_EnqueueMany")
-
-    def dequeue(self, name=None):
-        op = _op("QueueDequeueV2", [self._handle], {"component_types": [d._core for d in self._dtypes]},
-                 name or self.name + "_Dequeue")
-        return self._single_outputs(op)
-
-    def dequeue_many(self, n, name=None):
-        op = _op("QueueDequeueManyV2", [self._handle, convert_to_tensor(n, dtype=dtypes_lib.int32)],
-                 {"component_types": [d._core for d in self._dtypes]}, name or self.name + "_DequeueMany")
-        return _batched_outputs(self, op, n if isinstance(n, int) else None)
-
-    def dequeue_up_to(self, n, name=None):
-        return _dequeue_up_to(self, n, name)
-
-    def close(self, cancel_pending_enqueues=False, name=None):
-        return _op("QueueCloseV2", [self._handle], {"cancel_pending_enqueues": bool(cancel_pending_enqueues)},
-                   name or self.name + "_Close")
-
-    def size(self, name=None):
-        return _op("QueueSizeV2", [self._handle], {}, name or self.name + "_Size").outputs[0]
+def _shape_text(dims):
+    """A shape as TF's TensorShape prints it: (1, 3), (None, 2), (5,), ()."""
+    return "(%s)" % (", ".join(str(d) for d in dims) + ("," if len(dims) == 1 else ""))
 
 
 def _as_shape_list(shapes):

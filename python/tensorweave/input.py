@@ -4,7 +4,7 @@ batchers that gather elements into batches through a FIFO or shuffling queue. Ea
 QueueRunner; start_queue_runners (or MonitoredTrainingSession) starts their threads."""
 from tensorweave import array_ops, dtypes, math_ops, nn, random_ops
 from tensorweave.check_ops import Assert
-from tensorweave.data_flow_ops import FIFOQueue, RandomShuffleQueue, _with_static_shape
+from tensorweave.data_flow_ops import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, _with_static_shape
 from tensorweave.framework import GraphKeys, _op_output, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.queue_runner import QueueRunner, add_queue_runner
 
@@ -117,26 +117,30 @@ def _as_list(tensors):
     return [tensors], lambda xs: xs[0]
 
 
-def _shapes(tensors, shapes, enqueue_many):
+def _shapes(tensors, shapes, enqueue_many, dynamic_pad=False):
+    """The queue's shapes: given, else the tensors' (fully defined, or of known rank when
+    dynamic_pad lets a PaddingFIFOQueue pad the unknown dims)."""
     if shapes is not None:
         return [list(s) for s in shapes]
     out = []
     for t in tensors:
         dims = t.shape.as_list() if t.shape.ndims is not None else None
+        if dims is None and dynamic_pad:
+            raise ValueError("Cannot infer Tensor's rank: %s" % t)
         if dims is not None and enqueue_many:
             dims = dims[1:]
-        if dims is None or any(d is None for d in dims):
+        if dims is None or (any(d is None for d in dims) and not dynamic_pad):
             raise ValueError("All shapes must be fully defined: %s" % [t.shape for t in tensors])
         out.append(dims)
     return out
 
 
 def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_smaller_final_batch, name,
-           default_name):
+           default_name, dynamic_pad=False):
     with name_scope(name, default_name):
         first, restructure = _as_list(tensors_list[0])
         lists = [[convert_to_tensor(t) for t in _as_list(ts)[0]] for ts in tensors_list]
-        shapes = _shapes(lists[0], shapes, enqueue_many)
+        shapes = _shapes(lists[0], shapes, enqueue_many, dynamic_pad)
         q = make_queue([t.dtype for t in lists[0]], shapes)
         enqueue_ops = [(q.enqueue_many if enqueue_many else q.enqueue)(ts) for ts in lists]
         add_queue_runner(QueueRunner(q, enqueue_ops))
@@ -151,21 +155,22 @@ def _batch(tensors_list, make_queue, batch_size, enqueue_many, shapes, allow_sma
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
           allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches of batch_size elements, in order, filled by num_threads enqueuing threads."""
+    return _batch([tensors] * num_threads, _which_queue(capacity, dynamic_pad, shared_name),
+                  batch_size, enqueue_many, shapes, allow_smaller_final_batch, name, "batch", dynamic_pad)
+
+
+def _which_queue(capacity, dynamic_pad, shared_name):
+    """A FIFOQueue, or with dynamic_pad a PaddingFIFOQueue (unknown dims padded per batch)."""
     if dynamic_pad:
-        raise NotImplementedError("tf.train.batch(dynamic_pad=True) needs a PaddingFIFOQueue, not supported yet")
-    return _batch([tensors] * num_threads,
-                  lambda types, shp: FIFOQueue(capacity, types, shapes=shp, shared_name=shared_name),
-                  batch_size, enqueue_many, shapes, allow_smaller_final_batch, name, "batch")
+        return lambda types, shp: PaddingFIFOQueue(capacity, types, shapes=shp, shared_name=shared_name)
+    return lambda types, shp: FIFOQueue(capacity, types, shapes=shp, shared_name=shared_name)
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
                allow_smaller_final_batch=False, shared_name=None, name=None):
     """As batch, one enqueuing thread per entry of tensors_list (e.g. one reader each)."""
-    if dynamic_pad:
-        raise NotImplementedError("tf.train.batch_join(dynamic_pad=True) is not supported yet")
-    return _batch(list(tensors_list),
-                  lambda types, shp: FIFOQueue(capacity, types, shapes=shp, shared_name=shared_name),
-                  batch_size, enqueue_many, shapes, allow_smaller_final_batch, name, "batch_join")
+    return _batch(list(tensors_list), _which_queue(capacity, dynamic_pad, shared_name),
+                  batch_size, enqueue_many, shapes, allow_smaller_final_batch, name, "batch_join", dynamic_pad)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None, enqueue_many=False,

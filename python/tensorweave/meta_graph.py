@@ -298,9 +298,14 @@ def _variable_from_def(graph, vd, prefix, registered):
     if handle_name in registered:
         return registered[handle_name]
     handle_op = graph.get_operation_by_name(handle_name)
+    if handle_op.type == "ReadVariableOp" and handle_op.inputs[0].op.type == "VarHandleOp":
+        # A TF1 reference variable, lowered on import: its name reads the handle.
+        var = variables.Variable._from_core(graph, _core.Variable.from_handle(handle_op.inputs[0]._core))
+        registered[handle_name] = var
+        return var
     if handle_op.type != "VarHandleOp":
         raise errors.UnimplementedError(None, None, "import_meta_graph: variable '%s' is a %s; only resource "
-                                        "variables (VarHandleOp) are imported" % (handle_name, handle_op.type))
+                                        "variables (VarHandleOp) and reference variables (VariableV2) are imported" % (handle_name, handle_op.type))
     if handle_name + "/Assign" not in {op.name for op in graph.get_operations()}:
         raise errors.InvalidArgumentError(None, None, "import_meta_graph: variable '%s' has no initializer "
                                           "'%s/Assign'" % (handle_name, handle_name))

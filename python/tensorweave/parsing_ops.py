@@ -137,3 +137,22 @@ def parse_single_example(serialized, features, name=None, example_names=None):
         attrs.update(num_sparse=len(sparse_keys), sparse_keys=list(sparse_keys), dense_keys=list(dense_keys))
         op = _op("ParseSingleExample", [serialized] + dense_defaults, attrs, "ParseSingleExample")
     return _results(op, sparse_keys, dense_keys)
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
+               select_cols=None):
+    """One tensor per column of the CSV `records` (tf.io.decode_csv): record_defaults gives each
+    column's dtype and its default ([] or an empty tensor: the column is required)."""
+    if select_cols is not None and any(select_cols[i] >= select_cols[i + 1] for i in range(len(select_cols) - 1)):
+        raise ValueError("select_cols is not strictly increasing.")
+    if select_cols is not None and select_cols[0] < 0:
+        raise ValueError("select_cols contains negative values.")
+    if select_cols is not None and len(select_cols) != len(record_defaults):
+        raise ValueError("Length of select_cols and record_defaults do not match.")
+    records = convert_to_tensor(records, dtype=dtypes.string)
+    defaults = [convert_to_tensor(d) for d in record_defaults]
+    op = _op("DecodeCSV", [records] + defaults,
+             {"OUT_TYPE": [d.dtype._core for d in defaults], "field_delim": field_delim,
+              "use_quote_delim": use_quote_delim, "na_value": na_value, "select_cols": list(select_cols or [])},
+             name or "DecodeCSV")
+    return list(op.outputs)

@@ -1,6 +1,5 @@
-"""tf.python_io: TFRecord files, TensorFlow's record container (read by tf.data.TFRecordDataset).
-
-Uncompressed files only: a GZIP or ZLIB option raises UnimplementedError."""
+"""tf.python_io: TFRecord files, TensorFlow's record container (read by tf.data.TFRecordDataset),
+uncompressed or with TensorFlow's GZIP / ZLIB compression (TFRecordOptions)."""
 from tensorweave import _core
 
 

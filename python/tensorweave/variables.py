@@ -46,7 +46,9 @@ class Variable(TensorOperators):
     # ---- TensorFlow's properties
     @property
     def name(self):
-        return self._core.name + ":0"
+        # A TF1 reference variable lowered on import is known by its read ("w"), as in TF.
+        read = self._core.read
+        return read.op.name + ":0" if read.op.name + "/handle" == self._core.name else self._core.name + ":0"
 
     @property
     def op(self):

@@ -14,6 +14,15 @@ void RegisterBaseGradients(GradientRegistry& r) {
   }
   // Numbers decoded from strings: TensorFlow declares both NotDifferentiable.
   for (const char* op : {"DecodeRaw", "StringToNumber"}) r.RegisterNoGradient(op);
+  // The rest of TensorFlow's ops.NotDifferentiable list that we have: string_ops.py,
+  // logging_ops.py (Assert, the summaries) and state_grad.py (reference-variable updates).
+  // Ops TF leaves unregistered (StringLength, Substr, the queues' V2 ops, ...) stay so.
+  for (const char* op : {"AsString", "RegexReplace", "StringJoin", "StringSplit", "Assert", "ScalarSummary",
+                         "HistogramSummary", "ImageSummary", "AudioSummaryV2", "MergeSummary", "TensorSummaryV2",
+                         "Assign", "AssignAdd", "AssignSub", "ScatterAdd", "ScatterSub", "ScatterMul",
+                         "ScatterDiv"}) {
+    r.RegisterNoGradient(op);
+  }
 }
 
 void RegisterStateGradients(GradientRegistry& r) {

@@ -128,8 +128,17 @@ Variable Variable::FromHandle(const Output& handle) {
   Graph& g = *handle.graph();
   Variable v;
   v.handle_ = handle;
-  v.initializer_ = g.operation(handle.op().name() + "/Assign");
-  v.read_ = g.tensor(handle.op().name() + "/read");
+  // A TF1 reference variable "w" lowered on import: the read "w" of the handle "w/handle"
+  // stands for the variable, initialized by "w/Assign" (graph/ref_variable_lowering.h).
+  std::string base = handle.op().name();
+  for (const Edge* e : handle.op().node()->out_edges()) {
+    const Node* read = e->dst;
+    if (read->op() != "ReadVariableOp" || handle.op().name().rfind(read->name() + "/handle", 0) != 0) continue;
+    base = read->name();
+    break;
+  }
+  v.initializer_ = g.operation(base + "/Assign");
+  v.read_ = base == handle.op().name() ? g.tensor(base + "/read") : g.tensor(base + ":0");
   const Edge* init_value = v.initializer_.node()->input_edge(1);
   v.initial_value_ = Output(Operation(&g, init_value->src), init_value->src_output);
   v.dtype_ = v.read_.dtype();

@@ -1,5 +1,6 @@
 #include "graph/graph_def_import.h"
 
+#include <algorithm>
 #include <deque>
 #include <fstream>
 #include <sstream>
@@ -18,6 +19,16 @@ namespace tw {
 namespace {
 
 bool IsBackEdge(const NodeDef& dst, const NodeDef& src) { return IsBackEdgeOp(dst.op(), src.op()); }
+
+// TensorFlow wrote an unset Placeholder shape as an empty TensorShapeProto until GraphDef
+// version 21, so (as TF's Placeholder shape function does) such a graph's scalar shape
+// means "unknown". Rewritten in the attr, so the session's copy agrees.
+bool IsLegacyScalarPlaceholder(const GraphDef& def, const NodeDef& node) {
+  if (def.versions().producer() > 21 || node.op() != "Placeholder") return false;
+  auto shape = node.attr().find("shape");
+  return shape != node.attr().end() && shape->second.has_shape() && !shape->second.shape().unknown_rank() &&
+         shape->second.shape().dim_size() == 0;
+}
 
 }  // namespace
 
@@ -48,6 +59,15 @@ absl::Status CheckGraphDefLimits(const GraphDef& def, int existing_nodes, const 
 absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const ResourceLimits& limits,
                             GraphSource source, const std::function<bool()>& cancelled) {
   TW_RETURN_IF_ERROR(CheckGraphDefLimits(def, graph->num_nodes(), limits));
+  if (std::any_of(def.node().begin(), def.node().end(),
+                  [&](const NodeDef& n) { return IsLegacyScalarPlaceholder(def, n); })) {
+    GraphDef rewritten = def;
+    for (NodeDef& n : *rewritten.mutable_node()) {
+      if (IsLegacyScalarPlaceholder(def, n)) (*n.mutable_attr())["shape"].mutable_shape()->set_unknown_rank(true);
+    }
+    rewritten.mutable_versions()->set_producer(22);  // done once
+    return ImportGraphDef(rewritten, graph, limits, source, cancelled);
+  }
   if (HasRefVariableOps(def)) {  // TF1 reference variables become resource variables first
     TW_ASSIGN_OR_RETURN(GraphDef lowered, LowerRefVariables(def, *graph));
     return ImportGraphDef(lowered, graph, limits, source);

@@ -153,6 +153,22 @@ TEST(GraphDefImportTest, ACancelledImportStopsAndAddsNothing) {
   EXPECT_EQ(graph.num_nodes(), 10000);
 }
 
+// Until GraphDef version 21 TensorFlow wrote an unset Placeholder shape as `shape {}`: such
+// a graph's scalar Placeholder is read as unknown (TF's Placeholder shape function), a
+// later graph's stays a scalar.
+TEST(GraphDefImportTest, LegacyPlaceholderScalarShapeIsUnknown) {
+  const std::string x = N(R"(name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+                             attr { key: "shape" value { shape {} } })");
+  for (const auto& [versions, unknown] : {std::pair<std::string, bool>{"", true},
+                                          {"versions { producer: 21 }", true},
+                                          {"versions { producer: 22 }", false}}) {
+    FlowGraph graph;
+    ASSERT_TRUE(ImportText(x + versions, &graph).ok()) << versions;
+    EXPECT_EQ(graph.FindNode("x")->output_shape(0), unknown ? PartialShape::UnknownRank() : PartialShape({}))
+        << versions;
+  }
+}
+
 TEST(GraphDefImportTest, DanglingInput) {
   ExpectRejected(N(kConst) + Identity("y", "nowhere"), "node 'y' (Identity)",
                  "input 'nowhere' names no node");

@@ -36,11 +36,28 @@ const absl::flat_hash_map<std::string, RefOpInfo>& RefOps() {
       {"ScatterUpdate", {"ResourceScatterUpdate", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterAdd", {"ResourceScatterAdd", {0}, "T", "dtype", {"Tindices"}, false}},
       {"ScatterSub", {"ResourceScatterSub", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMul", {"ResourceScatterMul", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterDiv", {"ResourceScatterDiv", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMin", {"ResourceScatterMin", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"ScatterMax", {"ResourceScatterMax", {0}, "T", "dtype", {"Tindices"}, false}},
+      {"SparseApplyProximalGradientDescent",
+       {"ResourceSparseApplyProximalGradientDescent", {0}, "T", "T", {"use_locking", "Tindices"}, false}},
+      {"SparseApplyMomentum",
+       {"ResourceSparseApplyMomentum", {0, 1}, "T", "T", {"use_locking", "Tindices", "use_nesterov"}, false}},
+      {"SparseApplyAdagrad",
+       {"ResourceSparseApplyAdagrad", {0, 1}, "T", "T", {"use_locking", "Tindices", "update_slots"}, false}},
+      {"SparseApplyRMSProp", {"ResourceSparseApplyRMSProp", {0, 1, 2}, "T", "T", {"use_locking", "Tindices"}, false}},
   };
   return *ops;
 }
 
-bool IsVariableOp(const std::string& op) { return op == "VariableV2" || op == "Variable"; }
+// TemporaryVariable too: a variable of one step, which DestroyTemporaryVariable reads and destroys.
+bool IsVariableOp(const std::string& op) {
+  return op == "VariableV2" || op == "Variable" || op == "TemporaryVariable";
+}
+
+// A ref op whose output is its (updated) variable: a later ref input may name that output.
+bool ForwardsRef(const std::string& op) { return RefOps().contains(op) && op != "IsVariableInitialized"; }
 
 struct VarInfo {
   DType dtype;
@@ -53,7 +70,10 @@ class Lowering {
   Lowering(const GraphDef& def, const FlowGraph& graph) : def_(def), graph_(graph) {}
 
   absl::StatusOr<GraphDef> Run() {
-    for (const NodeDef& n : def_.node()) def_names_.insert(n.name());
+    for (const NodeDef& n : def_.node()) {
+      def_names_.insert(n.name());
+      def_nodes_[n.name()] = &n;
+    }
     taken_ = def_names_;
     TW_RETURN_IF_ERROR(CollectVariables());
     for (const NodeDef& n : def_.node()) TW_RETURN_IF_ERROR(LowerNode(n));
@@ -80,9 +100,10 @@ class Lowering {
       h->set_name(info.handle);
       h->set_op("VarHandleOp");
       h->set_device(n.device());
-      std::string shared_name = attrs.at("shared_name").s();
+      const bool temporary = n.op() == "TemporaryVariable";
+      std::string shared_name = temporary ? attrs.at("var_name").s() : attrs.at("shared_name").s();
       for (const auto& [k, v] : attrs) {
-        if (k == "shared_name" || k == "_output_shapes") continue;
+        if (k == "shared_name" || k == "var_name" || k == "_output_shapes") continue;
         (*h->mutable_attr())[k] = v;
       }
       (*h->mutable_attr())["shared_name"] = MakeAttr(shared_name.empty() ? n.name() : shared_name);
@@ -115,7 +136,10 @@ class Lowering {
 
   // The variable a ref input names, with its dtype: one of def's variables or a VarHandleOp
   // an earlier extension already lowered.
-  absl::StatusOr<std::pair<std::string, VarInfo>> RefInput(const NodeDef& n, int i) const {
+  // `after` gets the control inputs a forwarded ref implies: Assign(v, x) -> AssignAdd(that, y)
+  // updates v after the Assign.
+  absl::StatusOr<std::pair<std::string, VarInfo>> RefInput(const NodeDef& n, int i,
+                                                           std::vector<std::string>* after) const {
     auto err = [&](const std::string& why) {
       return NodeError(n.name(), n.op(), absl::InvalidArgumentError(why));
     };
@@ -126,6 +150,11 @@ class Lowering {
     if (slot == kControlSlot) return err(absl::StrCat("has ", i, " data inputs; input ", i, " is missing"));
     auto v = vars_.find(src);
     if (v != vars_.end() && slot == 0) return std::make_pair(src, v->second);
+    if (auto fwd = def_nodes_.find(src); v == vars_.end() && slot == 0 && fwd != def_nodes_.end() &&
+                                         ForwardsRef(fwd->second->op())) {
+      after->push_back("^" + src);
+      return RefInput(*fwd->second, 0, after);
+    }
     if (v == vars_.end() && slot == 0) {
       // A variable an earlier extension lowered: its name is a read of its handle.
       const Node* existing = graph_.FindNode(src);
@@ -173,8 +202,39 @@ class Lowering {
     (*read->mutable_attr())["dtype"] = MakeAttr(info.dtype);
   }
 
+  // DestroyTemporaryVariable(ref) -> the variable's value, then the variable gone: a read,
+  // DestroyResourceOp after it, and "<name>" the read's value once destroyed.
+  absl::Status LowerDestroyTemporary(const NodeDef& n) {
+    TW_ASSIGN_OR_RETURN(AttrMap attrs, CompletedAttrs(n));
+    if (attrs.at("var_name").s().empty()) {
+      return NodeError(n.name(), n.op(), absl::InvalidArgumentError("Missing var_name attribute"));
+    }
+    std::vector<std::string> after;
+    TW_ASSIGN_OR_RETURN(auto var, RefInput(n, 0, &after));
+    NodeDef* read = out_.add_node();
+    read->set_name(FreshName(n.name() + "/read"));
+    AddRead(read, var.second, n);
+    for (const std::string& c : after) read->add_input(c);
+    NodeDef* destroy = out_.add_node();
+    destroy->set_name(FreshName(n.name() + "/destroy"));
+    destroy->set_op("DestroyResourceOp");
+    destroy->set_device(var.second.device);
+    destroy->add_input(var.second.handle);
+    destroy->add_input("^" + read->name());
+    (*destroy->mutable_attr())["ignore_lookup_error"] = MakeAttr(false);
+    NodeDef* value = out_.add_node();
+    value->set_name(n.name());
+    value->set_op("Identity");
+    value->set_device(n.device());
+    value->add_input(read->name());
+    value->add_input("^" + destroy->name());
+    (*value->mutable_attr())["T"] = MakeAttr(var.second.dtype);
+    return absl::OkStatus();
+  }
+
   absl::Status LowerNode(const NodeDef& n) {
     if (IsVariableOp(n.op())) return absl::OkStatus();  // done in CollectVariables
+    if (n.op() == "DestroyTemporaryVariable") return LowerDestroyTemporary(n);
     auto ref = RefOps().find(n.op());
     if (ref == RefOps().end()) return LowerPlainNode(n);
     const RefOpInfo& info = ref->second;
@@ -193,10 +253,11 @@ class Lowering {
     lowered.set_device(n.device());
     absl::flat_hash_set<int> refs(info.ref_inputs.begin(), info.ref_inputs.end());
     VarInfo first_info{};
+    std::vector<std::string> after_forwarded;
     for (int i = 0; i < n.input_size(); ++i) {
       const std::string& in = n.input(i);
       if (refs.contains(i)) {
-        TW_ASSIGN_OR_RETURN(auto var, RefInput(n, i));
+        TW_ASSIGN_OR_RETURN(auto var, RefInput(n, i, &after_forwarded));
         if (var.second.dtype != dtype) {
           return NodeError(n.name(), n.op(),
                            absl::InvalidArgumentError(absl::StrCat(
@@ -210,6 +271,7 @@ class Lowering {
       TW_ASSIGN_OR_RETURN(std::string value, ValueInput(n, in));
       lowered.add_input(value);
     }
+    for (const std::string& c : after_forwarded) lowered.add_input(c);
     for (const auto& [k, v] : attrs) {
       if (k[0] == '_' && k != "_output_shapes") (*lowered.mutable_attr())[k] = v;
     }
@@ -259,13 +321,14 @@ class Lowering {
   GraphDef out_;
   absl::flat_hash_map<std::string, VarInfo> vars_;
   absl::flat_hash_set<std::string> def_names_, taken_;  // taken_: def's names and the new ones
+  absl::flat_hash_map<std::string, const NodeDef*> def_nodes_;
 };
 
 }  // namespace
 
 bool HasRefVariableOps(const GraphDef& def) {
   for (const NodeDef& n : def.node()) {
-    if (IsVariableOp(n.op()) || RefOps().contains(n.op())) return true;
+    if (IsVariableOp(n.op()) || RefOps().contains(n.op()) || n.op() == "DestroyTemporaryVariable") return true;
   }
   return false;
 }

@@ -111,6 +111,32 @@ TEST(RefVariableLoweringTest, IsVariableInitializedAndScatter) {
   EXPECT_EQ(g.FindNode("s")->op(), "ReadVariableOp");
 }
 
+// A ref op's output used as a ref (TF 1.x accumulate_n: AssignAdd(Assign(t, zeros), x))
+// names the variable, and the update waits for that op; DestroyTemporaryVariable becomes a
+// read, DestroyResourceOp after it, and its own name the value once destroyed.
+TEST(RefVariableLoweringTest, ForwardedRefsAndTemporaryVariables) {
+  FlowGraph g;
+  const std::string temp = N(" name: 't' op: 'TemporaryVariable' attr { key: 'dtype' value { type: DT_FLOAT } }"
+                             " attr { key: 'shape' value { shape { dim { size: 2 } } } }");
+  ASSERT_TRUE(Import(temp + Const("c") + Op("a", "Assign", {"t", "c"}) + Op("add", "AssignAdd", {"a", "c"}) +
+                         Op("d", "DestroyTemporaryVariable", {"add", "^add"},
+                            " attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'var_name' value { s: 't' } }"),
+                     &g)
+                  .ok());
+  EXPECT_EQ(g.FindNode("t/handle")->op(), "VarHandleOp");
+  EXPECT_EQ(GetStringAttr(g.FindNode("t/handle")->attrs(), "shared_name").value(), "t");
+  const Node* add = g.FindNode("add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_EQ(add->op(), "AssignAddVariableOp");
+  EXPECT_EQ(InputOf(add, 0), "t/handle");
+  ASSERT_EQ(add->control_inputs().size(), 1u);
+  EXPECT_EQ(add->control_inputs()[0]->src->name(), "a");  // after the Assign whose output it named
+  EXPECT_EQ(g.FindNode("d")->op(), "Identity");
+  EXPECT_EQ(InputOf(g.FindNode("d"), 0), "d/read");
+  EXPECT_EQ(g.FindNode("d/destroy")->op(), "DestroyResourceOp");
+  EXPECT_EQ(InputOf(g.FindNode("d/destroy"), 0), "t/handle");
+}
+
 TEST(RefVariableLoweringTest, AGraphWithoutRefOpsIsUntouched) {
   GraphDef def = ParseGraphDef(Const("c") + Op("i", "Identity", {"c"}), true).value();
   EXPECT_FALSE(HasRefVariableOps(def));

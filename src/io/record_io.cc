@@ -40,25 +40,46 @@ absl::Status OpenError(const std::string& path, const char* action) {
 }  // namespace
 
 absl::Status CheckRecordCompression(absl::string_view compression_type) {
-  if (compression_type.empty()) return absl::OkStatus();
-  if (compression_type == "GZIP" || compression_type == "ZLIB") {
-    return absl::UnimplementedError(
-        absl::StrCat("TFRecord compression '", compression_type, "' is not supported yet (only '')"));
-  }
+  if (compression_type.empty() || compression_type == "GZIP" || compression_type == "ZLIB") return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat("unknown TFRecord compression type '", compression_type,
                                                  "' (TensorFlow's are '', 'GZIP' and 'ZLIB')"));
 }
+
+namespace {
+ZlibFormat FormatOf(absl::string_view compression_type) {
+  return compression_type == "GZIP" ? ZlibFormat::kGzip : ZlibFormat::kZlib;
+}
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::string& path,
                                                                  absl::string_view compression_type) {
   TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
   FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) return OpenError(path, "write");
-  return std::unique_ptr<RecordWriter>(new RecordWriter(path, file));
+  std::unique_ptr<RecordWriter> writer(new RecordWriter(path, file));
+  if (!compression_type.empty()) {
+    TW_ASSIGN_OR_RETURN(writer->zlib_, ZlibWriter::Create(file, FormatOf(compression_type)));
+  }
+  return writer;
+}
+
+absl::Status RecordWriter::WriteBytes(absl::string_view bytes) {
+  if (zlib_ != nullptr) {
+    if (std::string e = zlib_->Write(bytes); !e.empty()) {
+      return absl::DataLossError(absl::StrCat("writing '", path_, "': ", e));
+    }
+    return absl::OkStatus();
+  }
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    return absl::DataLossError(absl::StrCat("writing '", path_, "': ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 RecordWriter::~RecordWriter() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (file_ == nullptr) return;
+  if (zlib_ != nullptr) zlib_->Finish();  // a compressed file is unreadable without its end
+  std::fclose(file_);
 }
 
 absl::Status RecordWriter::Write(absl::string_view record) {
@@ -67,16 +88,17 @@ absl::Status RecordWriter::Write(absl::string_view record) {
   PutLittleEndian(record.size(), 8, header);
   PutLittleEndian(MaskedCrc(header, 8), 4, header + 8);
   PutLittleEndian(MaskedCrc(record.data(), record.size()), 4, footer);
-  if (std::fwrite(header, 1, kHeaderSize, file_) != kHeaderSize ||
-      std::fwrite(record.data(), 1, record.size(), file_) != record.size() ||
-      std::fwrite(footer, 1, kFooterSize, file_) != kFooterSize) {
-    return absl::DataLossError(absl::StrCat("writing '", path_, "': ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
+  TW_RETURN_IF_ERROR(WriteBytes(absl::string_view(header, kHeaderSize)));
+  TW_RETURN_IF_ERROR(WriteBytes(record));
+  return WriteBytes(absl::string_view(footer, kFooterSize));
 }
 
 absl::Status RecordWriter::Flush() {
   if (file_ == nullptr) return absl::FailedPreconditionError(absl::StrCat("'", path_, "' is closed"));
+  if (zlib_ != nullptr) {
+    if (std::string e = zlib_->Flush(); !e.empty()) return absl::DataLossError(absl::StrCat("flushing '", path_, "': ", e));
+    return absl::OkStatus();
+  }
   if (std::fflush(file_) != 0) return absl::DataLossError(absl::StrCat("flushing '", path_, "': ", std::strerror(errno)));
   return absl::OkStatus();
 }
@@ -85,6 +107,12 @@ absl::Status RecordWriter::Close() {
   if (file_ == nullptr) return absl::OkStatus();
   FILE* file = file_;
   file_ = nullptr;
+  std::string zlib_error = zlib_ != nullptr ? zlib_->Finish() : "";
+  zlib_.reset();
+  if (!zlib_error.empty()) {
+    std::fclose(file);
+    return absl::DataLossError(absl::StrCat("closing '", path_, "': ", zlib_error));
+  }
   if (std::fclose(file) != 0) return absl::DataLossError(absl::StrCat("closing '", path_, "': ", std::strerror(errno)));
   return absl::OkStatus();
 }
@@ -94,18 +122,34 @@ absl::StatusOr<std::unique_ptr<RecordReader>> RecordReader::Open(const std::stri
   TW_RETURN_IF_ERROR(CheckRecordCompression(compression_type));
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) return OpenError(path, "read");
-  return std::unique_ptr<RecordReader>(new RecordReader(path, file));
+  std::unique_ptr<RecordReader> reader(new RecordReader(path, file));
+  if (!compression_type.empty()) {
+    TW_ASSIGN_OR_RETURN(reader->zlib_, ZlibReader::Create(file, FormatOf(compression_type)));
+  }
+  return reader;
 }
 
-RecordReader::~RecordReader() { std::fclose(file_); }
+RecordReader::~RecordReader() {
+  zlib_.reset();
+  std::fclose(file_);
+}
+
+size_t RecordReader::ReadBytes(char* out, size_t n) {
+  return zlib_ != nullptr ? zlib_->Read(out, n) : std::fread(out, 1, n, file_);
+}
 
 absl::StatusOr<std::string> RecordReader::Read() {
   const auto damaged = [&](absl::string_view what) {
-    return absl::DataLossError(absl::StrCat("TFRecord file '", path_, "': record at offset ", offset_, " ", what));
+    const std::string zlib_error = zlib_ != nullptr && !zlib_->error().empty()
+                                       ? absl::StrCat(" (decompressing: ", zlib_->error(), ")")
+                                       : "";
+    return absl::DataLossError(
+        absl::StrCat("TFRecord file '", path_, "': record at offset ", offset_, " ", what, zlib_error));
   };
   char header[kHeaderSize];
-  const size_t got = std::fread(header, 1, kHeaderSize, file_);
-  if (got == 0 && std::feof(file_)) return absl::OutOfRangeError(absl::StrCat("end of '", path_, "'"));
+  const size_t got = ReadBytes(header, kHeaderSize);
+  const bool at_end = zlib_ != nullptr ? zlib_->error().empty() : std::feof(file_) != 0;
+  if (got == 0 && at_end) return absl::OutOfRangeError(absl::StrCat("end of '", path_, "'"));
   if (got != kHeaderSize) return damaged("is truncated (in its length)");
   if (static_cast<uint32_t>(GetLittleEndian(header + 8, 4)) != MaskedCrc(header, 8)) {
     return damaged("has a corrupted length (checksum mismatch)");
@@ -117,12 +161,12 @@ absl::StatusOr<std::string> RecordReader::Read() {
   char buffer[1 << 16];
   while (record.size() < length) {
     const size_t want = std::min<uint64_t>(sizeof(buffer), length - record.size());
-    const size_t n = std::fread(buffer, 1, want, file_);
+    const size_t n = ReadBytes(buffer, want);
     record.append(buffer, n);
     if (n < want) return damaged(absl::StrCat("is truncated (", record.size(), " of ", length, " bytes)"));
   }
   char footer[kFooterSize];
-  if (std::fread(footer, 1, kFooterSize, file_) != kFooterSize) return damaged("is truncated (in its checksum)");
+  if (ReadBytes(footer, kFooterSize) != kFooterSize) return damaged("is truncated (in its checksum)");
   if (static_cast<uint32_t>(GetLittleEndian(footer, 4)) != MaskedCrc(record.data(), record.size())) {
     return damaged("is corrupted (data checksum mismatch)");
   }

@@ -2,7 +2,8 @@
 // and the event files TensorBoard reads). Each record is
 //   uint64 length, uint32 masked CRC-32C of those 8 bytes, length bytes of data,
 //   uint32 masked CRC-32C of the data
-// all little-endian. Uncompressed files only (GZIP/ZLIB options are refused by name).
+// all little-endian. With TensorFlow's "GZIP" or "ZLIB" compression the whole file is one
+// compressed stream of those bytes (zlib_stream.h).
 #ifndef TENSORWEAVE_SRC_IO_RECORD_IO_H_
 #define TENSORWEAVE_SRC_IO_RECORD_IO_H_
 
@@ -13,11 +14,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "io/zlib_stream.h"
 
 namespace tw::io {
 
-// "" (none) is the one compression supported; "GZIP" and "ZLIB" are Unimplemented, anything
-// else InvalidArgument naming the accepted values.
+// "" (none), "ZLIB" or "GZIP"; anything else InvalidArgument naming the accepted values.
 absl::Status CheckRecordCompression(absl::string_view compression_type);
 
 class RecordWriter {
@@ -35,8 +36,10 @@ class RecordWriter {
 
  private:
   RecordWriter(std::string path, FILE* file) : path_(std::move(path)), file_(file) {}
+  absl::Status WriteBytes(absl::string_view bytes);
   std::string path_;
   FILE* file_;
+  std::unique_ptr<ZlibWriter> zlib_;  // set for a compressed file
 };
 
 // Reads records in order, checking both CRCs of every record.
@@ -55,8 +58,10 @@ class RecordReader {
 
  private:
   RecordReader(std::string path, FILE* file) : path_(std::move(path)), file_(file) {}
+  size_t ReadBytes(char* out, size_t n);  // fewer than n: end of file or a zlib error (zlib_->error())
   std::string path_;
   FILE* file_;
+  std::unique_ptr<ZlibReader> zlib_;  // set for a compressed file
   uint64_t offset_ = 0;
 };
 

@@ -15,9 +15,9 @@ using testing::ReadBytes;
 using testing::ScratchDir;
 using testing::WriteBytes;
 
-std::vector<std::string> ReadAll(const std::string& path, absl::Status* end) {
+std::vector<std::string> ReadAll(const std::string& path, absl::Status* end, const std::string& compression = "") {
   std::vector<std::string> records;
-  auto reader = RecordReader::Open(path);
+  auto reader = RecordReader::Open(path, compression);
   if (!reader.ok()) {
     *end = reader.status();
     return records;
@@ -94,10 +94,60 @@ TEST(RecordIoTest, DamageIsDataLossNamingTheRecordsOffset) {
     EXPECT_TRUE(absl::StrContains(end.message(), "'" + path + "': record at offset 21")) << end;
   }
   EXPECT_STATUS(RecordReader::Open(dir / "none").status(), absl::StatusCode::kNotFound, "no such file");
-  EXPECT_STATUS(RecordWriter::Open(dir / "a", "GZIP").status(), absl::StatusCode::kUnimplemented,
-                "TFRecord compression 'GZIP' is not supported yet");
   EXPECT_STATUS(RecordWriter::Open(dir / "a", "LZ4").status(), absl::StatusCode::kInvalidArgument,
                 "unknown TFRecord compression type 'LZ4'");
+}
+
+// GZIP and ZLIB: the file is one compressed stream (gzip magic 1f 8b, zlib's 78 header);
+// records round-trip, a flush makes what was written readable, damage is DataLoss.
+TEST(RecordIoTest, CompressedFilesRoundTripAndDamageIsDataLoss) {
+  ScratchDir dir;
+  const std::string big(100000, 'x');
+  for (const std::string compression : {"GZIP", "ZLIB"}) {
+    const std::string path = dir / (compression + ".tfrecord");
+    {
+      auto writer = RecordWriter::Open(path, compression);
+      ASSERT_TRUE(writer.ok()) << writer.status();
+      ASSERT_TRUE((*writer)->Write("first").ok());
+      ASSERT_TRUE((*writer)->Flush().ok());
+      absl::Status end;
+      EXPECT_EQ(ReadAll(path, &end, compression), std::vector<std::string>{"first"});  // readable after a flush
+      ASSERT_TRUE((*writer)->Write(big).ok());
+      ASSERT_TRUE((*writer)->Write("").ok());
+      ASSERT_TRUE((*writer)->Close().ok());
+    }
+    const std::string bytes = ReadBytes(path);
+    if (compression == "GZIP") {
+      EXPECT_EQ(bytes.substr(0, 2), "\x1f\x8b");
+    } else {
+      EXPECT_EQ(bytes[0], '\x78');
+    }
+    EXPECT_LT(bytes.size(), 2000u);  // 100 KB of 'x' compresses
+    absl::Status end;
+    EXPECT_EQ(ReadAll(path, &end, compression), (std::vector<std::string>{"first", big, ""}));
+    EXPECT_TRUE(absl::IsOutOfRange(end)) << end;
+    // Read without the option, the compressed bytes are no TFRecord.
+    ReadAll(path, &end);
+    EXPECT_EQ(end.code(), absl::StatusCode::kDataLoss) << end;
+    // Cut short: the records before the cut, then DataLoss naming the file.
+    WriteBytes(path, bytes.substr(0, bytes.size() / 2));
+    ReadAll(path, &end, compression);
+    EXPECT_STATUS(end, absl::StatusCode::kDataLoss, "'" + path + "': record at offset");
+    std::string bad = bytes;
+    bad[bytes.size() / 2] ^= 0x55;
+    WriteBytes(path, bad);
+    ReadAll(path, &end, compression);
+    EXPECT_EQ(end.code(), absl::StatusCode::kDataLoss) << end;
+  }
+  // An uncompressed file read as GZIP.
+  const std::string plain = dir / "plain.tfrecord";
+  {
+    auto writer = RecordWriter::Open(plain);
+    ASSERT_TRUE((*writer)->Write("abc").ok());
+  }
+  absl::Status end;
+  EXPECT_TRUE(ReadAll(plain, &end, "GZIP").empty());
+  EXPECT_STATUS(end, absl::StatusCode::kDataLoss, "decompressing: zlib error");
 }
 
 }  // namespace

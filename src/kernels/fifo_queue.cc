@@ -164,6 +164,23 @@ void FIFOQueueResource::SetShuffle(int64_t min_after_dequeue, uint64_t seed) {
   rng_.seed(seed != 0 ? seed : std::random_device()());
 }
 
+absl::Status FIFOQueueResource::SetPadding() {
+  if (shapes_.size() != types_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("Shapes must be provided for all components, but received ",
+                                                   types_.size(), " dtypes and ", shapes_.size(), " shapes."));
+  }
+  for (const PartialShape& s : shapes_) {
+    if (!s.known_rank()) {
+      return absl::InvalidArgumentError(absl::StrCat("PaddingFIFOQueue '", name_, "': shape ", s.DebugString(),
+                                                     " must have known rank."));
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  kind_ = "PaddingFIFOQueue";
+  pad_ = true;
+  return absl::OkStatus();
+}
+
 void FIFOQueueResource::DequeueUpTo(int64_t n, CancellationManager* cancellation, DequeueCallback done) {
   DequeueBatch(n, /*up_to=*/true, cancellation, std::move(done));
 }
@@ -181,7 +198,7 @@ void FIFOQueueResource::DequeueBatch(int64_t n, bool up_to, CancellationManager*
     return;
   }
   bool specified = !shapes_.empty();
-  for (const PartialShape& s : shapes_) specified = specified && s.IsFullyDefined();
+  for (const PartialShape& s : shapes_) specified = specified && (pad_ || s.IsFullyDefined());
   if (!specified) {
     done(absl::InvalidArgumentError(absl::StrCat(
              "DequeueMany on ", kind_, " '", name_,
@@ -357,6 +374,11 @@ absl::StatusOr<FIFOQueueResource::Tuple> FIFOQueueResource::Assemble(const Attem
   Tuple batch;
   const int64_t n = static_cast<int64_t>(a.taken.size());  // wanted, or fewer for DequeueUpTo
   for (size_t c = 0; c < types_.size(); ++c) {
+    if (pad_) {
+      TW_ASSIGN_OR_RETURN(Tensor padded, AssemblePadded(a, c));
+      batch.push_back(std::move(padded));
+      continue;
+    }
     std::vector<int64_t> dims{n};
     for (int64_t d : shapes_[c].dims()) dims.push_back(d);
     TW_ASSIGN_OR_RETURN(Tensor stacked, Tensor::Allocate(types_[c], TensorShape(dims)));
@@ -375,6 +397,40 @@ absl::StatusOr<FIFOQueueResource::Tuple> FIFOQueueResource::Assemble(const Attem
     batch.push_back(std::move(stacked));
   }
   return batch;
+}
+
+// Component `c` of the taken elements stacked, each padded to the largest along every
+// dim: element i fills out[i, :d0, :d1, ...] of a zero-filled (or "") tensor.
+absl::StatusOr<Tensor> FIFOQueueResource::AssemblePadded(const Attempt& a, size_t c) const {
+  const int rank = shapes_[c].rank();
+  std::vector<int64_t> dims(rank + 1, 0);
+  dims[0] = static_cast<int64_t>(a.taken.size());
+  for (int d = 0; d < rank; ++d) {
+    dims[d + 1] = std::max<int64_t>(shapes_[c].dim(d), 0);
+    for (const Tuple& element : a.taken) dims[d + 1] = std::max(dims[d + 1], element[c].dim(d));
+  }
+  TW_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(types_[c], TensorShape(dims)));
+  const bool strings = types_[c] == DType::kString;
+  const size_t width = strings ? sizeof(std::string) : DTypeSize(types_[c]);
+  if (!strings && out.TotalBytes() > 0) std::memset(out.raw_data(), 0, out.TotalBytes());
+  std::vector<int64_t> strides(rank + 1, 1);  // of the padded tensor, in elements
+  for (int d = rank - 1; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  for (size_t i = 0; i < a.taken.size(); ++i) {
+    const Tensor& e = a.taken[i][c];
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < e.NumElements(); ++k) {
+      int64_t at = static_cast<int64_t>(i) * strides[0];
+      for (int d = 0; d < rank; ++d) at += index[d] * strides[d + 1];
+      if (strings) {
+        out.data<std::string>()[at] = e.data<std::string>()[k];
+      } else {
+        std::memcpy(static_cast<char*>(out.raw_data()) + at * width,
+                    static_cast<const char*>(e.raw_data()) + k * width, width);
+      }
+      for (int d = rank - 1; d >= 0 && ++index[d] == e.dim(d); --d) index[d] = 0;
+    }
+  }
+  return out;
 }
 
 void FIFOQueueResource::Close(bool cancel_pending_enqueues) {

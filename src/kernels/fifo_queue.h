@@ -5,6 +5,8 @@
 // with cancel_pending_enqueues) when the queue is closed. Thread-safe.
 // SetShuffle makes it TensorFlow's RandomShuffleQueue: a dequeue takes a random element and
 // only while more than min_after_dequeue remain (all of them once the queue is closed).
+// SetPadding makes it TensorFlow's PaddingFIFOQueue: shapes may leave dims unknown, and a
+// batch dequeue pads each component to the largest element along them (zeros, "" for strings).
 #ifndef TENSORWEAVE_SRC_KERNELS_FIFO_QUEUE_H_
 #define TENSORWEAVE_SRC_KERNELS_FIFO_QUEUE_H_
 
@@ -38,6 +40,9 @@ class FIFOQueueResource : public ResourceBase, public std::enable_shared_from_th
   // Before first use. seed 0: nondeterministic, as TensorFlow's seed=0, seed2=0.
   void SetShuffle(int64_t min_after_dequeue, uint64_t seed);
   bool shuffled() const { return shuffle_; }
+  // Before first use. InvalidArgument when a component's shape is missing or of unknown rank.
+  absl::Status SetPadding();
+  bool padded() const { return pad_; }
   int64_t min_after_dequeue() const { return min_after_dequeue_; }
   const std::string& name() const { return name_; }
   const std::vector<DType>& component_types() const { return types_; }
@@ -89,6 +94,7 @@ class FIFOQueueResource : public ResourceBase, public std::enable_shared_from_th
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static void Release(Attempt& a);
   absl::StatusOr<Tuple> Assemble(const Attempt& a) const;
+  absl::StatusOr<Tensor> AssemblePadded(const Attempt& a, size_t component) const;
   std::string ClosedMessage(int64_t requested, size_t size) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string name_;
@@ -97,6 +103,7 @@ class FIFOQueueResource : public ResourceBase, public std::enable_shared_from_th
   const int64_t capacity_;                  // Negative: unbounded.
   std::string kind_ = "FIFOQueue";          // In messages, as TensorFlow names the queue.
   bool shuffle_ = false;
+  bool pad_ = false;
   int64_t min_after_dequeue_ = 0;
   mutable absl::Mutex mu_;
   std::deque<Tuple> elements_ ABSL_GUARDED_BY(mu_);

@@ -109,6 +109,15 @@ void RegisterDataFlowOps(OpRegistry& r) {
                  .SetStateful()
                  .SetShapeFn(ScalarInputs({0, 1}, false)));
   // Dequeues a random element while more than min_after_dequeue remain (all once closed).
+  r.Register(OpDefBuilder("PaddingFIFOQueueV2")
+                 .Output("handle: resource")
+                 .Attr("component_types: list(type)")
+                 .Attr("shapes: list(shape) = []")
+                 .Attr("capacity: int = -1")
+                 .Attr("container: string = ''")
+                 .Attr("shared_name: string = ''")
+                 .SetStateful()
+                 .SetShapeFn(QueueShape));
   r.Register(OpDefBuilder("RandomShuffleQueueV2")
                  .Output("handle: resource")
                  .Attr("component_types: list(type)")

@@ -1,7 +1,8 @@
 // tf.train.Example parsing ops with TensorFlow's signatures: ParseExample (TF 1.x's
 // tf.parse_example), ParseExampleV2 (what TF 2.x's tf.compat.v1.parse_example emits; no
 // ragged features here) and ParseSingleExample. Outputs, in order: sparse_indices,
-// sparse_values, sparse_shapes (one triple per VarLen feature), dense_values.
+// sparse_values, sparse_shapes (one triple per VarLen feature), dense_values. And DecodeCSV
+// (tf.io.decode_csv): one output per column, each of the records' shape.
 #include "absl/strings/str_cat.h"
 #include "ops/ops.h"
 #include "tensorweave/status.h"
@@ -86,9 +87,44 @@ absl::Status ParseSingleExampleShape(InferenceContext& c) {
   return SetParseOutputs(c, 0, -1, static_cast<int>(num_sparse));
 }
 
+// Each default a scalar or a vector of 0 or 1 values (TF's texts); outputs shaped as records.
+absl::Status DecodeCsvShape(InferenceContext& c) {
+  TW_ASSIGN_OR_RETURN(std::vector<DType> types, GetTypeListAttr(c.attrs(), "OUT_TYPE"));
+  for (DType t : types) {
+    if (t != DType::kFloat && t != DType::kDouble && t != DType::kInt32 && t != DType::kInt64 &&
+        t != DType::kString) {
+      return absl::InvalidArgumentError(absl::StrCat("Value for attr 'OUT_TYPE' of ", DTypeName(t),
+                                                     " is not in the list of allowed values: float, double, int32, "
+                                                     "int64, string"));
+    }
+  }
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    const PartialShape& d = c.input_shape(i);
+    if (!d.known_rank()) continue;
+    if (d.rank() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat("Shape must be at most rank 1 but is rank ", d.rank()));
+    }
+    if (d.rank() == 1 && d.dim(0) > 1) {
+      return absl::InvalidArgumentError("Shape of a default must be a length-0 or length-1 vector, or a scalar.");
+    }
+  }
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, c.input_shape(0));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterParsingOps(OpRegistry& r) {
+  r.Register(OpDefBuilder("DecodeCSV")
+                 .Input("records: string")
+                 .Input("record_defaults: OUT_TYPE")
+                 .Output("output: OUT_TYPE")
+                 .Attr("OUT_TYPE: list(type)")
+                 .Attr("field_delim: string = ','")
+                 .Attr("use_quote_delim: bool = true")
+                 .Attr("na_value: string = ''")
+                 .Attr("select_cols: list(int) = []")
+                 .SetShapeFn(DecodeCsvShape));
   r.Register(OpDefBuilder("ParseExample")
                  .Input("serialized: string")
                  .Input("names: string")

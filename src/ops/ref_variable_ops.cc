@@ -5,6 +5,7 @@
 // check and complete the nodes' attrs first, so a bad attr is refused naming the node.
 // No kernel runs them.
 #include <initializer_list>
+#include <string>
 
 #include "ops/ops.h"
 #include "tensorweave/status.h"
@@ -67,6 +68,18 @@ OpDefBuilder Scatter(const char* name) {
       .SetShapeFn(UnchangedShape);
 }
 
+// SparseApplyXxx(var, slots..., scalars, grad, indices, trailing scalars) -> out (the variable).
+OpDefBuilder SparseApply(const char* name, std::initializer_list<const char*> inputs,
+                         std::initializer_list<const char*> after_indices = {}) {
+  OpDefBuilder b(name);
+  for (const char* in : inputs) b.Input(std::string(in) + ": T");
+  b.Input("indices: Tindices");
+  for (const char* in : after_indices) b.Input(std::string(in) + ": T");
+  b.Output("out: T").Attr("T: {float32, float64}").Attr("Tindices: {int32, int64}").Attr("use_locking: bool = false");
+  b.SetStateful().SetShapeFn(UnchangedShape);
+  return b;
+}
+
 // ResourceScatterXxx(resource, indices, updates): var[indices[i], ...] = (+=, -=) updates[i, ...].
 OpDefBuilder ResourceScatter(const char* name) {
   return OpDefBuilder(name)
@@ -84,6 +97,22 @@ OpDefBuilder ResourceScatter(const char* name) {
 void RegisterRefVariableOps(OpRegistry& r) {
   r.Register(Variable("VariableV2"));
   r.Register(Variable("Variable"));
+  // A variable for one step (TF1's accumulate_n): DestroyTemporaryVariable returns its value
+  // and removes it.
+  r.Register(OpDefBuilder("TemporaryVariable")
+                 .Output("ref: dtype")
+                 .Attr("shape: shape")
+                 .Attr("dtype: type")
+                 .Attr("var_name: string = ''")
+                 .SetStateful()
+                 .SetShapeFn(VariableShape));
+  r.Register(OpDefBuilder("DestroyTemporaryVariable")
+                 .Input("ref: T")
+                 .Output("value: T")
+                 .Attr("T: type")
+                 .Attr("var_name: string")
+                 .SetStateful()
+                 .SetShapeFn(UnchangedShape));
   r.Register(AssignLike("Assign").Attr("validate_shape: bool = true"));
   r.Register(AssignLike("AssignAdd"));
   r.Register(AssignLike("AssignSub"));
@@ -102,13 +131,18 @@ void RegisterRefVariableOps(OpRegistry& r) {
   r.Register(Apply("ApplyAdam", {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
                                  "epsilon", "grad"})
                  .Attr("use_nesterov: bool = false"));
-  r.Register(Scatter("ScatterUpdate"));
-  r.Register(Scatter("ScatterAdd"));
-  r.Register(Scatter("ScatterSub"));
-  // What the lowering turns ScatterUpdate / ScatterAdd / ScatterSub into.
-  r.Register(ResourceScatter("ResourceScatterUpdate"));
-  r.Register(ResourceScatter("ResourceScatterAdd"));
-  r.Register(ResourceScatter("ResourceScatterSub"));
+  // What the lowering turns Scatter<Mode> into: ResourceScatter<Mode>.
+  for (const char* mode : {"Update", "Add", "Sub", "Mul", "Div", "Min", "Max"}) {
+    r.Register(Scatter((std::string("Scatter") + mode).c_str()));
+    r.Register(ResourceScatter((std::string("ResourceScatter") + mode).c_str()));
+  }
+  // Sparse optimizer updates of reference variables, lowered to the ResourceSparseApply*
+  // ops (src/ops/training_ops_sparse.cc) of the same inputs.
+  r.Register(SparseApply("SparseApplyProximalGradientDescent", {"var", "alpha", "l1", "l2", "grad"}));
+  r.Register(SparseApply("SparseApplyMomentum", {"var", "accum", "lr", "grad"}, {"momentum"})
+                 .Attr("use_nesterov: bool = false"));
+  r.Register(SparseApply("SparseApplyAdagrad", {"var", "accum", "lr", "grad"}).Attr("update_slots: bool = true"));
+  r.Register(SparseApply("SparseApplyRMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}));
 }
 
 }  // namespace tw

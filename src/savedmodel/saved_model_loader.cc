@@ -27,6 +27,9 @@ const std::set<std::string>& SaverOps() {
   return *ops;
 }
 
+// What a TF saver restores into: a resource variable's handle or a TF1 reference variable.
+bool IsRestorableVariable(const std::string& op) { return op == "VarHandleOp" || op == "VariableV2" || op == "Variable"; }
+
 bool ReadFile(const std::string& path, std::string* bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -200,10 +203,10 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
       return absl::InvalidArgumentError(
           absl::StrCat("the saver restores '", key, "' into '", handle_name, "', which is not a node of the graph"));
     }
-    if (handle->second->op() != "VarHandleOp") {
+    if (!IsRestorableVariable(handle->second->op())) {
       return absl::UnimplementedError(absl::StrCat("the saver restores '", key, "' into '", handle_name, "', a ",
                                                    handle->second->op(),
-                                                   ": only resource variables (VarHandleOp) are restored"));
+                                                   ": only variables (VarHandleOp, VariableV2, Variable) are restored"));
     }
     if (keys.insert(key).second) restored_handles.emplace_back(key, handle->second);
   }
@@ -238,7 +241,8 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
     attrs["names"].mutable_list()->add_s(key);
     const auto& handle_attrs = handle->attr();
     if (!handle_attrs.count("dtype") || !handle_attrs.count("shape")) {
-      return absl::InvalidArgumentError(absl::StrCat("variable '", key, "' (VarHandleOp) has no dtype or shape attr"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("variable '", key, "' (", handle->op(), ") has no dtype or shape attr"));
     }
     attrs["dtypes"].mutable_list()->add_type(handle_attrs.at("dtype").type());
     *attrs["shapes"].mutable_list()->add_shape() = handle_attrs.at("shape").shape();
@@ -248,10 +252,16 @@ absl::StatusOr<GraphDef> GraphDefForLoad(const MetaGraphDef& meta, const std::st
   for (size_t i = 0; i < restored_handles.size(); ++i) {
     NodeDef* assign = out.add_node();
     assign->set_name(absl::StrCat(scope, "/Assign_", i));
-    assign->set_op("AssignVariableOp");
     assign->add_input(restored_handles[i].second->name());
     assign->add_input(absl::StrCat(restore->name(), ":", i));
-    (*assign->mutable_attr())["dtype"].set_type(restored_handles[i].second->attr().at("dtype").type());
+    const DataType dtype = restored_handles[i].second->attr().at("dtype").type();
+    if (restored_handles[i].second->op() == "VarHandleOp") {
+      assign->set_op("AssignVariableOp");
+      (*assign->mutable_attr())["dtype"].set_type(dtype);
+    } else {  // a TF1 reference variable: TF's own saver assigns it (the import lowers both)
+      assign->set_op("Assign");
+      (*assign->mutable_attr())["T"].set_type(dtype);
+    }
     assigns.push_back("^" + assign->name());
   }
   all = out.add_node();

@@ -56,7 +56,10 @@ const std::map<std::string, std::string>& KernelLessOps() {
     auto* m = new std::map<std::string, std::string>;
     for (const char* op : {"VariableV2", "Variable", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
                            "ApplyGradientDescent", "ApplyMomentum", "ApplyAdagrad", "ApplyRMSProp", "ApplyAdam",
-                           "ApplyCenteredRMSProp", "ScatterUpdate", "ScatterAdd", "ScatterSub"}) {
+                           "ApplyCenteredRMSProp", "ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul",
+                           "ScatterDiv", "ScatterMin", "ScatterMax", "SparseApplyProximalGradientDescent",
+                           "SparseApplyMomentum", "SparseApplyAdagrad", "SparseApplyRMSProp", "TemporaryVariable",
+                           "DestroyTemporaryVariable"}) {
       (*m)[op] = "TF1 reference-variable op: lowered to resource ops on import (src/graph/ref_variable_lowering.cc)";
     }
     return m;

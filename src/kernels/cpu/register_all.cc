@@ -18,6 +18,7 @@ void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_ker
 void RegisterUnravelIndexKernels(KernelRegistry& r);     // unravel_index_kernels.cc
 void RegisterControlFlowKernels(KernelRegistry& r);  // control_flow_kernels.cc
 void RegisterStringConvertKernels(KernelRegistry& r);  // string_convert_kernels.cc
+void RegisterDecodeCsvKernels(KernelRegistry& r);      // decode_csv_kernels.cc
 void RegisterStringTextKernels(KernelRegistry& r);     // string_text_kernels.cc
 void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
 void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
@@ -67,6 +68,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterUnravelIndexKernels(r);
   RegisterControlFlowKernels(r);
   RegisterStringConvertKernels(r);
+  RegisterDecodeCsvKernels(r);
   RegisterStringTextKernels(r);
   RegisterCountUpToKernels(r);
   RegisterReaderKernels(r);

@@ -1,8 +1,9 @@
-// ResourceScatterUpdate / ResourceScatterAdd / ResourceScatterSub: rows of a resource
-// variable replaced by, increased or decreased by rows of `updates` (var[indices[i], ...]
-// = / += / -= updates[i, ...]). They are what TF1's ScatterUpdate / ScatterAdd / ScatterSub
-// on reference variables lower to (ScatterSub: GradientDescent's sparse update). Copy-on-write as
-// the other variable kernels: a value someone read keeps its buffer.
+// ResourceScatterUpdate / Add / Sub / Mul / Div / Min / Max: rows of a resource variable
+// replaced by or combined with rows of `updates` (var[indices[i], ...] = / += / -= / *= / /=
+// / min= / max= updates[i, ...]). They are what TF1's Scatter* on reference variables lower
+// to (ScatterSub: GradientDescent's sparse update). Copy-on-write as the other variable
+// kernels: a value someone read keeps its buffer. Integer division by zero is an error
+// (TensorFlow's kernel would trap), INT_MIN / -1 wraps.
 #include <cstring>
 #include <type_traits>
 
@@ -26,7 +27,29 @@ absl::Status CheckIndices(const Tensor& indices, int64_t rows, std::vector<int64
   return absl::OkStatus();
 }
 
-enum class ScatterMode { kUpdate, kAdd, kSub };
+enum class ScatterMode { kUpdate, kAdd, kSub, kMul, kDiv, kMin, kMax };
+
+// d (op)= u (an integer divisor is never 0 here: checked first).
+template <ScatterMode kMode, typename T>
+void Combine(T& d, T u) {
+  if constexpr (std::is_integral_v<T>) {  // + - * wrap around, as TensorFlow's do
+    using U = std::make_unsigned_t<T>;
+    const U x = static_cast<U>(d), y = static_cast<U>(u);
+    if constexpr (kMode == ScatterMode::kAdd) d = static_cast<T>(x + y);
+    if constexpr (kMode == ScatterMode::kSub) d = static_cast<T>(x - y);
+    if constexpr (kMode == ScatterMode::kMul) d = static_cast<T>(x * y);
+    if constexpr (kMode == ScatterMode::kDiv) {
+      d = u == -1 ? static_cast<T>(U{0} - x) : static_cast<T>(d / u);
+    }
+  } else {
+    if constexpr (kMode == ScatterMode::kAdd) d = d + u;
+    if constexpr (kMode == ScatterMode::kSub) d = d - u;
+    if constexpr (kMode == ScatterMode::kMul) d = d * u;
+    if constexpr (kMode == ScatterMode::kDiv) d = d / u;
+  }
+  if constexpr (kMode == ScatterMode::kMin) d = u < d ? u : d;
+  if constexpr (kMode == ScatterMode::kMax) d = u > d ? u : d;
+}
 
 template <ScatterMode kMode>
 class ResourceScatterOp : public OpKernel {
@@ -75,6 +98,16 @@ class ResourceScatterOp : public OpKernel {
     std::vector<int64_t> rows;
     TW_RETURN_IF_ERROR(indices.dtype() == DType::kInt32 ? CheckIndices<int32_t>(indices, current.dim(0), &rows)
                                                         : CheckIndices<int64_t>(indices, current.dim(0), &rows));
+    if constexpr (kMode == ScatterMode::kDiv) {  // refused before anything is written
+      bool zero = false;
+      VisitNumeric(dtype_, [&](auto tag) {
+        using T = TypeOf<decltype(tag)>;
+        if constexpr (std::is_integral_v<T>) {
+          for (int64_t i = 0; i < updates.NumElements(); ++i) zero |= updates.data<T>()[i] == 0;
+        }
+      });
+      if (zero) return absl::InvalidArgumentError("Integer division by zero");
+    }
     Tensor result = current.RefCountIsOne() ? current : current.Copy();
     const int64_t row = current.dim(0) == 0 ? 0 : current.NumElements() / current.dim(0);
     if constexpr (kArithmetic) {
@@ -83,16 +116,7 @@ class ResourceScatterOp : public OpKernel {
         T* dst = result.data<T>();
         const T* src = updates.data<T>();
         for (size_t i = 0; i < rows.size(); ++i) {
-          for (int64_t k = 0; k < row; ++k) {
-            T& d = dst[rows[i] * row + k];
-            if constexpr (std::is_integral_v<T>) {  // wraps around, as TensorFlow's does
-              using U = std::make_unsigned_t<T>;
-              const U x = static_cast<U>(d), y = static_cast<U>(src[i * row + k]);
-              d = static_cast<T>(kMode == ScatterMode::kAdd ? x + y : x - y);
-            } else {
-              d = kMode == ScatterMode::kAdd ? d + src[i * row + k] : d - src[i * row + k];
-            }
-          }
+          for (int64_t k = 0; k < row; ++k) Combine<kMode>(dst[rows[i] * row + k], src[i * row + k]);
         }
       });
     } else {
@@ -121,6 +145,10 @@ void RegisterResourceScatterKernels(KernelRegistry& r) {
   r.Register("ResourceScatterUpdate", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kUpdate>>());
   r.Register("ResourceScatterAdd", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kAdd>>());
   r.Register("ResourceScatterSub", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kSub>>());
+  r.Register("ResourceScatterMul", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kMul>>());
+  r.Register("ResourceScatterDiv", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kDiv>>());
+  r.Register("ResourceScatterMin", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kMin>>());
+  r.Register("ResourceScatterMax", kDeviceCpu, Factory<ResourceScatterOp<ScatterMode::kMax>>());
 }
 
 }  // namespace tw
