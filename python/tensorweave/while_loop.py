@@ -96,11 +96,15 @@ class WhileInfo:
     """A built loop as its gradient needs it: the functions, the initial values, the exits and
     the outside tensors cond and body read."""
 
-    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants):
+    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants,
+                 body_in, loop_cond):
         self.cond, self.body, self.structure = cond, body, structure
         self.initial, self.exits, self.context = initial, exits, context
         self.parallel_iterations = parallel_iterations
         self.invariants = invariants  # The loop variables' shape invariants, flat.
+        # Where while_grad.py hooks its stack pushes into the forward loop: each iteration's
+        # incoming loop variables (the body's inputs) and the loop's predicate.
+        self.body_in, self.loop_cond = body_in, loop_cond
 
     def call_body(self, flat):
         result = _like(self.structure, self.body(*_as_args(_pack_as(self.structure, iter(flat)))))
@@ -135,8 +139,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                swap_memory=False, maximum_iterations=None, name=None, return_same_structure=False):
     """tf.compat.v1.while_loop: repeats body while cond is true; returns the final loop_vars
     (a single var unpacked, as TF1). swap_memory is accepted and ignored (no device memory);
-    back_prop is accepted: gradients through loops are not built yet."""
-    del swap_memory, back_prop
+    with back_prop=False tf.gradients treats the loop's results as constants."""
+    del swap_memory
     if not callable(cond):
         raise TypeError("cond must be callable.")
     if not callable(body):
@@ -245,10 +249,12 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             for x in exits:
                 outer._add_op(x.name)
         out = _pack_as(structure, iter([x.outputs[0] for x in exits]))
-        # What tf.gradients needs to differentiate through this loop (while_grad.py).
-        graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
-            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
-            invariants)
+        # What tf.gradients needs to differentiate through this loop (while_grad.py); without
+        # it the C++ pass takes the marked Exits as constants (back_prop=False).
+        if back_prop:
+            graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
+                cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
+                invariants, body_in, loop_cond.outputs[0])
     if packed:
         out = out[1]
     if not return_same_structure and isinstance(out, (list, tuple)) and not hasattr(out, "_fields") and len(out) == 1:
