@@ -134,4 +134,5 @@ from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from 
 # Collective ops and the Horovod-shaped data-parallel API (issue 21).
 from tensorweave import collective_ops  # noqa: E402,F401
 from tensorweave.while_loop import while_loop  # noqa: E402,F401 - TF1 dataflow loop (Enter/Merge/NextIteration/Exit)
+from tensorweave.tensor_array_ops import TensorArray  # noqa: E402,F401 - TF1's TensorArrayV3 ops
 from tensorweave.functional_ops import foldl, foldr, map_fn, scan  # noqa: E402,F401 - on tf.while_loop

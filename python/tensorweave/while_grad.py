@@ -36,14 +36,16 @@ def _in_context(graph, ctx, fn):
 
 def _add_pushes(info):
     """Adds to `info`'s forward loop the counter and the pushes of each iteration's incoming
-    loop variables; returns (the stack handles, one per loop variable; the count Exit)."""
+    loop variables and of its REPLAYED_OPS (while_loop.py); returns (the stack handles; the count
+    Exit; the pushed tensors: the body's inputs, then the replayed ops' values)."""
     from tensorweave import math_ops
     graph, ctx = get_default_graph(), info.context
+    pushed = list(info.body_in) + [op.outputs[0] for op in ctx._replayed]
 
     def outside():
         zero = convert_to_tensor(0)
         handles = [graph.create_op("StackV2", [convert_to_tensor(-1)], {"elem_type": v.dtype, "stack_name": "f_acc"},
-                                   name="f_acc").outputs[0] for v in info.body_in]
+                                   name="f_acc").outputs[0] for v in pushed]
         return zero, handles
 
     zero, handles = _in_context(graph, ctx._outer, outside)
@@ -59,7 +61,7 @@ def _add_pushes(info):
 
     def in_frame():
         with graph.control_dependencies([count]):  # After the previous iteration's pushes.
-            pushes = [graph.create_op("StackPushV2", [h, v], name="f_acc_push") for h, v in zip(handles, info.body_in)]
+            pushes = [graph.create_op("StackPushV2", [h, v], name="f_acc_push") for h, v in zip(handles, pushed)]
         with graph.control_dependencies(pushes):
             return math_ops.add(count, 1)
 
@@ -72,7 +74,7 @@ def _add_pushes(info):
                                                                name="f_count_exit"))
     if ctx._outer is not None:
         ctx._outer._add_op(exit_op.name)
-    return handles, exit_op.outputs[0]
+    return handles, exit_op.outputs[0], pushed
 
 
 def backprop(info, exit_grads):
@@ -87,7 +89,7 @@ def backprop(info, exit_grads):
     captured = [c for c in info.context._captured if _is_float(c)]
     scalar = TensorShape([])
     with graph.name_scope(info.context._frame_name + "/"):
-        handles, count = _add_pushes(info)
+        handles, count, pushed = _add_pushes(info)
     with graph.name_scope("while_grad"):
         g0 = [exit_grads[i] if exit_grads[i] is not None else array_ops.zeros_like(info.exits[i]) for i in floats]
         acc0 = [array_ops.zeros_like(c) for c in captured]
@@ -95,11 +97,27 @@ def backprop(info, exit_grads):
         def step(k, g, acc):
             ctx = graph._control_flow_context
             with graph.control_dependencies([k]):  # After the previous step's pops.
-                popped = [graph.create_op("StackPopV2", [h], {"elem_type": v.dtype}, name="f_acc_pop").outputs[0]
-                          for h, v in zip(handles, info.body_in)]
-            state = [p if inv.dims is None else ensure_shape(p, inv) for p, inv in zip(popped, info.invariants)]
+                pops = [graph.create_op("StackPopV2", [h], {"elem_type": v.dtype}, name="f_acc_pop")
+                        for h, v in zip(handles, pushed)]
+            popped = [p.outputs[0] for p in pops]
+            n = len(info.body_in)
+            state = [p if inv.dims is None else ensure_shape(p, inv) for p, inv in zip(popped[:n], info.invariants)]
+            replays = iter(zip(info.context._replayed, pops[n:]))
+
+            def replay(op_type):
+                forward, pop = next(replays, (None, None))
+                if forward is None or forward.type != op_type:
+                    raise NotImplementedError("tf.gradients through a while_loop: the body made other ops when run "
+                                              "again (%s)" % op_type)
+                return pop
+
             loops_before = len(graph.__dict__.get("_while_loops", {}))
-            out = info.call_body(state)
+            # Re-run TensorArray ops may re-read (tensor_array_ops.py); REPLAYED_OPS are popped.
+            graph._tw_grad_rerun, graph._tw_replay = True, replay
+            try:
+                out = info.call_body(state)
+            finally:
+                graph._tw_grad_rerun, graph._tw_replay = False, None
             if len(graph.__dict__.get("_while_loops", {})) != loops_before:
                 raise NotImplementedError("tf.gradients through a while_loop nested in another loop's body is not "
                                           "supported yet (loop '%s')" % info.context._frame_name)
