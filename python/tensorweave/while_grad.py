@@ -91,6 +91,10 @@ def backprop(info, exit_grads):
     with graph.name_scope(info.context._frame_name + "/"):
         handles, count, pushed = _add_pushes(info)
     with graph.name_scope("while_grad"):
+        # The backward loop starts once the forward loop is done: its re-run bodies must not
+        # overtake a forward body still running (a TensorArray write, say).
+        with graph.control_dependencies(info.exits):
+            count = array_ops.identity(count)
         g0 = [exit_grads[i] if exit_grads[i] is not None else array_ops.zeros_like(info.exits[i]) for i in floats]
         acc0 = [array_ops.zeros_like(c) for c in captured]
 
