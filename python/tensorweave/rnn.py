@@ -38,8 +38,8 @@ def _select_rows(keep_old, old, new):
 
 def _zero_output(cell, batch_size, dtype):
     sizes = cell.output_size
-    flat = [_tf.zeros(_tf.stack([batch_size, s]), dtype=dtype) for s in _flat_sizes(sizes)]
-    return flat
+    from tensorweave.rnn_cell import _zeros_like_size
+    return [_zeros_like_size(s, batch_size, dtype) for s in _flat_sizes(sizes)]
 
 
 def _infer_state_dtype(dtype, state):

@@ -34,8 +34,10 @@ def _zeros_like_size(size, batch_size, dtype):
         return LSTMStateTuple(*[_zeros_like_size(s, batch_size, dtype) for s in size])
     if isinstance(size, (tuple, list)):
         return type(size)(_zeros_like_size(s, batch_size, dtype) for s in size)
-    return _tf.zeros(_tf.stack([batch_size, size]) if not isinstance(batch_size, int)
-                           else [batch_size, size], dtype=dtype)
+    if isinstance(batch_size, int):
+        return _tf.zeros([batch_size, size], dtype=dtype)
+    from tensorweave.tensor_array_ops import _with_shape
+    return _with_shape(_tf.zeros(_tf.stack([batch_size, size]), dtype=dtype), TensorShape([None, size]))
 
 
 def _sigmoid(x):
@@ -347,5 +349,3 @@ class DropoutWrapper(RNNCell):
                 new_state = self._dropout(new_state, self._state_keep_prob)
         return self._dropout(output, self._output_keep_prob), new_state
 
-
-del TensorShape, dtypes

@@ -77,6 +77,14 @@ def _add_pushes(info):
     return handles, exit_op.outputs[0], pushed
 
 
+def _pinned(tensor, shape):
+    """tensor with static shape `shape` (EnsureShape) when its own says less."""
+    from tensorweave.shape_n_ops import ensure_shape
+    if shape.dims is None or tensor.shape == shape:
+        return tensor
+    return ensure_shape(tensor, shape)
+
+
 def backprop(info, exit_grads):
     """(gradients of the initial values, gradients of the outside tensors) for `info`'s loop,
     given the gradients arriving at its exits (None: zero)."""
@@ -133,6 +141,9 @@ def backprop(info, exit_grads):
             for op in graph.get_operations()[before:]:
                 ctx._add_op(op.name)
             grads = [array_ops.zeros_like(x) if r is None else Tensor(graph, r) for r, x in zip(grads, xs)]
+            # The C++ pass may lose a static dim the loop's invariants keep: pinned back.
+            shapes = [info.invariants[i] for i in floats] + [c.shape for c in captured]
+            grads = [_pinned(g, s) for g, s in zip(grads, shapes)]
             with graph.control_dependencies(popped):
                 k_next = k - 1
             return (k_next, grads[:len(floats)],

@@ -152,3 +152,21 @@ def test_running_the_loop_without_its_gradient_leaves_the_gradient_right():
         value, grad = sess.run([v, g])
         assert alone == value
         assert sess.run(g) == grad
+
+
+def test_an_optimizer_trains_through_a_loop():
+    # The C++ optimizer's own gradient pass takes a loop as a constant: minimize and
+    # compute_gradients go through Python's tf.gradients when the graph has loops.
+    w = tf.Variable(0.5, dtype=tf.float64)
+    x = tf.constant(1.2, tf.float64)
+    v = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.sin(v) * w + x), [0, x])[1]
+    opt = tf.train.GradientDescentOptimizer(0.1)
+    (grad, var), = opt.compute_gradients(v, [w])
+    expected = tf.gradients(v, w)[0]
+    step = opt.minimize(v, var_list=[w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        g, e = sess.run([grad, expected])
+        assert var is w and g == e and g != 0.0
+        sess.run(step)
+        np.testing.assert_allclose(sess.run(w), 0.5 - 0.1 * e, rtol=1e-12)
