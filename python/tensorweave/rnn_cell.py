@@ -7,7 +7,6 @@ open then, and reuses them on every later call (a loop body runs again for its g
 import collections
 
 import tensorweave as _tf  # The tf.* functions, looked up when called.
-from tensorweave import dtypes
 from tensorweave.framework import TensorShape, convert_to_tensor
 from tensorweave.variables import get_variable, variable_scope
 

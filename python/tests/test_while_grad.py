@@ -6,7 +6,6 @@ import json
 import time
 
 import numpy as np
-import pytest
 
 import tensorweave as tf
 from tf_peer import require_tensorflow, run_tf_script

@@ -8,7 +8,6 @@
 // wrote the same value). Errors follow TensorFlow's texts.
 #include <atomic>
 #include <cstring>
-#include <map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
