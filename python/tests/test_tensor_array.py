@@ -90,3 +90,22 @@ def test_a_loop_gradient_through_tensor_arrays_equals_the_unrolled_graph():
         a, b = sess.run(grads)
     for ours, ref in zip(a, b):
         np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-14)
+
+
+def test_arrays_live_for_one_step():
+    # As TF's step container: a step's arrays (and their gradient arrays) go when it ends. Forty
+    # steps of a 25 MB array would hold 1 GB if they stayed.
+    import resource
+    x = tf.placeholder(tf.float32, [None])
+    ta = tf.TensorArray(tf.float32, size=1).write(0, x * 2.0)
+    total = tf.reduce_sum(ta.stack())
+    grad = tf.gradients(total, x)[0]
+    big = np.ones(25 << 18, np.float32)  # 25 MB
+    with tf.Session() as sess:
+        sess.run([total, grad], {x: big})
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        for _ in range(40):
+            value, _ = sess.run([total, grad], {x: big})
+        grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert value == 2.0 * big.size
+    assert grown_mb < 300, grown_mb

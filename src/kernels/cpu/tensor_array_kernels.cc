@@ -1,5 +1,6 @@
 // Kernels of TF1's TensorArray (V3 ops). Each run of TensorArrayV3 makes a new array (a
-// fresh name, as TF's kernel does) in the device's ResourceMgr until TensorArrayCloseV3.
+// fresh name, as TF's kernel does) in the step's container of the device's ResourceMgr,
+// until TensorArrayCloseV3 or the end of the step (StepContainer).
 // A gradient array (TensorArrayGradV3) is made once per (array, source), sized as the array
 // is then, and sums the writes to one index (several paths reach one element's gradient).
 // Ops re-run by a while loop's gradient (python/tensorweave/while_grad.py re-runs the body
@@ -16,11 +17,10 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/resource_handle_input.h"
 #include "kernels/resource_mgr.h"
+#include "kernels/step_container.h"
 
 namespace tw {
 namespace {
-
-constexpr char kContainer[] = "_tensor_arrays";
 
 // A dtype as TF's messages name it ("float", "double", "int32").
 std::string TfName(DType t) {
@@ -256,13 +256,13 @@ class TensorArrayOp : public OpKernel {
     const std::string name = absl::StrCat(name_, "_", counter.fetch_add(1));
     TW_RETURN_IF_ERROR(ctx.resource_mgr()
                            ->LookupOrCreateResource<TensorArray>(
-                               kContainer, name,
+                               StepContainer(ctx.step_id()), name,
                                [&]() -> absl::StatusOr<std::shared_ptr<TensorArray>> {
                                  return std::make_shared<TensorArray>(name, dtype_, element_shape_, size, dynamic_size_,
                                                                       clear_after_read_, identical_, false);
                                })
                            .status());
-    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), kContainer, name}));
+    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), StepContainer(ctx.step_id()), name}));
     SetFlow(ctx, 1);
     return absl::OkStatus();
   }
@@ -284,12 +284,12 @@ class TensorArrayGradOp : public OpKernel {
     const std::string name = absl::StrCat(forward->name(), "@", source_);
     TW_RETURN_IF_ERROR(ctx.resource_mgr()
                            ->LookupOrCreateResource<TensorArray>(
-                               kContainer, name,
+                               StepContainer(ctx.step_id()), name,
                                [&]() -> absl::StatusOr<std::shared_ptr<TensorArray>> {
                                  return forward->MakeGrad(name);
                                })
                            .status());
-    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), kContainer, name}));
+    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), StepContainer(ctx.step_id()), name}));
     SetFlow(ctx, 1);
     return absl::OkStatus();
   }
@@ -562,7 +562,7 @@ class TensorArrayCloseOp : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(std::shared_ptr<TensorArray> ta, ArrayInput(ctx));
     ta->Close();  // Later ops on the handle say "has already been closed", as TF's do.
-    return ctx.resource_mgr()->Delete(kContainer, ta->name());
+    return ctx.resource_mgr()->Delete(ctx.input(0).resource().container, ta->name());
   }
   bool IsExpensive() const override { return false; }
 };
