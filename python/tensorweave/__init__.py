@@ -134,4 +134,9 @@ from tensorweave import raw_ops  # noqa: E402,F401 - tf.raw_ops, generated from 
 # Collective ops and the Horovod-shaped data-parallel API (issue 21).
 from tensorweave import collective_ops  # noqa: E402,F401
 from tensorweave.while_loop import while_loop  # noqa: E402,F401 - TF1 dataflow loop (Enter/Merge/NextIteration/Exit)
+from tensorweave.tensor_array_ops import TensorArray  # noqa: E402,F401 - TF1's TensorArrayV3 ops
+from tensorweave import rnn as _rnn, rnn_cell as _rnn_cell  # noqa: E402 - tf.nn.rnn_cell, tf.nn.dynamic_rnn
+nn.rnn_cell = _rnn_cell
+nn.dynamic_rnn, nn.static_rnn = _rnn.dynamic_rnn, _rnn.static_rnn
+nn.bidirectional_dynamic_rnn = _rnn.bidirectional_dynamic_rnn
 from tensorweave.functional_ops import foldl, foldr, map_fn, scan  # noqa: E402,F401 - on tf.while_loop

@@ -83,5 +83,15 @@ layers = _Namespace("contrib.layers", xavier_initializer=xavier_initializer, l2_
 opt = _Namespace("contrib.opt", LazyAdamOptimizer=_train.LazyAdamOptimizer)
 
 
+def _rnn_namespace():
+    from tensorweave import rnn as _rnn_ops, rnn_cell as _cells
+    names = {n: getattr(_cells, n) for n in ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell",
+                                            "GRUCell", "MultiRNNCell", "DropoutWrapper", "LSTMStateTuple")}
+    return _Namespace("contrib.rnn", static_rnn=_rnn_ops.static_rnn, **names)
+
+
 def __getattr__(name):
+    if name == "rnn":  # Built on first use: rnn_cell imports modules that import this one.
+        globals()["rnn"] = _rnn_namespace()
+        return globals()["rnn"]
     raise AttributeError(f"tf.contrib.{name} is not in tensorweave yet")

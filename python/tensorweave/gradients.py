@@ -21,7 +21,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
     graph = ys[0].graph
     loops = graph.__dict__.get("_while_loops")
     if loops:
-        through = _through_loop(ys, xs, core_xs, grad_ys, loops)
+        # One scope around the whole call: a TensorArray's gradient array is chosen by it
+        # (src/autodiff/tensor_array_grad.cc), and the loop's inner passes must share it.
+        if any(part.startswith("gradients") for part in graph.get_name_scope().split("/")):
+            through = _through_loop(ys, xs, core_xs, grad_ys, loops)
+        else:
+            with graph.name_scope(name or "gradients"):
+                through = _through_loop(ys, xs, core_xs, grad_ys, loops)
         if through is not None:
             return through
     grads = [None if g is None else Tensor(graph, g)

@@ -54,6 +54,12 @@ class Optimizer:
         """[(gradient or None, variable)] for var_list (the trainable variables when None)."""
         loss = convert_to_tensor(loss)
         graph = loss.graph
+        if graph.__dict__.get("_while_loops"):
+            # The C++ pass takes a tf.while_loop as a constant: Python's tf.gradients goes through it.
+            from tensorweave.gradients import gradients
+            from tensorweave.variables import trainable_variables
+            var_list = list(var_list) if var_list is not None else trainable_variables()
+            return list(zip(gradients(loss, var_list), var_list))
         pairs = [(None if g is None else Tensor(graph, g), Variable._from_core(graph, v))
                  for g, v in self._opt.compute_gradients(loss._core, _core_var_list(var_list))]
         # A gathered variable's gradient is IndexedSlices, as in TensorFlow.
@@ -146,7 +152,7 @@ class Optimizer:
         loss = convert_to_tensor(loss)
         if self._sparse_updates and self._gathers_variables(loss.graph):
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
-        if loss.graph._has_control_dependencies():
+        if loss.graph._has_control_dependencies() or loss.graph.__dict__.get("_while_loops"):
             return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
         op = self._opt.minimize(loss._core, None if global_step is None else global_step._core,
                                 _core_var_list(var_list), name or "")

@@ -10,9 +10,15 @@ Graph.create_op hands every new op to it to rewire the inputs (as control_flow_o
 which nests inside it for a tf.cond in the body)."""
 import contextlib
 
-from tensorweave import dtypes
+from tensorweave import dtypes, tensor_array_ops
 from tensorweave.control_flow_ops import _flatten, _pack_as, _same_structure, _structure_repr  # noqa: F401
 from tensorweave.framework import TensorShape, convert_to_tensor, get_default_graph
+
+
+# Ops whose value a second run would not repeat (random draws, an array's size while it
+# grows): the loop gradient replays their forward values from stacks (while_grad.py).
+REPLAYED_OPS = frozenset({"TensorArraySizeV3", "RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                          "RandomUniformInt"})
 
 
 class WhileContext:
@@ -27,6 +33,9 @@ class WhileContext:
         self._entered = {}  # Outside tensor name -> its Enter output.
         self._captured = []  # The outside tensors, in capture order (their gradients: while_grad.py).
         self._pivot = None  # Ops without data inputs depend on it (they must run per iteration).
+        # Ops of REPLAYED_OPS made in the body, in order: their values are pushed for the
+        # gradient's re-run of the body, which pops them instead of running them again.
+        self._replayed = []
 
     def _add_op(self, name):
         ctx = self
@@ -66,6 +75,10 @@ class WhileContext:
 
     def create_op(self, op_type, inputs, attrs, name):
         graph = self._graph
+        if op_type in REPLAYED_OPS:
+            replay = getattr(graph, "_tw_replay", None)
+            if replay is not None:  # The gradient's re-run of the body (while_grad.py).
+                return replay(op_type)
         inputs = [self._capture(convert_to_tensor(i)) for i in inputs]
         graph._control_flow_context = None
         try:
@@ -77,6 +90,8 @@ class WhileContext:
         finally:
             graph._control_flow_context = self
         self._add_op(op.name)
+        if op_type in REPLAYED_OPS:
+            self._replayed.append(op)
         return op
 
     def call(self, fn, args, pivot):
@@ -96,11 +111,15 @@ class WhileInfo:
     """A built loop as its gradient needs it: the functions, the initial values, the exits and
     the outside tensors cond and body read."""
 
-    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants):
+    def __init__(self, cond, body, structure, initial, exits, context, parallel_iterations, invariants,
+                 body_in, loop_cond):
         self.cond, self.body, self.structure = cond, body, structure
         self.initial, self.exits, self.context = initial, exits, context
         self.parallel_iterations = parallel_iterations
         self.invariants = invariants  # The loop variables' shape invariants, flat.
+        # Where while_grad.py hooks its stack pushes into the forward loop: each iteration's
+        # incoming loop variables (the body's inputs) and the loop's predicate.
+        self.body_in, self.loop_cond = body_in, loop_cond
 
     def call_body(self, flat):
         result = _like(self.structure, self.body(*_as_args(_pack_as(self.structure, iter(flat)))))
@@ -135,8 +154,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                swap_memory=False, maximum_iterations=None, name=None, return_same_structure=False):
     """tf.compat.v1.while_loop: repeats body while cond is true; returns the final loop_vars
     (a single var unpacked, as TF1). swap_memory is accepted and ignored (no device memory);
-    back_prop is accepted: gradients through loops are not built yet."""
-    del swap_memory, back_prop
+    with back_prop=False tf.gradients treats the loop's results as constants."""
+    del swap_memory
     if not callable(cond):
         raise TypeError("cond must be callable.")
     if not callable(body):
@@ -147,6 +166,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise ValueError("No loop variables provided")
     graph = get_default_graph()
     outer = getattr(graph, "_control_flow_context", None)
+    ta_template = None
+    if tensor_array_ops.has_tensor_arrays(loop_vars):  # As TF1: a TensorArray travels as its flow.
+        ta_template, cond, body = loop_vars, _over_flows(loop_vars, cond, False), _over_flows(loop_vars, body, True)
+        loop_vars = tensor_array_ops.to_flows(loop_vars)
     with graph.name_scope(name or "while"):
         frame_name = graph.get_name_scope()
         if maximum_iterations is not None:
@@ -245,15 +268,31 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             for x in exits:
                 outer._add_op(x.name)
         out = _pack_as(structure, iter([x.outputs[0] for x in exits]))
-        # What tf.gradients needs to differentiate through this loop (while_grad.py).
-        graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
-            cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
-            invariants)
+        # What tf.gradients needs to differentiate through this loop (while_grad.py); without
+        # it the C++ pass takes the marked Exits as constants (back_prop=False).
+        if back_prop:
+            graph.__dict__.setdefault("_while_loops", {})[exits[0].name] = WhileInfo(
+                cond, body, structure, flat_vars, [x.outputs[0] for x in exits], ctx, parallel_iterations,
+                invariants, body_in, loop_cond.outputs[0])
     if packed:
         out = out[1]
+    if ta_template is not None:
+        out = tensor_array_ops.from_flows(ta_template, out)
     if not return_same_structure and isinstance(out, (list, tuple)) and not hasattr(out, "_fields") and len(out) == 1:
         return out[0]
     return out
+
+
+def _over_flows(template, fn, is_body):
+    """cond or body over loop vars whose TensorArrays (in `template`) travel as flows."""
+    def wrapped(*args):
+        if isinstance(template, (list, tuple)) and not hasattr(template, "_fields"):
+            packed = type(template)(args)
+        else:
+            packed = args[0]
+        result = fn(*_as_args(tensor_array_ops.from_flows(template, packed)))
+        return tensor_array_ops.to_flows(_like(template, result)) if is_body else result
+    return wrapped
 
 
 def _same_loose(a, b):

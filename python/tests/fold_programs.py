@@ -24,3 +24,17 @@ def build(tf):
     loss = tf.add_n([tf.reduce_sum(o * o) for o in outs])
     grads = tf.gradients(loss, [elems, init])
     return outs + [loss] + grads
+
+
+def build_empty(tf):
+    """map_fn and scan over a fed number of rows (0 included): values, static shapes, gradients."""
+    rows = tf.placeholder(tf.float64, [None, 2], name="rows")
+    mapped = tf.map_fn(lambda x: tf.stack([x[0] * x[1], tf.sin(x[0]), x[1]]), rows)
+    pairs = tf.map_fn(lambda x: (x[0] * 2.0, tf.cast(x[1] > 0, tf.int32)), (rows[:, 0], rows[:, 1]),
+                      dtype=(tf.float64, tf.int32))
+    scanned = tf.scan(lambda acc, x: acc * 0.5 + x, rows, initializer=tf.constant([1.0, -1.0], tf.float64))
+    loss = tf.reduce_sum(mapped) + tf.reduce_sum(scanned * scanned) + tf.reduce_sum(pairs[0])
+    return rows, [mapped, pairs[0], pairs[1], scanned, loss] + tf.gradients(loss, [rows])
+
+
+EMPTY_FEEDS = {"0": np.zeros([0, 2]), "1": ELEMS[:1], "4": ELEMS}

@@ -26,8 +26,10 @@ def test_framework_and_layers_aliases():
 
 
 def test_missing_contrib_names_say_so():
-    with pytest.raises(AttributeError, match=r"tf.contrib.rnn is not in tensorweave yet"):
-        tf.contrib.rnn
+    with pytest.raises(AttributeError, match=r"tf.contrib.seq2seq is not in tensorweave yet"):
+        tf.contrib.seq2seq
+    with pytest.raises(AttributeError, match=r"tf.contrib.rnn.NASCell is not in tensorweave yet"):
+        tf.contrib.rnn.NASCell
     with pytest.raises(AttributeError, match=r"tf.contrib.layers.fully_connected is not in tensorweave yet"):
         tf.contrib.layers.fully_connected
 

@@ -136,3 +136,12 @@ def test_mnist_records_trains_from_tfrecord_files_through_queues(tmp_path):
     assert len(losses) >= 3 and losses[-1] < losses[0] / 2, out
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
     assert accuracy >= 0.85, out
+
+
+def test_lstm_sequence_learns_the_majority_symbol_of_variable_length_sequences():
+    # dynamic_rnn with sequence_length, trained by Adam through the loop's gradient.
+    out = run_example("lstm_sequence.py", "--steps", "400", "--target", "0.9")
+    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", out, re.M)]
+    assert len(losses) == 5 and losses[-1] < losses[0] / 3, out
+    accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
+    assert accuracy >= 0.9, out

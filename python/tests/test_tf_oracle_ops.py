@@ -26,6 +26,11 @@ EXCLUDED = {
        for op in ("Enter", "Exit", "NextIteration", "LoopCond")},
     **{op: "stateful stack resource: test_control_flow_while.py::test_stacks_in_loops_match_tensorflow runs the "
            "same push/pop loops in TensorFlow" for op in ("StackV2", "StackPushV2", "StackPopV2", "StackCloseV2")},
+    **{op: "stateful TensorArray resource: test_tensor_array.py runs the same TensorArray programs (values, "
+           "gradients, errors) in TensorFlow" for op in (
+               "TensorArrayV3", "TensorArrayGradV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
+               "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
+               "TensorArrayCloseV3")},
     "VariableShape": "stateful resource op: test_control_flow_cond.py runs TensorFlow's cond training graph, which uses it",
     **{op: "internal: only the partitioner and the session create it" for op in ("_Arg", "_Retval", "_Send", "_Recv")},
     **{op: "random: TensorFlow's generator is not ours (shapes and statistics are tested in random_kernels_test)"

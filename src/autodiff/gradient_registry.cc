@@ -15,6 +15,7 @@ void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
 void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
 void RegisterControlFlowGradients(GradientRegistry& r);  // control_flow_grad.cc
+void RegisterTensorArrayGradients(GradientRegistry& r);  // tensor_array_grad.cc
 
 Output GradContext::input(int i) const {
   const Edge* e = op.node()->input_edge(i);
@@ -28,6 +29,7 @@ const GradientRegistry& GradientRegistry::Global() {
     auto* r = new GradientRegistry;
     RegisterBaseGradients(*r);
     RegisterControlFlowGradients(*r);
+    RegisterTensorArrayGradients(*r);
     RegisterMathGradients(*r);
     RegisterReductionGradients(*r);
     RegisterLinalgGradients(*r);

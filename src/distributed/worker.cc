@@ -13,6 +13,7 @@
 #include "distributed/step_slot_keys.h"
 #include "graph/device_name.h"
 #include "graph/graph_def_import.h"
+#include "kernels/step_container.h"
 #include "runtime/local_rendezvous.h"
 #include "tensor/tensor_proto.h"
 
@@ -76,6 +77,7 @@ absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std:
 
 struct Worker::Registered {
   std::unique_ptr<Executor> executor;
+  Device* device = nullptr;  // Where it runs (its step's resources are cleared there).
   int num_args = 0;
   int num_rets = 0;
   // Per _Arg index: what a RunGraph must send for it.
@@ -194,6 +196,7 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
     registered->arg_shapes.push_back(std::move(shape));
   }
   if (device == nullptr) device = devices_->default_device();
+  registered->device = device;
   ExecutorOptions options;
   options.device = device;
   options.inter_op_pool = inter_op_pool_.get();
@@ -407,6 +410,8 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
   }
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
+    // The partition's step resources (TensorArrays) go with it: a loop never spans partitions.
+    finished->graph->device->resource_mgr()->Clear({StepContainer(finished->args.step_id)});
     if (finished->caller_token != CancellationManager::kInvalidToken) {
       finished->caller->DeregisterCallback(finished->caller_token);
     }

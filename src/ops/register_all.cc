@@ -20,6 +20,7 @@ void RegisterInputOps(OpRegistry& r);           // input_ops.cc
 void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 void RegisterCollectiveOps(OpRegistry& r);      // collective_ops.cc
 void RegisterStackOps(OpRegistry& r);           // stack_ops.cc
+void RegisterTensorArrayOps(OpRegistry& r);     // tensor_array_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -65,6 +66,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterReaderOps(r);
   RegisterCollectiveOps(r);
   RegisterStackOps(r);
+  RegisterTensorArrayOps(r);
 }
 
 }  // namespace tw

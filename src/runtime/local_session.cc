@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_import.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/step_container.h"
 #include "runtime/local_rendezvous.h"
 #include "runtime/partitioner.h"
 #include "runtime/placer.h"
@@ -145,6 +146,8 @@ absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* fr
   absl::Cleanup deregister = [&] {
     if (token != CancellationManager::kInvalidToken) caller_cancellation->DeregisterCallback(token);
     close_cancellation_.DeregisterCallback(close_token);
+    // The step's own resources (TensorArrays) go with it.
+    for (const auto& device : devices_->devices()) device->resource_mgr()->Clear({StepContainer(args.step_id)});
   };
   if (prepared.executors.size() == 1) return prepared.executors[0]->Run(args);
   // Partitions exchange tensors through one rendezvous; the first error's Status (not the

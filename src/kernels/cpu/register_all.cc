@@ -24,6 +24,7 @@ void RegisterCountUpToKernels(KernelRegistry& r);      // count_up_to_kernels.cc
 void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry& r);     // collective_kernels.cc
 void RegisterStackKernels(KernelRegistry& r);          // stack_kernels.cc
+void RegisterTensorArrayKernels(KernelRegistry& r);    // tensor_array_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -74,6 +75,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterReaderKernels(r);
   RegisterCollectiveKernels(r);
   RegisterStackKernels(r);
+  RegisterTensorArrayKernels(r);
 }
 
 }  // namespace tw

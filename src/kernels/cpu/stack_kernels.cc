@@ -1,5 +1,6 @@
 // Kernels of TF1's stacks. Each run of a StackV2 makes a new stack (a fresh name, as TF's
-// kernel does), kept in the device's ResourceMgr until StackCloseV2 removes it. Errors
+// kernel does), kept in the step's container of the device's ResourceMgr until StackCloseV2
+// removes it or the step ends (kernels/step_container.h), as TF's. Errors
 // follow TensorFlow's texts: popping an empty stack, pushing past max_size, pushing a tensor
 // of another dtype, using a closed stack.
 #include <atomic>
@@ -10,11 +11,11 @@
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/resource_handle_input.h"
 #include "kernels/resource_mgr.h"
+#include "kernels/step_container.h"
 
 namespace tw {
 namespace {
 
-constexpr char kStackContainer[] = "_stacks";
 
 class StackResource : public ResourceBase {
  public:
@@ -79,12 +80,12 @@ class StackOp : public OpKernel {
     const DType type = elem_type_;
     TW_RETURN_IF_ERROR(ctx.resource_mgr()
                            ->LookupOrCreateResource<StackResource>(
-                               kStackContainer, name,
+                               StepContainer(ctx.step_id()), name,
                                [&]() -> absl::StatusOr<std::shared_ptr<StackResource>> {
                                  return std::make_shared<StackResource>(name, type, limit);
                                })
                            .status());
-    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), kStackContainer, name}));
+    ctx.set_output(0, Tensor::Resource(ResourceHandle{ctx.device_name(), StepContainer(ctx.step_id()), name}));
     return absl::OkStatus();
   }
   bool IsExpensive() const override { return false; }
@@ -123,7 +124,7 @@ class StackCloseOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(std::shared_ptr<StackResource> stack, StackInput(ctx));
-    return ctx.resource_mgr()->Delete(kStackContainer, stack->name());
+    return ctx.resource_mgr()->Delete(ctx.input(0).resource().container, stack->name());
   }
   bool IsExpensive() const override { return false; }
 };

@@ -1,0 +1,172 @@
+"""tf.nn.dynamic_rnn, tf.nn.static_rnn and tf.nn.bidirectional_dynamic_rnn as TF1 builds them:
+dynamic_rnn is a tf.while_loop over time reading the inputs from TensorArrays and writing
+each step's output to one (gradients: while_grad.py, O(T)); with sequence_length, a row past
+its length outputs zeros and copies its state through, and the loop stops at the longest
+sequence (the unwritten steps stack as zeros)."""
+import tensorweave as _tf  # The tf.* functions, looked up when called.
+from tensorweave import dtypes
+from tensorweave.control_flow_ops import _flatten, _pack_as
+from tensorweave.framework import TensorShape, convert_to_tensor
+from tensorweave.rnn_cell import _flat_sizes
+from tensorweave.tensor_array_ops import TensorArray, _with_shape
+from tensorweave.variables import VariableScope, get_variable_scope, variable_scope
+
+
+def _rnn_scope(scope, default):
+    """The variable scope to build in: a VariableScope object that is already the current
+    scope stays as it is (TF re-enters a scope object by its full name)."""
+    import contextlib
+    if isinstance(scope, VariableScope) and scope.name == get_variable_scope().name:
+        return contextlib.nullcontext(scope)
+    return variable_scope(scope or default)
+
+
+def _transpose_batch_time(x):
+    """[B, T, ...] <-> [T, B, ...]."""
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError("dynamic_rnn needs inputs of known rank")
+    if rank < 2:
+        raise ValueError("Expected input tensor %s to have rank at least 2" % x)
+    return _tf.transpose(x, [1, 0] + list(range(2, rank)))
+
+
+def _select_rows(keep_old, old, new):
+    """Row b of `old` where keep_old[b], else of `new` (TF1's rank-1 Select)."""
+    return _tf.where(keep_old, old, new)
+
+
+def _zero_output(cell, batch_size, dtype):
+    sizes = cell.output_size
+    from tensorweave.rnn_cell import _zeros_like_size
+    return [_zeros_like_size(s, batch_size, dtype) for s in _flat_sizes(sizes)]
+
+
+def _infer_state_dtype(dtype, state):
+    if dtype is not None:
+        return dtypes.as_dtype(dtype)
+    return _flatten(state)[0].dtype
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
+                swap_memory=False, time_major=False, scope=None):
+    """(outputs [B, T, output_size] (time_major: [T, B, ...]), final state)."""
+    from tensorweave.while_loop import while_loop
+    del swap_memory
+    flat_inputs = [convert_to_tensor(x) for x in _flatten(inputs)]
+    if not time_major:
+        flat_inputs = [_transpose_batch_time(x) for x in flat_inputs]
+    parallel_iterations = parallel_iterations or 32
+    with _rnn_scope(scope, "rnn"):
+        first = flat_inputs[0]
+        time_steps = _tf.shape(first)[0]
+        static_steps = first.shape.dims[0]
+        static_batch = first.shape.dims[1]
+        batch_size = static_batch if static_batch is not None else _tf.shape(first)[1]
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if dtype is None:
+                raise ValueError("If there is no initial_state, you must give a dtype.")
+            state = cell.zero_state(batch_size, dtype)
+        dtype = _infer_state_dtype(dtype, state)
+        if sequence_length is not None:
+            sequence_length = _tf.cast(sequence_length, dtypes.int32)
+            if sequence_length.shape.ndims not in (None, 1):
+                raise ValueError("sequence_length must be a vector of length batch_size, but saw shape: %s"
+                                 % (sequence_length.shape,))
+            sequence_length = _tf.identity(sequence_length, name="sequence_length")
+            loop_bound = _tf.minimum(time_steps, _tf.maximum(1, _tf.reduce_max(sequence_length)))
+        else:
+            loop_bound = time_steps
+        inputs_ta = [TensorArray(x.dtype, size=time_steps, element_shape=TensorShape(list(x.shape.dims[1:])))
+                     .unstack(x) for x in flat_inputs]
+        out_sizes = _flat_sizes(cell.output_size)
+        outputs_ta = [TensorArray(dtype, size=time_steps, element_shape=TensorShape([static_batch, s]))
+                      for s in out_sizes]
+        zero_output = _zero_output(cell, batch_size, dtype) if sequence_length is not None else None
+
+        def body(time, state, tas):
+            step_inputs = [ta.read(time) for ta in inputs_ta]
+            step_inputs = [_with_shape(x, TensorShape(list(f.shape.dims[1:]))) for x, f in zip(step_inputs, flat_inputs)]
+            output, new_state = cell(_pack_as(inputs, iter(step_inputs)), state)
+            flat_out = [convert_to_tensor(o) for o in _flatten(output)]
+            if sequence_length is not None:
+                done = time >= sequence_length  # Past its length: zeros out, state copied through.
+                flat_out = [_select_rows(done, z, o) for z, o in zip(zero_output, flat_out)]
+                new_state = _pack_as(state, iter([_select_rows(done, s, n)
+                                                  for s, n in zip(_flatten(state), _flatten(new_state))]))
+            return time + 1, new_state, [ta.write(time, o) for ta, o in zip(tas, flat_out)]
+
+        _, final_state, tas = while_loop(lambda time, s, tas: time < loop_bound, body,
+                                         (convert_to_tensor(0), state, outputs_ta),
+                                         parallel_iterations=parallel_iterations, return_same_structure=True)
+        flat_outputs = []
+        for ta, s in zip(tas, out_sizes):
+            out = ta.stack()
+            out = _with_shape(out, TensorShape([static_steps, static_batch, s]))
+            flat_outputs.append(out if time_major else _transpose_batch_time(out))
+        outputs = _pack_as(cell.output_size, iter(flat_outputs)) if isinstance(cell.output_size, (tuple, list)) \
+            else flat_outputs[0]
+    return outputs, final_state
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """The cell applied to each [B, D] tensor of the list `inputs` in turn: (outputs list, state)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with _rnn_scope(scope, "rnn"):
+        first = convert_to_tensor(_flatten(inputs[0])[0])
+        batch_size = first.shape.dims[0] if first.shape.dims[0] is not None else _tf.shape(first)[0]
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if dtype is None:
+                raise ValueError("If no initial_state is provided, dtype must be specified")
+            state = cell.zero_state(batch_size, dtype)
+        dtype = _infer_state_dtype(dtype, state)
+        if sequence_length is not None:
+            sequence_length = _tf.cast(sequence_length, dtypes.int32)
+            zero_output = _zero_output(cell, batch_size, dtype)
+        outputs = []
+        for time, x in enumerate(inputs):
+            output, new_state = cell(x, state)
+            if sequence_length is not None:
+                done = time >= sequence_length
+                output = _pack_as(output, iter([_select_rows(done, z, o)
+                                                for z, o in zip(zero_output, _flatten(output))]))
+                new_state = _pack_as(state, iter([_select_rows(done, s, n)
+                                                  for s, n in zip(_flatten(state), _flatten(new_state))]))
+            state = new_state
+            outputs.append(output)
+    return outputs, state
+
+
+def _reverse(x, lengths, seq_axis, batch_axis):
+    from tensorweave.array_reorder_ops import reverse, reverse_sequence
+    if lengths is not None:
+        return reverse_sequence(x, lengths, seq_axis=seq_axis, batch_axis=batch_axis)
+    return reverse(x, axis=[seq_axis])
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
+                              initial_state_bw=None, dtype=None, parallel_iterations=None, swap_memory=False,
+                              time_major=False, scope=None):
+    """((outputs_fw, outputs_bw), (state_fw, state_bw)): cell_bw reads each sequence
+    backwards (within its length) and its outputs are put back in forward order."""
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                                              parallel_iterations, swap_memory, time_major, scope=fw_scope)
+        seq_axis, batch_axis = (0, 1) if time_major else (1, 0)
+        if sequence_length is not None:
+            sequence_length = _tf.cast(sequence_length, dtypes.int64)
+        with variable_scope("bw") as bw_scope:
+            reversed_inputs = _pack_as(inputs, iter([_reverse(convert_to_tensor(x), sequence_length, seq_axis,
+                                                              batch_axis) for x in _flatten(inputs)]))
+            tmp, state_bw = dynamic_rnn(cell_bw, reversed_inputs, sequence_length, initial_state_bw, dtype,
+                                        parallel_iterations, swap_memory, time_major, scope=bw_scope)
+        output_bw = _reverse(tmp, sequence_length, seq_axis, batch_axis)
+    return (output_fw, output_bw), (state_fw, state_bw)
