@@ -16,3 +16,6 @@ from tensorweave.array_diag_ops import matrix_diag as diag  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_diag_part as diag_part  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_set_diag as set_diag  # noqa: F401,E402
 from tensorweave.array_composites import norm, tensordot  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import qr, svd  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import self_adjoint_eig as eigh  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401,E402

@@ -8,6 +8,7 @@ void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
+void RegisterLinalgFactorKernels(KernelRegistry& r);  // linalg_factor_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
@@ -57,6 +58,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNdKernels(r);
   RegisterArrayReorderKernels(r);
   RegisterLinalgDecompKernels(r);
+  RegisterLinalgFactorKernels(r);
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
