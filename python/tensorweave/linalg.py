@@ -19,3 +19,4 @@ from tensorweave.array_composites import norm, tensordot  # noqa: F401,E402
 from tensorweave.linalg_factor_ops import qr, svd  # noqa: F401,E402
 from tensorweave.linalg_factor_ops import self_adjoint_eig as eigh  # noqa: F401,E402
 from tensorweave.linalg_factor_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401,E402
+from tensorweave.einsum_ops import einsum  # noqa: F401,E402

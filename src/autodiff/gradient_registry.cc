@@ -10,6 +10,7 @@ void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
 void RegisterLinalgFactorGradients(GradientRegistry& r);  // linalg_factor_grad.cc
+void RegisterEinsumGradients(GradientRegistry& r);        // einsum_grad.cc
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
@@ -48,6 +49,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterReorderGradients(*r);
     RegisterLinalgDecompGradients(*r);
     RegisterLinalgFactorGradients(*r);
+    RegisterEinsumGradients(*r);
     RegisterDiagGradients(*r);
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);

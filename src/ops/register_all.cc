@@ -7,6 +7,7 @@ void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterLinalgFactorOps(OpRegistry& r);    // linalg_ops_factor.cc
+void RegisterEinsumOps(OpRegistry& r);          // einsum_ops.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
@@ -53,6 +54,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayReorderOps(r);
   RegisterLinalgDecompOps(r);
   RegisterLinalgFactorOps(r);
+  RegisterEinsumOps(r);
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);
