@@ -313,6 +313,15 @@ GRAD_SPECS = {
     "SparseToDense": (own_rng_and_dys(lambda rng: [([np.array([[0, 1], [1, 0], [2, 3]], t), np.array([3, 4], t),
                                                      smooth(rng, d, (3,)), smooth(rng, d, ())], {}, [2, 3])
                                                    for d in FLOATS for t in (I32, I64)], 2727), 256),
+    # TensorScatter*: the tensor's and the updates' gradients; Min/Max with a tie between tensor and update
+    # (the gradient split between them) beside distinct values.
+    **{op: (own_rng_and_dys(lambda rng, op=op: [([smooth(rng, d, (4, 3)), np.array(i, t), smooth(rng, d, u)], {}, [0, 2])
+                                                for d in FLOATS for t in (I32, I64)
+                                                for i, u in (([[1], [3]], (2, 3)), ([[0, 2], [3, 1]], (2,)))] +
+                                               [([np.array([[1.0, 2.0], [3.0, 4.0]], d), np.array([[0, 1], [1, 0]], I32),
+                                                  np.array([2.0, 3.0], d)], {}, [0, 2]) for d in FLOATS], seed), 0)
+       for op, seed in (("TensorScatterUpdate", 2901), ("TensorScatterAdd", 2902), ("TensorScatterSub", 2903),
+                        ("TensorScatterMin", 2904), ("TensorScatterMax", 2905))},
     "ScatterNd": (own_rng(lambda rng: [([np.array([[1, 0], [2, 2], [1, 0]], t), smooth(rng, d, (3,)),
                                          np.array([3, 4], t)], {}, [1]) for d in FLOATS for t in (I32, I64)], 8), 0),
     **{op: (own_rng(lambda rng: [([np.array([0, 4], I32), np.array([[1], [3]], I32), smooth(rng, d, (2, 2)),

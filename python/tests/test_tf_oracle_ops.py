@@ -762,6 +762,19 @@ SPECS = {
                                             [([values(rng, F32, (3, 4)), np.array(n, I64)],
                                               {"seq_dim": 1, "batch_dim": b, REFUSED: True})
                                              for n, b in (([5, 0, 1], 0), ([1, 1], 0), ([1, 1, 1, 1], 1))], 263), 0),
+    # TensorScatter* (nd_kernels.cc): K = 1 and 2 (a vector of indices fails in TensorFlow, always); repeated indices combine in index order
+    # (Update: none, TensorFlow leaves their order open); out-of-range indices and mismatched updates refused.
+    **{op: (own_rng(lambda rng, op=op: [([values(rng, d, (4, 3), kind), np.array(i, t), values(rng, d, u, kind)], {})
+                                        for d in NUMERIC for t in INTS
+                                        for i, u in (([[1], [3]], (2, 3)), ([[0, 2], [3, 1]], (2,)),
+                                                     ([[2]], (1, 3))) + ((([[1], [1]], (2, 3)),) if dup else ())] +
+                                       [([values(rng, F32, (4, 3)), np.array(i, I32), values(rng, F32, u)],
+                                         {REFUSED: True})
+                                        for i, u in (([[4]], (1, 3)), ([[-1]], (1, 3)), ([[1]], (2, 3)),
+                                                     ([[1, 1, 1]], (1,)), ([[0, 3]], (1,)), ([1, 2], ()))], seed), 1)
+       for op, seed, kind, dup in (("TensorScatterUpdate", 265, "any", False), ("TensorScatterAdd", 266, "any", True),
+                                   ("TensorScatterSub", 267, "any", True), ("TensorScatterMin", 268, "small", True),
+                                   ("TensorScatterMax", 269, "small", True))},
     "UnravelIndex": (own_rng(lambda rng: [([np.array(i, t), np.array(d, t)], {}) for t in INTS
                                           for i, d in ((1621, [6, 7, 8, 9]), ([0, 5, 11], [3, 4]), (3, [4]))] +
                                          [([np.array(i, I32), np.array(d, I32)], {REFUSED: True})
