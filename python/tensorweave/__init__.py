@@ -117,6 +117,8 @@ from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # 
 from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa: E402,F401
 from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
+from tensorweave.random_ops import random_gamma, random_poisson  # noqa: E402,F401
+from tensorweave import random_namespace as random  # noqa: E402,F401 - tf.random
 from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
 from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401
 from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dataflow cond (Switch/Merge)

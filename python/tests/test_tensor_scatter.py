@@ -60,3 +60,12 @@ def test_vector_indices_are_refused_as_in_tensorflow():
     with tf.Graph().as_default(), tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices must be at least 2-D"):
             sess.run(tf.tensor_scatter_nd_update(T, [1, 2], 5.0))
+
+
+def test_ignore_policy_skips_out_of_range_indices():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        t = tf.raw_ops.TensorScatterAdd(tensor=T, indices=[[1], [7], [-1]], updates=np.ones((3, 3)),
+                                        bad_indices_policy="IGNORE")
+        expected = T.copy()
+        expected[1] += 1
+        np.testing.assert_array_equal(sess.run(t), expected)

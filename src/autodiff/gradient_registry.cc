@@ -11,6 +11,7 @@ void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
 void RegisterLinalgFactorGradients(GradientRegistry& r);  // linalg_factor_grad.cc
 void RegisterEinsumGradients(GradientRegistry& r);        // einsum_grad.cc
+void RegisterRandomGammaGradients(GradientRegistry& r);   // random_gamma_grad.cc
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
@@ -50,6 +51,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterLinalgDecompGradients(*r);
     RegisterLinalgFactorGradients(*r);
     RegisterEinsumGradients(*r);
+    RegisterRandomGammaGradients(*r);
     RegisterDiagGradients(*r);
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);

@@ -70,6 +70,7 @@ void RegisterArrayNdOps(OpRegistry& r) {
                    .Output("output: T")
                    .Attr("T: {float32, float64, int32, int64}")
                    .Attr("Tindices: {int32, int64}")
+                   .Attr("bad_indices_policy: string = ''")
                    .SetShapeFn(UnchangedShape));
   }
 }

@@ -8,6 +8,7 @@ void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterLinalgFactorOps(OpRegistry& r);    // linalg_ops_factor.cc
 void RegisterEinsumOps(OpRegistry& r);          // einsum_ops.cc
+void RegisterRandomGammaOps(OpRegistry& r);     // random_ops_gamma.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
@@ -55,6 +56,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterLinalgDecompOps(r);
   RegisterLinalgFactorOps(r);
   RegisterEinsumOps(r);
+  RegisterRandomGammaOps(r);
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);

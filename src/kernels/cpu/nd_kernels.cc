@@ -4,6 +4,7 @@
 // shape is InvalidArgument naming it.
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -122,8 +123,18 @@ struct TensorScatter {
   template <typename T>
   class Op : public OpKernel {
    public:
-    using OpKernel::OpKernel;
+    explicit Op(OpKernelConstruction& c) : OpKernel(c) {
+      std::string policy;
+      c.GetAttr("bad_indices_policy", &policy);
+      ignore_bad_ = policy == "IGNORE";
+      if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && !ignore_bad_) {
+        policy_status_ = absl::InvalidArgumentError(absl::StrCat(
+            "bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '", policy, "'"));
+      }
+    }
+
     absl::Status Compute(OpKernelContext& ctx) override {
+      TW_RETURN_IF_ERROR(policy_status_);
       const Tensor& tensor = ctx.input(0);
       const Tensor& indices = ctx.input(1);
       const Tensor& updates = ctx.input(2);
@@ -150,12 +161,23 @@ struct TensorScatter {
       }
       int64_t slice = 1;
       for (int d = static_cast<int>(k); d < tensor.rank(); ++d) slice *= tensor.dim(d);
-      TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(IntValues(indices), k, t_dims, slice, ""));
+      DimVector idx = IntValues(indices);
+      std::vector<bool> skip(k == 0 ? 0 : idx.size() / k, false);
+      if (ignore_bad_) {  // tuples outside the shape are left out, as TensorFlow's IGNORE policy
+        for (size_t t = 0; t < skip.size(); ++t) {
+          for (int64_t d = 0; d < k; ++d) {
+            if (idx[t * k + d] < 0 || idx[t * k + d] >= t_dims[d]) skip[t] = true;
+          }
+          if (skip[t]) std::fill(idx.begin() + t * k, idx.begin() + (t + 1) * k, 0);
+        }
+      }
+      TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(idx, k, t_dims, slice, ""));
       TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, tensor.shape(), tensor.dtype()));
       T* dst = out->data<T>();
       std::copy(tensor.data<T>(), tensor.data<T>() + tensor.NumElements(), dst);
       const T* src = updates.data<T>();
       for (size_t t = 0; t < offsets.size(); ++t) {
+        if (skip[t]) continue;
         T* to = dst + offsets[t];
         const T* from = src + static_cast<int64_t>(t) * slice;
         for (int64_t j = 0; j < slice; ++j) {
@@ -168,6 +190,10 @@ struct TensorScatter {
       }
       return absl::OkStatus();
     }
+
+   private:
+    bool ignore_bad_ = false;
+    absl::Status policy_status_;
   };
 };
 

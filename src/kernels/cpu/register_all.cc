@@ -10,6 +10,7 @@ void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.c
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
 void RegisterLinalgFactorKernels(KernelRegistry& r);  // linalg_factor_kernels.cc
 void RegisterEinsumKernels(KernelRegistry& r);        // einsum_kernels.cc
+void RegisterRandomGammaKernels(KernelRegistry& r);   // random_gamma_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
@@ -61,6 +62,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterLinalgDecompKernels(r);
   RegisterLinalgFactorKernels(r);
   RegisterEinsumKernels(r);
+  RegisterRandomGammaKernels(r);
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
