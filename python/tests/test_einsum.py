@@ -94,3 +94,11 @@ def test_broadcast_dims_that_do_not_broadcast():
 def test_wrong_number_of_inputs():
     with tf.Graph().as_default(), pytest.raises(ValueError, match="2 input subscripts for 1 inputs"):
         tf.einsum("ij,jk->ik", np.ones((2, 2)))
+
+
+def test_namespace_aliases():
+    assert tf.linalg.einsum is tf.einsum
+    assert tf.linalg.qr is tf.qr and tf.linalg.svd is tf.svd
+    assert tf.linalg.eigh is tf.self_adjoint_eig and tf.linalg.eigvalsh is tf.self_adjoint_eigvals
+    assert tf.math.invert_permutation is tf.invert_permutation
+    assert tf.linalg.global_norm is tf.global_norm and tf.linalg.l2_normalize is tf.nn.l2_normalize
