@@ -79,12 +79,16 @@ def test_errors_match_tensorflow(theirs, name):
     assert expected in e.value.message, (expected, e.value.message)
 
 
-def test_unsupported_gradient_names_the_op():
+def test_unsupported_gradients_name_the_op():
     with tf.Graph().as_default():
         x = tf.constant(np.ones((4, 3)))
         q, r = tf.qr(x, full_matrices=True)
         with pytest.raises(Exception, match="Qr's gradient is not implemented"):
             tf.gradients(tf.reduce_sum(q), x)
+        a = tf.constant(np.ones((5, 3)))
+        s, u, v = tf.svd(a, full_matrices=True)
+        with pytest.raises(Exception, match="Svd's gradient is not implemented for full_matrices=True"):
+            tf.gradients(tf.reduce_sum(u), a)
 
 
 def test_eigenvalues_only_and_empty_matrices():

@@ -98,6 +98,14 @@ def test_gamma_gradient_matches_tensorflows_random_gamma_grad(tmp_path):
     np.testing.assert_allclose(gv, expected, rtol=1e-6, atol=1e-9)
 
 
+def test_poisson_has_no_gradient_as_in_tensorflow():
+    # TensorFlow registers no gradient function for RandomPoissonV2: tf.gradients raises LookupError.
+    with tf.Graph().as_default():
+        lam = tf.constant([1.0, 2.0])
+        with pytest.raises(Exception, match="RandomPoissonV2"):
+            tf.gradients(tf.reduce_sum(tf.random.poisson(lam, [3])), [lam])
+
+
 def test_tf_random_aliases():
     with tf.Graph().as_default():
         tf.random.set_random_seed(5)

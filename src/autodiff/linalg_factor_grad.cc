@@ -8,8 +8,11 @@
 //   svd:                dA = U (diag(ds) + (F o U^T dU + ...) S + S (F o V^T dV + ...)) V^T
 //                       + the M != N term, F_ij = 1 / (s_j^2 - s_i^2)
 // Like TensorFlow's they need static matrix dims, and fail for repeated eigen/singular values
-// only through inf/NaN. Unsupported cases (full_matrices with M != N) are an error naming
+// only through inf/NaN. Unsupported cases (as TensorFlow's: Qr with full_matrices and M > N,
+// Svd with full_matrices and |M - N| > 1) are an error naming
 // the op, as TensorFlow's NotImplementedError.
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "autodiff/grad_util.h"
 #include "tensorweave/status.h"
@@ -139,9 +142,10 @@ std::vector<Output> SvdGrad(const GradContext& ctx) {
   }
   auto [m, n] = MatrixDims(a, "Svd");
   const bool full = Flag(ctx, "full_matrices", false);
-  if (full && m != n) {
+  if (full && std::abs(m - n) > 1) {
     throw StatusError(absl::UnimplementedError(absl::StrCat(
-        "Svd's gradient is not implemented for full_matrices=True on non-square matrices (", m, "x", n, ")")));
+        "Svd's gradient is not implemented for full_matrices=True when the matrix dims differ by more than 1 (", m,
+        "x", n, ")")));
   }
   const Output s = ctx.output(0);
   Output u = ctx.output(1), v = ctx.output(2);
@@ -153,17 +157,24 @@ std::vector<Output> SvdGrad(const GradContext& ctx) {
     std::swap(u, v);
     std::swap(du, dv);
   }
+  // V1: V's first M columns (all of V but with full matrices).
+  const bool split = full && m != n;
+  const Output v1 = split ? Columns(v, 0, m) : v, dv1 = split ? Columns(dv, 0, m) : dv;
   const Output s_mat = Diag(s);
   const Output f = PairwiseReciprocal(Mul(s, s));
   const Output f_u = Mul(f, MatMul(u, du, true, false));
-  const Output f_v = Mul(f, MatMul(v, dv, true, false));
+  const Output f_v = Mul(f, MatMul(v1, dv1, true, false));
   const Output middle = Add(Add(Diag(ds), MatMul(Add(f_u, Adjoint(f_u)), s_mat)),
                             MatMul(s_mat, Add(f_v, Adjoint(f_v))));
-  Output grad_a = MatMul(u, MatMul(middle, v, false, true));
+  Output grad_a = MatMul(u, MatMul(middle, v1, false, true));
   if (m != n) {
-    // (I - V V^T) dV S^-1 U^T, transposed: U S^-1 (dV^T - dV^T V V^T).
-    const Output dvt = Adjoint(dv);
-    const Output term = Sub(dvt, MatMul(MatMul(dvt, v), v, false, true));
+    // U S^-1 (dV1^T - dV1^T V1 V1^T - (V1^T dV2) V2^T), the last term with full matrices only.
+    const Output dvt = Adjoint(dv1);
+    Output term = Sub(dvt, MatMul(MatMul(dvt, v1), v1, false, true));
+    if (split) {
+      const Output v2 = Columns(v, m, n - m), dv2 = Columns(dv, m, n - m);
+      term = Sub(term, MatMul(MatMul(v1, dv2, true, false), v2, false, true));
+    }
     grad_a = Add(grad_a, MatMul(MatMul(u, Diag(SafeReciprocal(s))), term));
   }
   return {use_adjoint ? Adjoint(grad_a) : grad_a};

@@ -2,7 +2,7 @@
 // reparameterization d sample / d alpha = -(dF/dalpha) / f at the sample, F and f the
 // gamma CDF (Igamma) and density (TensorFlow's RandomGammaGrad op; here composed from
 // IgammaGradA, Lgamma, Log and Exp), times the incoming gradient and summed over the sample
-// dims. RandomPoissonV2 is not differentiable.
+// dims. RandomPoissonV2 has no gradient function, as in TensorFlow (tf.gradients through it fails).
 #include "absl/strings/str_cat.h"
 #include "autodiff/grad_util.h"
 #include "tensorweave/status.h"
@@ -33,9 +33,6 @@ std::vector<Output> RandomGammaGrad(const GradContext& ctx) {
 
 }  // namespace
 
-void RegisterRandomGammaGradients(GradientRegistry& r) {
-  r.Register("RandomGamma", RandomGammaGrad);
-  r.RegisterNoGradient("RandomPoissonV2");
-}
+void RegisterRandomGammaGradients(GradientRegistry& r) { r.Register("RandomGamma", RandomGammaGrad); }
 
 }  // namespace tw

@@ -11,7 +11,7 @@ import numpy as np
 
 # (name, shape, dtype): well-conditioned random inputs, deep, square, wide and batched.
 SHAPES = [("deep", (5, 3)), ("square", (4, 4)), ("wide", (3, 5)), ("batch_deep", (2, 4, 3)),
-          ("batch_wide", (2, 2, 4))]
+          ("batch_wide", (2, 2, 4)), ("near_deep", (4, 3)), ("near_wide", (2, 3, 4))]
 
 
 def make_arrays():
@@ -67,10 +67,13 @@ def build(tf, arrays):
             s_only = tf.svd(x, compute_uv=False)
             out[f"svd_{key}_s_only"] = s_only
             out[f"svd_{key}_s_only_grad"] = tf.gradients(tf.reduce_sum(ws * s_only), x)[0]
-            if m == n:
+            if abs(m - n) <= 1:  # TensorFlow's full-matrices gradient stops there
                 sf, uf, vf = tf.svd(x, full_matrices=True)
+                wuf = tf.constant(np.resize(w, uf.shape.as_list()))
+                wvf = tf.constant(np.resize(w[..., ::-1], vf.shape.as_list()))
+                out[f"svd_{key}_full_uu"], out[f"svd_{key}_full_vv"] = uf * uf, vf * vf
                 out[f"svd_{key}_full_grad"] = tf.gradients(
-                    tf.reduce_sum(ws * sf) + tf.reduce_sum(wu * uf * uf) + tf.reduce_sum(wv * vf * vf), x)[0]
+                    tf.reduce_sum(ws * sf) + tf.reduce_sum(wuf * uf * uf) + tf.reduce_sum(wvf * vf * vf), x)[0]
             sym = tf.constant(arrays[f"sym_{key}"])
             e, ev = tf.self_adjoint_eig(sym)
             out[f"eig_{key}_e"], out[f"eig_{key}_vv"] = e, ev * ev
