@@ -104,6 +104,11 @@ from tensorweave import linalg  # noqa: E402,F401 - tf.linalg
 from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_determinant,  # noqa: E402,F401
                                     matrix_determinant, matrix_inverse, matrix_solve, matrix_transpose,
                                     matrix_triangular_solve, trace)
+from tensorweave.tensor_scatter_ops import (tensor_scatter_add, tensor_scatter_nd_add,  # noqa: E402,F401
+                                            tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                            tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update)
+from tensorweave.einsum_ops import einsum  # noqa: E402,F401
+from tensorweave.linalg_factor_ops import qr, self_adjoint_eig, self_adjoint_eigvals, svd  # noqa: E402,F401
 from tensorweave.array_diag_ops import (diag, diag_part, lin_space, linspace, matrix_diag,  # noqa: E402,F401
                                         matrix_diag_part, matrix_set_diag, sequence_mask)
 from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_shape, ensure_shape,  # noqa: E402,F401
@@ -112,6 +117,8 @@ from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # 
 from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa: E402,F401
 from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
+from tensorweave.random_ops import random_gamma, random_poisson  # noqa: E402,F401
+from tensorweave import random_namespace as random  # noqa: E402,F401 - tf.random
 from tensorweave.array_reorder_ops import reverse_sequence  # noqa: E402,F401
 from tensorweave.array_reorder_ops import unravel_index  # noqa: E402,F401
 from tensorweave.control_flow_ops import case, cond  # noqa: E402,F401 - TF1 dataflow cond (Switch/Merge)

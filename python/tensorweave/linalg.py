@@ -16,3 +16,9 @@ from tensorweave.array_diag_ops import matrix_diag as diag  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_diag_part as diag_part  # noqa: F401,E402
 from tensorweave.array_diag_ops import matrix_set_diag as set_diag  # noqa: F401,E402
 from tensorweave.array_composites import norm, tensordot  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import qr, svd  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import self_adjoint_eig as eigh  # noqa: F401,E402
+from tensorweave.linalg_factor_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401,E402
+from tensorweave.einsum_ops import einsum  # noqa: F401,E402
+from tensorweave.clip_ops import global_norm  # noqa: F401,E402
+from tensorweave.nn import l2_normalize  # noqa: F401,E402

@@ -58,3 +58,47 @@ def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
     attrs = {"seed": seed1, "seed2": seed2, "output_dtype": dtypes.as_dtype(output_dtype or dtypes.int64)}
     return _op_output("Multinomial", [convert_to_tensor(logits), convert_to_tensor(num_samples, dtype=dtypes.int32)],
                       attrs, name or "Multinomial", graph=graph)
+
+
+def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+    """Gamma(alpha, beta) samples shaped shape ++ broadcast(alpha, beta).shape (beta is the rate;
+    None for 1). As TensorFlow's, results are at least the dtype's smallest normal number."""
+    import numpy as np
+
+    from tensorweave.shape_n_ops import broadcast_dynamic_shape
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name or "random_gamma"):
+        shape = array_ops._int_tensor(shape, "shape")
+        alpha = convert_to_tensor(alpha, dtype=dtype, name="alpha")
+        beta_t = convert_to_tensor(1 if beta is None else beta, dtype=dtype, name="beta")
+        a_s, b_s = alpha.shape, beta_t.shape
+        if beta is None:
+            alpha_b = alpha
+        elif a_s.is_fully_defined() and b_s.is_fully_defined():  # a static shape keeps the sample's shape static
+            alpha_b = array_ops.broadcast_to(alpha, list(np.broadcast_shapes(tuple(a_s.as_list()), tuple(b_s.as_list()))))
+        else:
+            alpha_b = array_ops.broadcast_to(alpha, broadcast_dynamic_shape(array_ops.shape(alpha),
+                                                                            array_ops.shape(beta_t)))
+        graph = get_default_graph()
+        seed1, seed2 = graph._next_seeds(seed)
+        sample = _op_output("RandomGamma", [shape, alpha_b], {"seed": seed1, "seed2": seed2}, "RandomGamma",
+                            graph=graph)
+        if beta is not None:
+            sample = sample / beta_t
+        return math_ops.maximum(np.finfo(dtype.as_numpy_dtype).tiny, sample)
+
+
+def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
+    """Poisson(lam) samples shaped shape ++ lam.shape, in `dtype`."""
+    graph = get_default_graph()
+    seed1, seed2 = graph._next_seeds(seed)
+    with name_scope(name or "random_poisson"):
+        lam = convert_to_tensor(lam, name="lam")
+        return _op_output("RandomPoissonV2", [array_ops._int_tensor(shape, "shape"), lam],
+                          {"seed": seed1, "seed2": seed2, "dtype": dtypes.as_dtype(dtype)}, "RandomPoissonV2",
+                          graph=graph)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """tf.random.categorical: class indices drawn from each row of unnormalized log-probabilities."""
+    return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)

@@ -96,6 +96,8 @@ EXCLUDED = {
               "test_check_ops.py",
     "RandomShuffle": "random: TensorFlow's generator is not ours (permutation, seeds, uniformity and shapes are "
                      "tested in test_random_shuffle.py)",
+    **{op: "random: TensorFlow's generator is not ours (shapes, dtypes, seeds and moments on large samples are "
+           "tested in test_random_gamma_poisson.py)" for op in ("RandomGamma", "RandomPoissonV2")},
     "Multinomial": "random: TensorFlow's generator is not ours (frequencies by chi-square, seeds, shapes and "
                    "TensorFlow's error texts are tested in test_multinomial.py)",
     "SparseToDense": "compared with TensorFlow (values, dtypes and errors) in test_parse_example_sparse.py",
@@ -106,6 +108,11 @@ EXCLUDED = {
                           "compared with TensorFlow in test_padding_fifo_queue.py",
     "DecodeCSV": "compared with TensorFlow on CSV records (quoting, select_cols, na_value, bad records' error texts) "
                  "in test_decode_csv.py",
+    **{op: "factors' signs are each library's choice: compared with TensorFlow in sign-invariant form (values, "
+           "reconstructions, gradients, static shapes, errors) in test_linalg_factor.py"
+       for op in ("Qr", "Svd", "SelfAdjointEigV2")},
+    "Einsum": "an equation attr, not random data: 22 equations (values, gradients, shapes, errors) compared with "
+              "TensorFlow in test_einsum.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
            "random edge values would only compare NaN statistics)"
        for op in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "FusedBatchNormGrad",
@@ -774,6 +781,19 @@ SPECS = {
                                             [([values(rng, F32, (3, 4)), np.array(n, I64)],
                                               {"seq_dim": 1, "batch_dim": b, REFUSED: True})
                                              for n, b in (([5, 0, 1], 0), ([1, 1], 0), ([1, 1, 1, 1], 1))], 263), 0),
+    # TensorScatter* (nd_kernels.cc): K = 1 and 2 (a vector of indices fails in TensorFlow, always); repeated indices combine in index order
+    # (Update: none, TensorFlow leaves their order open); out-of-range indices and mismatched updates refused.
+    **{op: (own_rng(lambda rng, op=op: [([values(rng, d, (4, 3), kind), np.array(i, t), values(rng, d, u, kind)], {})
+                                        for d in NUMERIC for t in INTS
+                                        for i, u in (([[1], [3]], (2, 3)), ([[0, 2], [3, 1]], (2,)),
+                                                     ([[2]], (1, 3))) + ((([[1], [1]], (2, 3)),) if dup else ())] +
+                                       [([values(rng, F32, (4, 3)), np.array(i, I32), values(rng, F32, u)],
+                                         {REFUSED: True})
+                                        for i, u in (([[4]], (1, 3)), ([[-1]], (1, 3)), ([[1]], (2, 3)),
+                                                     ([[1, 1, 1]], (1,)), ([[0, 3]], (1,)), ([1, 2], ()))], seed), 1)
+       for op, seed, kind, dup in (("TensorScatterUpdate", 265, "any", False), ("TensorScatterAdd", 266, "any", True),
+                                   ("TensorScatterSub", 267, "any", True), ("TensorScatterMin", 268, "small", True),
+                                   ("TensorScatterMax", 269, "small", True))},
     "UnravelIndex": (own_rng(lambda rng: [([np.array(i, t), np.array(d, t)], {}) for t in INTS
                                           for i, d in ((1621, [6, 7, 8, 9]), ([0, 5, 11], [3, 4]), (3, [4]))] +
                                          [([np.array(i, I32), np.array(d, I32)], {REFUSED: True})

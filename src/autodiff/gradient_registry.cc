@@ -9,6 +9,9 @@ void RegisterPartitionGradients(GradientRegistry& r);  // partition_grad.cc
 void RegisterSegmentGradients(GradientRegistry& r);    // segment_grad.cc
 void RegisterReorderGradients(GradientRegistry& r);    // reorder_grad.cc
 void RegisterLinalgDecompGradients(GradientRegistry& r);  // linalg_decomp_grad.cc
+void RegisterLinalgFactorGradients(GradientRegistry& r);  // linalg_factor_grad.cc
+void RegisterEinsumGradients(GradientRegistry& r);        // einsum_grad.cc
+void RegisterRandomGammaGradients(GradientRegistry& r);   // random_gamma_grad.cc
 void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
@@ -48,6 +51,9 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterSegmentGradients(*r);
     RegisterReorderGradients(*r);
     RegisterLinalgDecompGradients(*r);
+    RegisterLinalgFactorGradients(*r);
+    RegisterEinsumGradients(*r);
+    RegisterRandomGammaGradients(*r);
     RegisterDiagGradients(*r);
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);

@@ -61,6 +61,41 @@ std::vector<Output> ScatterNdGrad(const GradContext& ctx) {
   return {Output(), grad::Op("GatherNd", {ctx.grad_outputs[0], ctx.input(0)}), Output()};
 }
 
+// z = tensor_scatter_update(x, indices, u): dx = dz with the updated slices zeroed,
+// du = gather_nd(dz, indices). Add passes dz to x; Sub negates du.
+std::vector<Output> TensorScatterUpdateGrad(const GradContext& ctx) {
+  const Output& dz = ctx.grad_outputs[0];
+  const Output zeros = grad::Op("ZerosLike", {ctx.input(2)});
+  return {grad::Op("TensorScatterUpdate", {dz, ctx.input(1), zeros}), Output(),
+          grad::Op("GatherNd", {dz, ctx.input(1)})};
+}
+
+std::vector<Output> TensorScatterAddGrad(const GradContext& ctx) {
+  const Output& dz = ctx.grad_outputs[0];
+  return {dz, Output(), grad::Op("GatherNd", {dz, ctx.input(1)})};
+}
+
+std::vector<Output> TensorScatterSubGrad(const GradContext& ctx) {
+  const Output& dz = ctx.grad_outputs[0];
+  return {dz, Output(), grad::Op("Neg", {grad::Op("GatherNd", {dz, ctx.input(1)})})};
+}
+
+// z = tensor_scatter_min/max(x, indices, u): dz goes to whichever of x and the updates
+// equal the result, split evenly between ties (TensorFlow's _TensorScatterMinOrMaxGrad).
+std::vector<Output> TensorScatterMinOrMaxGrad(const GradContext& ctx) {
+  const Output& dz = ctx.grad_outputs[0];
+  const Output x = ctx.input(0), indices = ctx.input(1), u = ctx.input(2), z = ctx.output(0);
+  const DType dt = dz.dtype();
+  const Output x_ind = cast(grad::Op("Equal", {x, z}), dt);
+  const Output u_ind = cast(grad::Op("Equal", {u, grad::Op("GatherNd", {z, indices})}), dt);
+  Output shape = grad::ShapeOf(x);
+  if (indices.dtype() == DType::kInt64) shape = cast(shape, DType::kInt64);
+  const Output ind = grad::Op("AddV2", {x_ind, grad::Op("ScatterNd", {indices, u_ind, shape})});
+  const Output x_grad = grad::Op("RealDiv", {grad::Op("Mul", {dz, x_ind}), ind});
+  const Output u_grad = grad::Op("Mul", {grad::Op("GatherNd", {grad::Op("RealDiv", {dz, ind}), indices}), u_ind});
+  return {x_grad, Output(), u_grad};
+}
+
 // z = sparse_to_dense(indices, shape, values, default): dvalues = gather_nd(dz, indices),
 // ddefault = sum(dz) - sum(dvalues), as TensorFlow's gradient.
 std::vector<Output> SparseToDenseGrad(const GradContext& ctx) {
@@ -94,6 +129,11 @@ void RegisterPartitionGradients(GradientRegistry& r) {
   r.Register("GatherNd", GatherNdGrad);
   r.Register("ResourceGather", ResourceGatherGrad);
   r.Register("ScatterNd", ScatterNdGrad);
+  r.Register("TensorScatterUpdate", TensorScatterUpdateGrad);
+  r.Register("TensorScatterAdd", TensorScatterAddGrad);
+  r.Register("TensorScatterSub", TensorScatterSubGrad);
+  r.Register("TensorScatterMin", TensorScatterMinOrMaxGrad);
+  r.Register("TensorScatterMax", TensorScatterMinOrMaxGrad);
   r.Register("SparseToDense", SparseToDenseGrad);
 }
 

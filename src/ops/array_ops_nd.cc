@@ -1,4 +1,4 @@
-// GatherNd and ScatterNd: slices addressed by index tuples. indices' last dim K picks the
+// GatherNd, ScatterNd and TensorScatter{Update,Add,Sub,Min,Max}: slices addressed by index tuples. indices' last dim K picks the
 // first K coordinates; the rest of params (or of `shape`) is the slice moved per tuple.
 #include "absl/strings/str_cat.h"
 #include "ops/array_ops_internal.h"
@@ -60,6 +60,19 @@ void RegisterArrayNdOps(OpRegistry& r) {
                  .Attr("T: {float32, float64, int32, int64}")
                  .Attr("Tindices: {int32, int64}")
                  .SetShapeFn(ScatterNdShape));
+  // The output is `tensor` with `updates` applied at `indices` (checked by the kernel).
+  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
+                         "TensorScatterMax"}) {
+    r.Register(OpDefBuilder(op)
+                   .Input("tensor: T")
+                   .Input("indices: Tindices")
+                   .Input("updates: T")
+                   .Output("output: T")
+                   .Attr("T: {float32, float64, int32, int64}")
+                   .Attr("Tindices: {int32, int64}")
+                   .Attr("bad_indices_policy: string = ''")
+                   .SetShapeFn(UnchangedShape));
+  }
 }
 
 }  // namespace tw

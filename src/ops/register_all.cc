@@ -6,6 +6,9 @@ void RegisterSparseTrainingOps(OpRegistry& r);  // training_ops_sparse.cc
 void RegisterMathSegmentOps(OpRegistry& r);     // math_segment_ops.cc
 void RegisterArrayReorderOps(OpRegistry& r);    // array_ops_reorder.cc
 void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
+void RegisterLinalgFactorOps(OpRegistry& r);    // linalg_ops_factor.cc
+void RegisterEinsumOps(OpRegistry& r);          // einsum_ops.cc
+void RegisterRandomGammaOps(OpRegistry& r);     // random_ops_gamma.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
@@ -52,6 +55,9 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterMathClipOps(r);
   RegisterArrayReorderOps(r);
   RegisterLinalgDecompOps(r);
+  RegisterLinalgFactorOps(r);
+  RegisterEinsumOps(r);
+  RegisterRandomGammaOps(r);
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);

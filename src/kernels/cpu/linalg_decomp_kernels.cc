@@ -17,23 +17,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/linalg_batch.h"
 
 namespace tw {
 namespace {
 
-template <typename T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using ConstMap = Eigen::Map<const Matrix<T>>;
-template <typename T>
-using Map = Eigen::Map<Matrix<T>>;
-
-// The number of matrices in a [..., rows, cols] tensor.
-int64_t BatchCount(const TensorShape& s) {
-  int64_t n = 1;
-  for (int d = 0; d + 2 < s.rank(); ++d) n *= s.dim(d);
-  return n;
-}
+using linalg_batch::BatchCount;
+using linalg_batch::ConstMap;
+using linalg_batch::ForEachMatrix;
+using linalg_batch::Map;
+using linalg_batch::Matrix;
 
 absl::Status CheckSquare(const Tensor& x, int index) {
   if (x.rank() < 2) {
@@ -43,24 +36,6 @@ absl::Status CheckSquare(const Tensor& x, int index) {
   if (x.dim(x.rank() - 2) != x.dim(x.rank() - 1)) {
     return absl::InvalidArgumentError("Input matrix must be square.");
   }
-  return absl::OkStatus();
-}
-
-// Runs fn(b) for every matrix b of the batch on the pool; the first error fn reports
-// (through `fail`) becomes the kernel's status.
-template <typename Fn>
-absl::Status ForEachMatrix(OpKernelContext& ctx, int64_t batches, int64_t n, Fn fn) {
-  std::atomic<bool> failed{false};
-  std::string message;
-  std::atomic_flag claimed = ATOMIC_FLAG_INIT;
-  auto fail = [&](std::string m) {
-    if (!claimed.test_and_set()) message = std::move(m);
-    failed = true;
-  };
-  ctx.ParallelFor(batches, std::max<int64_t>(1, n * n * n), [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end && !failed; ++b) fn(b, fail);
-  });
-  if (failed) return absl::InvalidArgumentError(message);
   return absl::OkStatus();
 }
 
@@ -75,7 +50,7 @@ class MatrixInverseOp : public OpKernel {
     const int64_t n = x.dim(x.rank() - 1);
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.shape(), x.dtype()));
     if (n == 0) return absl::OkStatus();
-    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto& fail) {
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n * n * n, [&](int64_t b, auto& fail) {
       ConstMap<T> a(x.data<T>() + b * n * n, n, n);
       const Matrix<T> m = adjoint_ ? Matrix<T>(a.transpose()) : Matrix<T>(a);
       Eigen::PartialPivLU<Matrix<T>> lu(m);
@@ -121,7 +96,7 @@ class MatrixDeterminantOp : public OpKernel {
     const int64_t n = x.dim(x.rank() - 1);
     const TensorShape batch(absl::Span<const int64_t>(x.shape().dims()).subspan(0, x.rank() - 2));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, batch, x.dtype()));
-    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto&) {
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n * n * n, [&](int64_t b, auto&) {
       T sign, log_abs;
       SignAndLogAbsDet<T>(ConstMap<T>(x.data<T>() + b * n * n, n, n), &sign, &log_abs);
       out->data<T>()[b] = sign * std::exp(log_abs);
@@ -141,7 +116,7 @@ class LogMatrixDeterminantOp : public OpKernel {
     const TensorShape batch(absl::Span<const int64_t>(x.shape().dims()).subspan(0, x.rank() - 2));
     TW_ASSIGN_OR_RETURN(Tensor * sign, ctx.allocate_output(0, batch, x.dtype()));
     TW_ASSIGN_OR_RETURN(Tensor * log_abs, ctx.allocate_output(1, batch, x.dtype()));
-    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto&) {
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n * n * n, [&](int64_t b, auto&) {
       SignAndLogAbsDet<T>(ConstMap<T>(x.data<T>() + b * n * n, n, n), sign->data<T>() + b,
                           log_abs->data<T>() + b);
     });
@@ -159,7 +134,7 @@ class CholeskyOp : public OpKernel {
     const int64_t n = x.dim(x.rank() - 1);
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, x.shape(), x.dtype()));
     if (n == 0) return absl::OkStatus();
-    return ForEachMatrix(ctx, BatchCount(x.shape()), n, [&](int64_t b, auto&) {
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n * n * n, [&](int64_t b, auto&) {
       // Reads only the lower triangle, as TensorFlow's.
       Eigen::LLT<Matrix<T>, Eigen::Lower> llt(ConstMap<T>(x.data<T>() + b * n * n, n, n));
       Map<T> l(out->data<T>() + b * n * n, n, n);
@@ -204,7 +179,7 @@ class MatrixSolveOp : public OpKernel {
     const int64_t n = a.dim(a.rank() - 1), k = rhs.dim(rhs.rank() - 1);
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, rhs.shape(), rhs.dtype()));
     if (n == 0 || k == 0) return absl::OkStatus();
-    return ForEachMatrix(ctx, BatchCount(a.shape()), n, [&](int64_t b, auto& fail) {
+    return ForEachMatrix(ctx, BatchCount(a.shape()), n * n * n, [&](int64_t b, auto& fail) {
       ConstMap<T> m(a.data<T>() + b * n * n, n, n);
       Eigen::PartialPivLU<Matrix<T>> lu(adjoint_ ? Matrix<T>(m.transpose()) : Matrix<T>(m));
       if (!(lu.matrixLU().diagonal().cwiseAbs().minCoeff() > T(0))) return fail("Input matrix is not invertible.");
@@ -231,7 +206,7 @@ class MatrixTriangularSolveOp : public OpKernel {
     const int64_t n = a.dim(a.rank() - 1), k = rhs.dim(rhs.rank() - 1);
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, rhs.shape(), rhs.dtype()));
     if (n == 0 || k == 0) return absl::OkStatus();
-    return ForEachMatrix(ctx, BatchCount(a.shape()), n, [&](int64_t b, auto&) {
+    return ForEachMatrix(ctx, BatchCount(a.shape()), n * n * n, [&](int64_t b, auto&) {
       ConstMap<T> m(a.data<T>() + b * n * n, n, n);
       Map<T> x(out->data<T>() + b * n * k, n, k);
       x = ConstMap<T>(rhs.data<T>() + b * n * k, n, k);

@@ -1,8 +1,10 @@
-// GatherNd (slices copied as bytes) and ScatterNd (updates summed into zeros; repeated index
-// tuples add). Each index tuple is checked before anything is written: one outside the
+// GatherNd (slices copied as bytes), ScatterNd (updates summed into zeros; repeated index
+// tuples add) and TensorScatter{Update,Add,Sub,Min,Max} (updates applied to a copy of
+// `tensor` in index order: a repeated tuple's last update wins, sums and extremes combine). Each index tuple is checked before anything is written: one outside the
 // shape is InvalidArgument naming it.
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -26,7 +28,7 @@ absl::StatusOr<DimVector> SliceOffsets(const DimVector& idx, int64_t k, absl::Sp
       if (v < 0 || v >= dims[d]) {
         return absl::InvalidArgumentError(absl::StrCat(
             "indices[", t, "] = [", absl::StrJoin(idx.begin() + t * k, idx.begin() + (t + 1) * k, ", "),
-            "] does not index into ", what, " shape [", absl::StrJoin(dims, ","), "]"));
+            "] does not index into ", what, "shape [", absl::StrJoin(dims, ","), "]"));
       }
       off = off * dims[d] + v;
     }
@@ -63,7 +65,7 @@ class GatherNdOp : public OpKernel {
       return absl::OkStatus();
     }
     TW_ASSIGN_OR_RETURN(DimVector offsets,
-                        SliceOffsets(idx, k, params.shape().dims(), slice, "param"));
+                        SliceOffsets(idx, k, params.shape().dims(), slice, "param "));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, params.dtype()));
     const size_t elem = DTypeSize(params.dtype());
     const char* src = static_cast<const char*>(params.raw_data());
@@ -102,7 +104,7 @@ class ScatterNdOp : public OpKernel {
     }
     int64_t slice = 1;
     for (size_t d = static_cast<size_t>(k); d < dims.size(); ++d) slice *= dims[d];
-    TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(IntValues(indices), k, dims, slice, "output"));
+    TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(IntValues(indices), k, dims, slice, "output "));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, updates.dtype()));
     T* dst = out->data<T>();
     std::fill(dst, dst + out->NumElements(), T(0));
@@ -114,12 +116,99 @@ class ScatterNdOp : public OpKernel {
   }
 };
 
+enum class ScatterKind { kUpdate, kAdd, kSub, kMin, kMax };
+
+template <ScatterKind kind>
+struct TensorScatter {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    explicit Op(OpKernelConstruction& c) : OpKernel(c) {
+      std::string policy;
+      c.GetAttr("bad_indices_policy", &policy);
+      ignore_bad_ = policy == "IGNORE";
+      if (policy != "" && policy != "DEFAULT" && policy != "ERROR" && !ignore_bad_) {
+        policy_status_ = absl::InvalidArgumentError(absl::StrCat(
+            "bad_indices_policy must be one of '', 'DEFAULT', 'ERROR', 'IGNORE', got '", policy, "'"));
+      }
+    }
+
+    absl::Status Compute(OpKernelContext& ctx) override {
+      TW_RETURN_IF_ERROR(policy_status_);
+      const Tensor& tensor = ctx.input(0);
+      const Tensor& indices = ctx.input(1);
+      const Tensor& updates = ctx.input(2);
+      // indices [..., K]: index tuples of K coordinates. TensorFlow's shape function and kernel
+      // disagree on a vector of indices, so that it always fails there: refused here too.
+      if (indices.rank() < 2) {
+        return absl::InvalidArgumentError(absl::StrCat("indices must be at least 2-D ([..., K] index tuples), got shape ",
+                                                       indices.shape().DebugString()));
+      }
+      const int batch = indices.rank() - 1;
+      const int64_t k = indices.dim(indices.rank() - 1);
+      const auto& t_dims = tensor.shape().dims();
+      const auto& u_dims = updates.shape().dims();
+      if (updates.rank() < batch || !std::equal(u_dims.begin(), u_dims.begin() + batch, indices.shape().dims().begin())) {
+        return absl::InvalidArgumentError(absl::StrCat("Outer dimensions of indices and update must match. Indices shape: ",
+                                                       indices.shape().DebugString(), ", updates shape:",
+                                                       updates.shape().DebugString()));
+      }
+      if (k > tensor.rank() || updates.rank() - batch != tensor.rank() - k ||
+          !std::equal(u_dims.begin() + batch, u_dims.end(), t_dims.begin() + k)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Inner dimensions of output shape must match inner dimensions of updates shape. Output: ",
+            tensor.shape().DebugString(), " updates: ", updates.shape().DebugString()));
+      }
+      int64_t slice = 1;
+      for (int d = static_cast<int>(k); d < tensor.rank(); ++d) slice *= tensor.dim(d);
+      DimVector idx = IntValues(indices);
+      std::vector<bool> skip(k == 0 ? 0 : idx.size() / k, false);
+      if (ignore_bad_) {  // tuples outside the shape are left out, as TensorFlow's IGNORE policy
+        for (size_t t = 0; t < skip.size(); ++t) {
+          for (int64_t d = 0; d < k; ++d) {
+            if (idx[t * k + d] < 0 || idx[t * k + d] >= t_dims[d]) skip[t] = true;
+          }
+          if (skip[t]) std::fill(idx.begin() + t * k, idx.begin() + (t + 1) * k, 0);
+        }
+      }
+      TW_ASSIGN_OR_RETURN(DimVector offsets, SliceOffsets(idx, k, t_dims, slice, ""));
+      TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, tensor.shape(), tensor.dtype()));
+      T* dst = out->data<T>();
+      std::copy(tensor.data<T>(), tensor.data<T>() + tensor.NumElements(), dst);
+      const T* src = updates.data<T>();
+      for (size_t t = 0; t < offsets.size(); ++t) {
+        if (skip[t]) continue;
+        T* to = dst + offsets[t];
+        const T* from = src + static_cast<int64_t>(t) * slice;
+        for (int64_t j = 0; j < slice; ++j) {
+          if constexpr (kind == ScatterKind::kUpdate) to[j] = from[j];
+          if constexpr (kind == ScatterKind::kAdd) to[j] += from[j];
+          if constexpr (kind == ScatterKind::kSub) to[j] -= from[j];
+          if constexpr (kind == ScatterKind::kMin) to[j] = std::min(to[j], from[j]);
+          if constexpr (kind == ScatterKind::kMax) to[j] = std::max(to[j], from[j]);
+        }
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    bool ignore_bad_ = false;
+    absl::Status policy_status_;
+  };
+};
+
 }  // namespace
 
 void RegisterNdKernels(KernelRegistry& r) {
   array_kernels::RegisterPod(r, "GatherNd", Factory<GatherNdOp>(), "Tparams");
   r.Register({"ScatterNd", kDeviceCpu, TypedFactory<ScatterNdOp>(), "T",
               {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
+  const std::vector<DType> types = {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64};
+  r.Register({"TensorScatterUpdate", kDeviceCpu, TypedFactory<TensorScatter<ScatterKind::kUpdate>::Op>(), "T", types});
+  r.Register({"TensorScatterAdd", kDeviceCpu, TypedFactory<TensorScatter<ScatterKind::kAdd>::Op>(), "T", types});
+  r.Register({"TensorScatterSub", kDeviceCpu, TypedFactory<TensorScatter<ScatterKind::kSub>::Op>(), "T", types});
+  r.Register({"TensorScatterMin", kDeviceCpu, TypedFactory<TensorScatter<ScatterKind::kMin>::Op>(), "T", types});
+  r.Register({"TensorScatterMax", kDeviceCpu, TypedFactory<TensorScatter<ScatterKind::kMax>::Op>(), "T", types});
 }
 
 }  // namespace tw

@@ -8,6 +8,9 @@ void RegisterSegmentKernels(KernelRegistry& r);  // segment_kernels.cc
 void RegisterNdKernels(KernelRegistry& r);       // nd_kernels.cc
 void RegisterArrayReorderKernels(KernelRegistry& r);  // array_reorder_kernels.cc
 void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.cc
+void RegisterLinalgFactorKernels(KernelRegistry& r);  // linalg_factor_kernels.cc
+void RegisterEinsumKernels(KernelRegistry& r);        // einsum_kernels.cc
+void RegisterRandomGammaKernels(KernelRegistry& r);   // random_gamma_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
@@ -59,6 +62,9 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterNdKernels(r);
   RegisterArrayReorderKernels(r);
   RegisterLinalgDecompKernels(r);
+  RegisterLinalgFactorKernels(r);
+  RegisterEinsumKernels(r);
+  RegisterRandomGammaKernels(r);
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
