@@ -2,14 +2,13 @@
 transposes, diagonals, traces, broadcasting "...", implicit outputs, 3-input chains) in both
 float dtypes, static shapes, and error texts for bad equations and inputs. The graphs are
 built by the same code on both sides (tf_side/einsum_cases.py)."""
-import json
 import sys
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tf_peer import TF_SIDE_DIR, require_tensorflow, run_tf_script
+from tf_peer import TF_SIDE_DIR, shared_cases_names, shared_cases_ours, shared_cases_outputs
 
 sys.path.insert(0, TF_SIDE_DIR)
 import einsum_cases as cases  # noqa: E402
@@ -19,28 +18,15 @@ ARRAYS = cases.make_arrays()
 
 @pytest.fixture(scope="module")
 def theirs(tmp_path_factory):
-    python = require_tensorflow("test_einsum")
-    d = tmp_path_factory.mktemp("einsum")
-    np.savez(d / "in.npz", **ARRAYS)
-    meta = json.loads(run_tf_script(python, "einsum_cases.py", str(d / "in.npz"), str(d / "out.npz"))
-                      .strip().splitlines()[-1])
-    return dict(np.load(d / "out.npz")), meta
+    return shared_cases_outputs("test_einsum", cases, tmp_path_factory.mktemp("cases"))
 
 
 @pytest.fixture(scope="module")
 def ours():
-    with tf.Graph().as_default():
-        out = cases.build(tf, ARRAYS)
-        with tf.Session() as sess:
-            return sess.run(out)
+    return shared_cases_ours(cases, ARRAYS)
 
 
-def _names():
-    with tf.Graph().as_default():
-        return sorted(cases.build(tf, ARRAYS))
-
-
-@pytest.mark.parametrize("name", _names())
+@pytest.mark.parametrize("name", shared_cases_names(cases, ARRAYS))
 def test_matches_tensorflow(theirs, ours, name):
     expected, got = theirs[0][name], ours[name]
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)

@@ -3,15 +3,13 @@ TensorFlow: factors in sign-invariant form (QR with R's diagonal made positive, 
 singular/eigen vectors, reconstructions), singular and eigen values as they are, gradients of
 sign-invariant losses, static shapes and error texts. The graphs are built by the same code
 on both sides (tf_side/linalg_factor_cases.py)."""
-import json
-import os
 import sys
 
 import numpy as np
 import pytest
 
 import tensorweave as tf
-from tf_peer import TF_SIDE_DIR, require_tensorflow, run_tf_script
+from tf_peer import TF_SIDE_DIR, shared_cases_names, shared_cases_ours, shared_cases_outputs
 
 sys.path.insert(0, TF_SIDE_DIR)
 import linalg_factor_cases as cases  # noqa: E402
@@ -21,28 +19,15 @@ ARRAYS = cases.make_arrays()
 
 @pytest.fixture(scope="module")
 def theirs(tmp_path_factory):
-    python = require_tensorflow("test_linalg_factor")
-    d = tmp_path_factory.mktemp("factor")
-    np.savez(d / "in.npz", **ARRAYS)
-    meta = json.loads(run_tf_script(python, "linalg_factor_cases.py", str(d / "in.npz"), str(d / "out.npz"))
-                      .strip().splitlines()[-1])
-    return dict(np.load(d / "out.npz")), meta
+    return shared_cases_outputs("test_linalg_factor", cases, tmp_path_factory.mktemp("cases"))
 
 
 @pytest.fixture(scope="module")
 def ours():
-    with tf.Graph().as_default():
-        out = cases.build(tf, ARRAYS)
-        with tf.Session() as sess:
-            return sess.run(out)
+    return shared_cases_ours(cases, ARRAYS)
 
 
-def _names():
-    with tf.Graph().as_default():
-        return sorted(cases.build(tf, ARRAYS))
-
-
-@pytest.mark.parametrize("name", _names())
+@pytest.mark.parametrize("name", shared_cases_names(cases, ARRAYS))
 def test_matches_tensorflow(theirs, ours, name):
     expected, got = theirs[0][name], ours[name]
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)

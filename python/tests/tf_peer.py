@@ -61,3 +61,29 @@ def run_tf_cases(python, script, tmp_path, arrays, cases, timeout=600):
     run_tf_script(python, script, str(tmp_path / "in.npz"), str(tmp_path / "cases.json"), str(tmp_path / "out.npz"),
                   timeout=timeout)
     return np.load(tmp_path / "out.npz")
+
+
+def shared_cases_outputs(test_name, cases_module, tmp_dir):
+    """For tests whose graphs are built by the same code on both sides (tf_side/<module>.py
+    with make_arrays() and build(tf, arrays), run as a script IN OUT that prints a JSON line
+    last): (TensorFlow's outputs by name, that JSON)."""
+    import json
+
+    import numpy as np
+    python = require_tensorflow(test_name)
+    np.savez(tmp_dir / "in.npz", **cases_module.make_arrays())
+    out = run_tf_script(python, cases_module.__name__ + ".py", str(tmp_dir / "in.npz"), str(tmp_dir / "out.npz"))
+    return dict(np.load(tmp_dir / "out.npz")), json.loads(out.strip().splitlines()[-1])
+
+
+def shared_cases_ours(cases_module, arrays):
+    """tensorweave's outputs by name of cases_module.build on `arrays`."""
+    with tensorweave.Graph().as_default():
+        out = cases_module.build(tensorweave, arrays)
+        with tensorweave.Session() as sess:
+            return sess.run(out)
+
+
+def shared_cases_names(cases_module, arrays):
+    with tensorweave.Graph().as_default():
+        return sorted(cases_module.build(tensorweave, arrays))
