@@ -9,15 +9,7 @@ class FIFOQueue:
     tf.FIFOQueue). capacity < 0: unbounded."""
 
     def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None, name="fifo_queue"):
-        if names is not None:
-            raise NotImplementedError("FIFOQueue(names=...) is not supported: give components as a list")
-        self._single = not isinstance(dtypes, (list, tuple))
-        self._dtypes = [dtypes_lib.as_dtype(d) for d in ([dtypes] if self._single else dtypes)]
-        shapes = _as_shape_list(shapes)
-        if shapes and len(shapes) != len(self._dtypes):
-            raise ValueError("Queue shapes must have the same length as dtypes (%d vs %d)"
-                             % (len(shapes), len(self._dtypes)))
-        self._shapes = [TensorShape(s) for s in shapes]
+        self._single, self._dtypes, self._shapes = _queue_components("FIFOQueue", dtypes, shapes, names, False)
         self._graph = get_default_graph()
         self._core = _core.FIFOQueue(self._graph._core, int(capacity), [d._core for d in self._dtypes],
                                      [s.dims for s in self._shapes], shared_name or "", name)
@@ -172,15 +164,7 @@ class RandomShuffleQueue(_OpQueue):
 
     def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None,
                  shared_name=None, name="random_shuffle_queue"):
-        if names is not None:
-            raise NotImplementedError("RandomShuffleQueue(names=...) is not supported: give components as a list")
-        self._single = not isinstance(dtypes, (list, tuple))
-        self._dtypes = [dtypes_lib.as_dtype(d) for d in ([dtypes] if self._single else dtypes)]
-        shapes = _as_shape_list(shapes)
-        if shapes and len(shapes) != len(self._dtypes):
-            raise ValueError("Queue shapes must have the same length as dtypes (%d vs %d)"
-                             % (len(shapes), len(self._dtypes)))
-        self._shapes = [TensorShape(s) for s in shapes]
+        self._single, self._dtypes, self._shapes = _queue_components("RandomShuffleQueue", dtypes, shapes, names, False)
         self._graph = get_default_graph()
         seed1, seed2 = self._graph._next_seeds(seed)  # The op seed and the graph's, as TensorFlow's.
         attrs = {"component_types": [d._core for d in self._dtypes],
@@ -196,19 +180,28 @@ class PaddingFIFOQueue(_OpQueue):
     them, with zeros ("" for strings)."""
 
     def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None, name="padding_fifo_queue"):
-        if names is not None:
-            raise NotImplementedError("PaddingFIFOQueue(names=...) is not supported: give components as a list")
-        self._single = not isinstance(dtypes, (list, tuple))
-        self._dtypes = [dtypes_lib.as_dtype(d) for d in ([dtypes] if self._single else dtypes)]
-        self._shapes = [TensorShape(s) for s in _as_shape_list(shapes)]
-        if len(self._dtypes) != len(self._shapes):
-            raise ValueError("Shapes must be provided for all components, but received %d dtypes and %d shapes."
-                             % (len(self._dtypes), len(self._shapes)))
+        self._single, self._dtypes, self._shapes = _queue_components("PaddingFIFOQueue", dtypes, shapes, names, True)
         self._graph = get_default_graph()
         attrs = {"component_types": [d._core for d in self._dtypes],
                  "shapes": [s._as_core() for s in self._shapes], "capacity": int(capacity),
                  "shared_name": shared_name or ""}
         self._handle = _op("PaddingFIFOQueueV2", [], attrs, name, graph=self._graph).outputs[0]
+
+
+def _queue_components(kind, dtypes, shapes, names, shapes_required):
+    """(single, dtypes, shapes) of a `kind` queue's components, read as TensorFlow reads them:
+    one dtype or a list; shapes optional (each component's, when given) unless required."""
+    if names is not None:
+        raise NotImplementedError("%s(names=...) is not supported: give components as a list" % kind)
+    single = not isinstance(dtypes, (list, tuple))
+    dtypes = [dtypes_lib.as_dtype(d) for d in ([dtypes] if single else dtypes)]
+    shapes = _as_shape_list(shapes)
+    if shapes_required and len(shapes) != len(dtypes):
+        raise ValueError("Shapes must be provided for all components, but received %d dtypes and %d shapes."
+                         % (len(dtypes), len(shapes)))
+    if shapes and len(shapes) != len(dtypes):
+        raise ValueError("Queue shapes must have the same length as dtypes (%d vs %d)" % (len(shapes), len(dtypes)))
+    return single, dtypes, [TensorShape(s) for s in shapes]
 
 
 def _shape_text(dims):

@@ -34,6 +34,9 @@ std::string SharedName(OpKernelConstruction& c) {
   return shared_name.empty() ? c.name() : shared_name;
 }
 
+// FIFOQueueV2, and with kPadded TensorFlow's PaddingFIFOQueueV2: the same state, whose batch
+// dequeues pad to the largest element.
+template <bool kPadded>
 class FIFOQueueOp : public OpKernel {
  public:
   explicit FIFOQueueOp(OpKernelConstruction& c) : OpKernel(c), name_(SharedName(c)) {
@@ -47,10 +50,15 @@ class FIFOQueueOp : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
                         ctx.resource_mgr()->LookupOrCreateResource<FIFOQueueResource>(
-                            container_, name_, [this] {
-                              return FIFOQueueResource::Create(name_, types_, shapes_, capacity_);
+                            container_, name_, [this]() -> absl::StatusOr<std::shared_ptr<FIFOQueueResource>> {
+                              TW_ASSIGN_OR_RETURN(auto q, FIFOQueueResource::Create(name_, types_, shapes_, capacity_));
+                              if (kPadded) TW_RETURN_IF_ERROR(q->SetPadding());
+                              return q;
                             }));
     TW_RETURN_IF_ERROR(queue->CheckSameAs(types_, shapes_, capacity_));
+    if (kPadded && !queue->padded()) {
+      return absl::InvalidArgumentError(absl::StrCat("shared queue '", name_, "' is not a PaddingFIFOQueue"));
+    }
     ctx.set_output(0, handle_);
     return absl::OkStatus();
   }
@@ -134,42 +142,6 @@ class QueueDequeueOp : public AsyncOpKernel {
   }
 
   std::vector<DType> types_;
-};
-
-// TensorFlow's PaddingFIFOQueue: the FIFO queue's state; batch dequeues pad to the largest element.
-class PaddingFIFOQueueOp : public OpKernel {
- public:
-  explicit PaddingFIFOQueueOp(OpKernelConstruction& c) : OpKernel(c), name_(SharedName(c)) {
-    c.GetAttr("container", &container_);
-    c.GetAttr("component_types", &types_);
-    c.GetAttr("shapes", &shapes_);
-    c.GetAttr("capacity", &capacity_);
-    handle_ = Tensor::Resource(ResourceHandle{c.device_name(), container_, name_});
-  }
-
-  absl::Status Compute(OpKernelContext& ctx) override {
-    TW_ASSIGN_OR_RETURN(std::shared_ptr<FIFOQueueResource> queue,
-                        ctx.resource_mgr()->LookupOrCreateResource<FIFOQueueResource>(
-                            container_, name_, [this]() -> absl::StatusOr<std::shared_ptr<FIFOQueueResource>> {
-                              TW_ASSIGN_OR_RETURN(auto q, FIFOQueueResource::Create(name_, types_, shapes_, capacity_));
-                              TW_RETURN_IF_ERROR(q->SetPadding());
-                              return q;
-                            }));
-    TW_RETURN_IF_ERROR(queue->CheckSameAs(types_, shapes_, capacity_));
-    if (!queue->padded()) {
-      return absl::InvalidArgumentError(absl::StrCat("shared queue '", name_, "' is not a PaddingFIFOQueue"));
-    }
-    ctx.set_output(0, handle_);
-    return absl::OkStatus();
-  }
-  bool IsExpensive() const override { return false; }
-
- private:
-  std::string name_, container_;
-  std::vector<DType> types_;
-  std::vector<PartialShape> shapes_;
-  int64_t capacity_ = -1;
-  Tensor handle_;
 };
 
 // TensorFlow's RandomShuffleQueue: the FIFO queue's state, dequeuing at random.
@@ -369,7 +341,7 @@ class AccumulatorSetGlobalStepOp : public OpKernel {
 }  // namespace
 
 void RegisterDataFlowKernels(KernelRegistry& r) {
-  r.Register("FIFOQueueV2", kDeviceCpu, Factory<FIFOQueueOp>());
+  r.Register("FIFOQueueV2", kDeviceCpu, Factory<FIFOQueueOp<false>>());
   r.Register("QueueEnqueueV2", kDeviceCpu, Factory<QueueEnqueueOp<false>>());
   r.Register("QueueEnqueueManyV2", kDeviceCpu, Factory<QueueEnqueueOp<true>>());
   r.Register("QueueDequeueV2", kDeviceCpu, Factory<QueueDequeueOp<false>>());
@@ -377,7 +349,7 @@ void RegisterDataFlowKernels(KernelRegistry& r) {
   r.Register("QueueCloseV2", kDeviceCpu, Factory<QueueCloseOp>());
   r.Register("QueueDequeueUpToV2", kDeviceCpu, Factory<QueueDequeueOp<true, true>>());
   r.Register("RandomShuffleQueueV2", kDeviceCpu, Factory<RandomShuffleQueueOp>());
-  r.Register("PaddingFIFOQueueV2", kDeviceCpu, Factory<PaddingFIFOQueueOp>());
+  r.Register("PaddingFIFOQueueV2", kDeviceCpu, Factory<FIFOQueueOp<true>>());
   r.Register("QueueSizeV2", kDeviceCpu, Factory<QueueSizeOp>());
   r.Register("ResourceConditionalAccumulator", kDeviceCpu, Factory<AccumulatorOp<ConditionalAccumulatorResource>>());
   r.Register("ResourceAccumulatorApplyGradient", kDeviceCpu, Factory<AccumulatorApplyGradientOp>());
