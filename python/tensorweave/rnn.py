@@ -42,6 +42,18 @@ def _zero_output(cell, batch_size, dtype):
     return [_zeros_like_size(s, batch_size, dtype) for s in _flat_sizes(sizes)]
 
 
+def _initial_state(cell, initial_state, batch_size, dtype, no_dtype_message):
+    """(the state the RNN starts from, its dtype): initial_state, else the cell's zero state of
+    `dtype` (TF's ValueError, worded as the calling function words it, without one)."""
+    if initial_state is not None:
+        state = initial_state
+    else:
+        if dtype is None:
+            raise ValueError(no_dtype_message)
+        state = cell.zero_state(batch_size, dtype)
+    return state, _infer_state_dtype(dtype, state)
+
+
 def _infer_state_dtype(dtype, state):
     if dtype is not None:
         return dtypes.as_dtype(dtype)
@@ -63,13 +75,8 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         static_steps = first.shape.dims[0]
         static_batch = first.shape.dims[1]
         batch_size = static_batch if static_batch is not None else _tf.shape(first)[1]
-        if initial_state is not None:
-            state = initial_state
-        else:
-            if dtype is None:
-                raise ValueError("If there is no initial_state, you must give a dtype.")
-            state = cell.zero_state(batch_size, dtype)
-        dtype = _infer_state_dtype(dtype, state)
+        state, dtype = _initial_state(cell, initial_state, batch_size, dtype,
+                                      "If there is no initial_state, you must give a dtype.")
         if sequence_length is not None:
             sequence_length = _tf.cast(sequence_length, dtypes.int32)
             if sequence_length.shape.ndims not in (None, 1):
@@ -120,13 +127,8 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     with _rnn_scope(scope, "rnn"):
         first = convert_to_tensor(_flatten(inputs[0])[0])
         batch_size = first.shape.dims[0] if first.shape.dims[0] is not None else _tf.shape(first)[0]
-        if initial_state is not None:
-            state = initial_state
-        else:
-            if dtype is None:
-                raise ValueError("If no initial_state is provided, dtype must be specified")
-            state = cell.zero_state(batch_size, dtype)
-        dtype = _infer_state_dtype(dtype, state)
+        state, dtype = _initial_state(cell, initial_state, batch_size, dtype,
+                                      "If no initial_state is provided, dtype must be specified")
         if sequence_length is not None:
             sequence_length = _tf.cast(sequence_length, dtypes.int32)
             zero_output = _zero_output(cell, batch_size, dtype)
