@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "tensorweave/status.h"
 #include "tensorweave/tensor.h"
 
 namespace tw::checkpoint {
@@ -43,6 +45,27 @@ Tensor ExtractSlice(const Tensor& full, const std::vector<SliceExtent>& extents)
 // checkpoint's tensor is not of the spec's full shape.
 absl::StatusOr<Tensor> SliceOfSaved(Tensor saved, const ShapeAndSlice& spec, const std::string& name,
                                     const std::string& prefix);
+
+// One restore's reads: a saved tensor is read once (read() gives it whole) however many shards
+// of its partitioned variable take their block of it (each block is a copy).
+class SavedTensorReads {
+ public:
+  template <typename Read>
+  absl::StatusOr<Tensor> Block(const std::string& name, const ShapeAndSlice& spec, const std::string& prefix,
+                               Read read) {
+    // A whole tensor is read afresh: two outputs must not share a buffer a variable may update in place.
+    if (spec.whole()) return read();
+    auto it = whole_.find(name);
+    if (it == whole_.end()) {
+      TW_ASSIGN_OR_RETURN(Tensor value, read());
+      it = whole_.emplace(name, std::move(value)).first;
+    }
+    return SliceOfSaved(it->second, spec, name, prefix);
+  }
+
+ private:
+  absl::flat_hash_map<std::string, Tensor> whole_;
+};
 
 }  // namespace tw::checkpoint
 

@@ -105,9 +105,10 @@ class RestoreTensorsOp : public CheckpointIoKernel {
       TW_RETURN_IF_ERROR(CheckFits(found[i]->name, found[i]->dtype, found[i]->shape, i));
     }
     std::vector<Tensor> values(n);
+    checkpoint::SavedTensorReads reads;
     for (int i = 0; i < n; ++i) {
-      TW_ASSIGN_OR_RETURN(values[i], reader.Read(*found[i]));
-      TW_ASSIGN_OR_RETURN(values[i], checkpoint::SliceOfSaved(std::move(values[i]), slices_[i], names_[i], path_));
+      TW_ASSIGN_OR_RETURN(values[i],
+                          reads.Block(names_[i], slices_[i], path_, [&] { return reader.Read(*found[i]); }));
     }
     for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
     return absl::OkStatus();

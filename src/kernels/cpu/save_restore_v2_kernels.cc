@@ -124,6 +124,7 @@ class RestoreV2Op : public CheckpointPathKernel {
                            OpKernelContext& ctx) const {
     const int n = ctx.num_outputs();
     std::vector<Tensor> values(n);
+    checkpoint::SavedTensorReads reads;  // The shards of one variable read it once.
     for (int i = 0; i < n; ++i) {
       TW_ASSIGN_OR_RETURN(auto* entry, reader.Find(in.names[i]));
       if (entry->dtype != dtypes_[i]) {
@@ -131,8 +132,7 @@ class RestoreV2Op : public CheckpointPathKernel {
                                                        "' has dtype ", DTypeName(entry->dtype),
                                                        " but RestoreV2 expects ", DTypeName(dtypes_[i])));
       }
-      TW_ASSIGN_OR_RETURN(values[i], reader.Read(*entry));
-      TW_ASSIGN_OR_RETURN(values[i], checkpoint::SliceOfSaved(values[i], in.slices[i], in.names[i], prefix));
+      TW_ASSIGN_OR_RETURN(values[i], reads.Block(in.names[i], in.slices[i], prefix, [&] { return reader.Read(*entry); }));
     }
     for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
     return absl::OkStatus();
