@@ -13,6 +13,7 @@ PACKAGES=(
   python3-dev python3-numpy python3-pytest pybind11-dev python3-venv
   python3-protobuf  # the Python package's message classes (tf.train.Example, tf.Summary, ...) from proto/
   libpng-dev  # image summaries are PNG-encoded
+  python3-matplotlib  # `tw board` draws event files
   libre2-dev  # RegexReplace matches with RE2
   zlib1g-dev  # TFRecord files with GZIP or ZLIB compression
   openssl  # the TLS tests make their certificates with it

@@ -145,7 +145,8 @@ constexpr char kOverview[] =
     "  freeze   write a GraphDef whose variables are constants (TensorFlow's freeze_graph)\n"
     "  show     print a GraphDef's, MetaGraph's, SavedModel's or checkpoint's inputs, outputs,\n"
     "           ops, variables and signatures\n"
-    "  convert  convert a GraphDef between text and binary\n";
+    "  convert  convert a GraphDef between text and binary\n"
+    "  board    draw the scalar curves and histograms of event files (LOGDIR... --out run.html|run.png)\n";
 
 std::vector<FlagBinding> SecurityBindings() {
   return {Bind(FLAGS_tls_cert), Bind(FLAGS_tls_key), Bind(FLAGS_tls_ca), Bind(FLAGS_cluster_token_file)};
@@ -242,7 +243,7 @@ std::string CommandUsage(const std::string& command) {
   if (command == "health") flags = HealthBindings();
   return absl::StrCat("usage: tw ", command, command == "health" ? " ADDRESS" : "", " [flags]\nflags:\n",
                       tw::cli::FlagsUsage(flags),
-                      "other commands: tw run, tw server, tw cluster, tw health, tw ops, tw freeze, tw show, tw convert (tw --help: all of them)\n");
+                      "other commands: tw run, tw server, tw cluster, tw health, tw ops, tw freeze, tw show, tw convert, tw board (tw --help: all of them)\n");
 }
 
 // `tw run --saved_model`: the model loaded (variables restored), its signature's keys
@@ -517,6 +518,7 @@ int main(int argc, char** argv) {
   if (command == "freeze") return tw::cli::FreezeMain(argc - 2, argv + 2);
   if (command == "show") return tw::cli::ShowMain(argc - 2, argv + 2);
   if (command == "convert") return tw::cli::ConvertMain(argc - 2, argv + 2);
+  if (command == "board") return tw::cli::BoardMain(argc - 2, argv + 2);
   if (command != "run" && command != "server" && command != "cluster" && command != "ops" && command != "health") {
     std::cerr << "tw: unknown command '" << command << "'\n" << kOverview;
     return 2;

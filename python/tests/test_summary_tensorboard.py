@@ -6,10 +6,8 @@ import glob
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
-import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -18,6 +16,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from chromium import FLAGS as CHROMIUM_FLAGS, require_chromium, run_chromium
 from conftest import free_port
 from tf_peer import require_tensorflow, tf_env
 
@@ -127,34 +126,11 @@ def test_http_api_serves_our_images_and_histograms(tensorboard):
         assert buckets[0][0] == histo.min and buckets[-1][1] == histo.max
 
 
-def _chromium(flags, timeout, attempts=2):
-    """Runs headless Chromium without our sanitizer runtime (the ASan suite preloads it into
-    our python; Chromium hung under it), again on a fresh profile if it hangs all the same.
-    The whole process group is killed on a timeout, so no renderer outlives the test."""
-    for attempt in range(attempts):
-        profile = tempfile.mkdtemp(prefix="chromium-profile-")
-        proc = subprocess.Popen(flags + [f"--user-data-dir={profile}"], stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, start_new_session=True, env=tf_env())
-        try:
-            return proc.communicate(timeout=timeout)[0].decode("utf-8", "replace")
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            if attempt == attempts - 1:
-                raise
-        finally:
-            shutil.rmtree(profile, ignore_errors=True)
-
-
 def test_dashboard_renders_our_run_in_chromium(tensorboard):
     base, values, tmp = tensorboard
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.skip("test_summary_tensorboard needs chromium (scripts/setup.sh installs it for the test suite)")
-    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--virtual-time-budget=20000"]
+    flags = [require_chromium("test_summary_tensorboard")] + CHROMIUM_FLAGS + ["--virtual-time-budget=20000"]
     url = base + "/#timeseries"
-    dom = _chromium(flags + ["--dump-dom", url], timeout=90)
+    dom = run_chromium(flags + ["--dump-dom", url], timeout=90)
     (tmp / "dashboard.html").write_text(dom)
     # Rendered elements, not only script text: the runs table has a cell with the run name and
     # the time-series cards a heading with the tag.
@@ -166,5 +142,5 @@ def test_dashboard_renders_our_run_in_chromium(tensorboard):
     # For people: the page as rendered (the runs table, the card and its data table; headless
     # Chromium's WebGL leaves the chart's line undrawn).
     shot = tmp / "dashboard.png"
-    _chromium(flags + ["--window-size=1280,900", f"--screenshot={shot}", url], timeout=45)
+    run_chromium(flags + ["--window-size=1280,900", f"--screenshot={shot}", url], timeout=45)
     assert shot.exists() and shot.stat().st_size > 10000, "no screenshot of the dashboard"
