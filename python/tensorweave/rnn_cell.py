@@ -1,4 +1,4 @@
-"""tf.nn.rnn_cell (TF1): BasicRNNCell, BasicLSTMCell, LSTMCell (no peepholes; optional
+"""tf.nn.rnn_cell (TF1): BasicRNNCell, BasicLSTMCell, LSTMCell (optional peepholes,
 projection and clipping), GRUCell, MultiRNNCell, DropoutWrapper and LSTMStateTuple, with
 TF1's math (gate order i, j, f, o; forget_bias added to f) and variable names
 (<scope>/basic_lstm_cell/kernel, .../bias; gru_cell/gates/..., gru_cell/candidate/...), so
@@ -163,18 +163,18 @@ class BasicLSTMCell(RNNCell):
 
 
 class LSTMCell(RNNCell):
-    """TF1's LSTMCell without peepholes: BasicLSTMCell's gates, then optional cell_clip, a
-    projection of h (num_proj, 'projection/kernel') and proj_clip."""
+    """TF1's LSTMCell: BasicLSTMCell's gates with optional peepholes (diagonal weights
+    w_f_diag, w_i_diag on the previous cell state and w_o_diag on the new one), then optional
+    cell_clip, a projection of h (num_proj, 'projection/kernel') and proj_clip."""
     _default_name = "lstm_cell"
 
     def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None, num_proj=None,
                  proj_clip=None, num_unit_shards=None, num_proj_shards=None, forget_bias=1.0, state_is_tuple=True,
                  activation=None, reuse=None, name=None, dtype=None):
         del reuse, num_unit_shards, num_proj_shards
-        if use_peepholes:
-            raise NotImplementedError("LSTMCell(use_peepholes=True) is not in tensorweave yet")
         super().__init__(name, dtype)
         self._num_units, self._cell_clip, self._initializer = num_units, cell_clip, initializer
+        self._use_peepholes = use_peepholes
         self._num_proj, self._proj_clip = num_proj, proj_clip
         self._forget_bias, self._state_is_tuple = forget_bias, state_is_tuple
         self._activation = activation or _tanh
@@ -191,6 +191,10 @@ class LSTMCell(RNNCell):
         self._kernel = get_variable("kernel", [input_depth + h_depth, 4 * n], dtype=dtype,
                                     initializer=self._initializer)
         self._bias = get_variable("bias", [4 * n], dtype=dtype, initializer=_zeros(dtype))
+        if self._use_peepholes:  # created in TF's order: checkpoints line up
+            self._w_f_diag, self._w_i_diag, self._w_o_diag = (
+                get_variable(name, [n], dtype=dtype, initializer=self._initializer)
+                for name in ("w_f_diag", "w_i_diag", "w_o_diag"))
         if self._num_proj is not None:
             with variable_scope("projection"):
                 self._proj_kernel = get_variable("kernel", [n, self._num_proj], dtype=dtype,
@@ -204,10 +208,14 @@ class LSTMCell(RNNCell):
             c_prev = _tf.slice(state, [0, 0], [-1, n])
             m_prev = _tf.slice(state, [0, n], [-1, self._num_proj or n])
         i, j, f, o = _tf.split(_dense([inputs, m_prev], self._kernel, self._bias), 4, axis=1)
-        c = _sigmoid(f + self._forget_bias) * c_prev + _sigmoid(i) * self._activation(j)
+        if self._use_peepholes:
+            c = (_sigmoid(f + self._forget_bias + self._w_f_diag * c_prev) * c_prev +
+                 _sigmoid(i + self._w_i_diag * c_prev) * self._activation(j))
+        else:
+            c = _sigmoid(f + self._forget_bias) * c_prev + _sigmoid(i) * self._activation(j)
         if self._cell_clip is not None:
             c = _tf.clip_by_value(c, -self._cell_clip, self._cell_clip)
-        m = _sigmoid(o) * self._activation(c)
+        m = _sigmoid(o + self._w_o_diag * c if self._use_peepholes else o) * self._activation(c)
         if self._num_proj is not None:
             m = _tf.matmul(m, self._proj_kernel)
             if self._proj_clip is not None:
@@ -302,16 +310,32 @@ class MultiRNNCell(RNNCell):
         return cur, new_states
 
 
+def _map_leaves(fn, value, counter=None):
+    """`value` (a tensor or nested tuples of them) with fn(index, leaf) applied to each leaf,
+    leaves numbered in order as TF's _enumerated_map_structure_up_to does."""
+    counter = counter if counter is not None else [0]
+    if isinstance(value, (tuple, list)):
+        items = [_map_leaves(fn, v, counter) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    index = counter[0]
+    counter[0] += 1
+    return fn(index, value)
+
+
+def _is_one(keep_prob):
+    return isinstance(keep_prob, (int, float)) and keep_prob == 1.0
+
+
 class DropoutWrapper(RNNCell):
     """Dropout on a cell's inputs, outputs and state (keep probabilities; 1.0 is no dropout).
-    The wrapped cell keeps its own scope and variable names."""
+    The wrapped cell keeps its own scope and variable names. variational_recurrent=True draws
+    one mask per input, state and output leaf when the wrapper is made ([1, size]: shared by
+    the batch) and applies it at every time step, as TF1 (seeds salted as TF salts them)."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
-        del input_size, dtype, dropout_state_filter_visitor
-        if variational_recurrent:
-            raise NotImplementedError("DropoutWrapper(variational_recurrent=True) is not in tensorweave yet")
+        del dropout_state_filter_visitor
         super().__init__()
         for name, p in (("input_keep_prob", input_keep_prob), ("state_keep_prob", state_keep_prob),
                         ("output_keep_prob", output_keep_prob)):
@@ -320,6 +344,20 @@ class DropoutWrapper(RNNCell):
         self._cell = cell
         self._input_keep_prob, self._output_keep_prob = input_keep_prob, output_keep_prob
         self._state_keep_prob, self._seed = state_keep_prob, seed
+        self._variational = variational_recurrent
+        if variational_recurrent:
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+            noise = lambda salt, sizes: _map_leaves(  # noqa: E731
+                lambda i, size: _tf.random_uniform([1] + TensorShape(size).as_list(), seed=self._gen_seed(salt, i),
+                                                   dtype=dtype), sizes)
+            if not _is_one(input_keep_prob):
+                if input_size is None:
+                    raise ValueError("When variational_recurrent=True and input_keep_prob < 1.0 or is unknown, "
+                                     "input_size must be provided")
+                self._input_noise = noise("input", input_size)
+            self._state_noise = noise("state", cell.state_size)
+            self._output_noise = noise("output", cell.output_size)
 
     state_size = property(lambda self: self._cell.state_size)
     output_size = property(lambda self: self._cell.output_size)
@@ -328,23 +366,51 @@ class DropoutWrapper(RNNCell):
     def zero_state(self, batch_size, dtype):
         return self._cell.zero_state(batch_size, dtype)
 
-    def _dropout(self, value, keep_prob):
+    def _gen_seed(self, salt_prefix, index):
+        """TF's per-mask seed: the first 32 bits of md5(seed + salt), or None without a seed."""
+        import hashlib
+        if self._seed is None:
+            return None
+        digest = hashlib.md5((str(self._seed) + "%s_%d" % (salt_prefix, index)).encode("utf-8")).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _dropout(self, value, keep_prob, noise=None, kept=()):
+        """`value`'s leaves dropped out, except the leaf numbers in `kept`; with variational
+        noise (one [1, size] tensor per leaf), leaf i keeps where keep_prob + noise[i] >= 1."""
         from tensorweave import nn
-        if isinstance(keep_prob, (int, float)) and keep_prob == 1.0:
+        if _is_one(keep_prob):
             return value
-        if isinstance(value, (tuple, list)):
-            return type(value)(*[self._dropout(v, keep_prob) for v in value]) if hasattr(value, "_fields") \
-                else type(value)(self._dropout(v, keep_prob) for v in value)
-        return nn.dropout(value, keep_prob=keep_prob, seed=self._seed)
+
+        def drop(index, leaf):
+            if index in kept:
+                return leaf
+            if noise is None:
+                return nn.dropout(leaf, keep_prob=keep_prob, seed=self._seed)
+            return _tf.divide(leaf, keep_prob) * _tf.floor(keep_prob + noise[index])
+        return _map_leaves(drop, value)
 
     def __call__(self, inputs, state, scope=None):
-        inputs = self._dropout(convert_to_tensor(inputs), self._input_keep_prob)
+        def noise(name):
+            return _flat_sizes(getattr(self, name)) if self._variational and hasattr(self, name) else None
+        inputs = self._dropout(convert_to_tensor(inputs), self._input_keep_prob, noise("_input_noise"))
         output, new_state = self._cell(inputs, state, scope=scope)
-        if not (isinstance(self._state_keep_prob, (int, float)) and self._state_keep_prob == 1.0):
-            # As TF: the LSTM's cell state c is kept whole; the rest of the state is dropped out.
-            if isinstance(new_state, LSTMStateTuple):
-                new_state = LSTMStateTuple(new_state.c, self._dropout(new_state.h, self._state_keep_prob))
-            else:
-                new_state = self._dropout(new_state, self._state_keep_prob)
-        return self._dropout(output, self._output_keep_prob), new_state
+        new_state = self._dropout(new_state, self._state_keep_prob, noise("_state_noise"), _lstm_c_leaves(new_state))
+        return self._dropout(output, self._output_keep_prob, noise("_output_noise")), new_state
 
+
+def _lstm_c_leaves(state):
+    """The leaf numbers of every LSTMStateTuple's c in `state`: TF's default state filter keeps
+    an LSTM's cell state whole and drops out the rest."""
+    kept = set()
+    counter = [0]
+
+    def walk(value, is_c=False):
+        if isinstance(value, (tuple, list)):
+            for k, item in enumerate(value):
+                walk(item, isinstance(value, LSTMStateTuple) and k == 0)
+            return
+        if is_c:
+            kept.add(counter[0])
+        counter[0] += 1
+    walk(state)
+    return kept

@@ -55,6 +55,10 @@ PROGRAMS = {
     "basic_lstm_no_lengths": _dynamic(lambda tf1: tf1.nn.rnn_cell.BasicLSTMCell(6), lengths=False),
     "lstm_projection_time_major": _dynamic(lambda tf1: tf1.nn.rnn_cell.LSTMCell(5, num_proj=3, cell_clip=0.8),
                                            time_major=True),
+    "lstm_peepholes_projection": _dynamic(lambda tf1: tf1.nn.rnn_cell.LSTMCell(
+        5, use_peepholes=True, num_proj=3, cell_clip=0.8, proj_clip=0.4)),
+    "lstm_peepholes_concat_state": _dynamic(lambda tf1: tf1.nn.rnn_cell.LSTMCell(
+        4, use_peepholes=True, state_is_tuple=False), time_major=True),
     "gru": _dynamic(lambda tf1: tf1.nn.rnn_cell.GRUCell(4)),
     "multi_lstm_dropout": _dynamic(lambda tf1: tf1.nn.rnn_cell.MultiRNNCell(
         [tf1.nn.rnn_cell.DropoutWrapper(tf1.nn.rnn_cell.BasicLSTMCell(4), output_keep_prob=1.0),
