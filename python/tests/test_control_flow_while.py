@@ -219,33 +219,6 @@ def test_an_endless_loop_is_stopped_by_the_step_deadline_and_by_close():
         assert timed.run(tf.while_loop(lambda i: i < 5, lambda i: i + 1, [0])) == 5
 
 
-def test_a_loop_spanning_tasks_is_unimplemented_not_a_hang():
-    """Loops across tasks are not in scope: a body placed on another task than its loop is
-    refused with Unimplemented naming the loop; a loop on one task of the cluster runs."""
-    from conftest import ServerProcesses, free_port
-    addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
-    servers = ServerProcesses("local|" + ";".join(addresses), "local", 2)
-    try:
-        n = tf.placeholder(tf.int32, [], name="n")
-        with tf.device("/job:local/task:1"):
-            local = tf.while_loop(lambda i: i < n, lambda i: i + 2, [tf.constant(0)], name="local_loop")
-        with tf.device("/job:local/task:0"):
-            x = tf.constant(3)
-
-        def body(i):
-            with tf.device("/job:local/task:1"):
-                return i + x * 2
-
-        with tf.device("/job:local/task:0"):
-            spanning = tf.while_loop(lambda i: i < n, body, [tf.constant(0)], name="spanning")
-        with tf.Session("grpc://" + addresses[0]) as sess:
-            assert sess.run(local, {n: 7}) == 8
-            with pytest.raises(tf.errors.UnimplementedError, match="while loop 'spanning' spans devices or tasks"):
-                sess.run(spanning, {n: 7}, options=tf.RunOptions(timeout_in_ms=30000))
-    finally:
-        servers.stop()
-
-
 def test_a_loop_inside_a_cond_branch_runs_only_when_taken():
     x = tf.placeholder(tf.int32, [])
     y = tf.cond(x > 0, lambda: tf.while_loop(lambda i, a: i < x, lambda i, a: (i + 1, a + i), [0, 0])[1],

@@ -60,6 +60,7 @@ std::vector<std::string> KeysReturnedToMaster(const GraphDef& def, const DeviceN
     if (n.op() == "_Recv") return {};
     if (n.op() != "_Send") continue;
     const AttrMap attrs(n.attr().begin(), n.attr().end());
+    if (attrs.contains(kFrameAttr)) return {};  // Inside a while loop: a key per iteration.
     const std::string recv_device = *GetStringAttr(attrs, "recv_device");
     const std::string send_device = *GetStringAttr(attrs, "send_device");
     const std::string tensor_name = *GetStringAttr(attrs, "tensor_name");

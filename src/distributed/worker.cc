@@ -15,6 +15,7 @@
 #include "graph/graph_def_import.h"
 #include "kernels/step_container.h"
 #include "runtime/local_rendezvous.h"
+#include "runtime/partitioner.h"
 #include "tensor/tensor_proto.h"
 
 namespace tw {
@@ -26,7 +27,19 @@ class StepRendezvous : public Rendezvous {
  public:
   absl::Status Send(const std::string& key, const Tensor& value) override { return local_.Send(key, value); }
   void RecvAsync(const std::string& key, CancellationManager* cancellation, DoneCallback done) override {
+    std::function<void(const std::string&)> pull;
+    if (Rendezvous::IsInFrame(key)) {
+      absl::MutexLock lock(&pull_mu_);
+      pull = pull_in_loop_;
+    }
+    if (pull) pull(key);
     local_.RecvAsync(key, cancellation, std::move(done));
+  }
+  // How a key inside a while loop is pulled from another task when its _Recv asks for it
+  // (one key per iteration: not known up front). Set by every RunGraph whose graph has one.
+  void SetLoopPuller(std::function<void(const std::string&)> pull) {
+    absl::MutexLock lock(&pull_mu_);
+    if (!pull_in_loop_) pull_in_loop_ = std::move(pull);
   }
   void StartAbort(const absl::Status& status) override {
     local_.StartAbort(status);
@@ -41,6 +54,8 @@ class StepRendezvous : public Rendezvous {
  private:
   LocalRendezvous local_;
   CancellationManager cancellation_;
+  absl::Mutex pull_mu_;
+  std::function<void(const std::string&)> pull_in_loop_ ABSL_GUARDED_BY(pull_mu_);
 };
 
 namespace {
@@ -53,14 +68,20 @@ struct RemoteSource {
 };
 
 // Adds the key of a _Recv node to the source task it receives from, unless that is this
-// task (`own_task`, "/job:x/replica:0/task:n").
-absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std::vector<RemoteSource>& sources) {
+// task (`own_task`, "/job:x/replica:0/task:n") or the _Recv is inside a while loop (then
+// `pulls_in_loop` is set: its keys are pulled when asked for).
+absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std::vector<RemoteSource>& sources,
+                             bool* pulls_in_loop) {
   TW_ASSIGN_OR_RETURN(std::string send_device, GetStringAttr(recv.attrs(), "send_device"));
   if (absl::StartsWith(send_device, own_task + "/")) return absl::OkStatus();
   auto src = DeviceName::Parse(send_device);
   if (!src.ok() || !src->has_job || !src->has_task) {
     return NodeError(recv.name(), recv.op(), absl::InvalidArgumentError(absl::StrCat(
                                                  "send_device '", send_device, "' names no task")));
+  }
+  if (recv.attrs().contains(kFrameAttr)) {  // Inside a while loop: pulled per iteration.
+    *pulls_in_loop = true;
+    return absl::OkStatus();
   }
   TW_ASSIGN_OR_RETURN(std::string key, Rendezvous::KeyFromAttrs(recv.attrs()));
   for (RemoteSource& s : sources) {
@@ -71,6 +92,23 @@ absl::Status AddRemoteSource(const Node& recv, const std::string& own_task, std:
   }
   sources.push_back({src->job, src->task, {std::move(key)}});
   return absl::OkStatus();
+}
+
+// Pulls the keys of `pull` from `worker` into the step's table, where the receivers wait; a
+// failed pull fails them with its error (which the step then reports; cancelling the step
+// here could report "cancelled").
+void PullInto(WorkerInterface* worker, std::shared_ptr<RecvTensorsRequest> pull,
+              const std::shared_ptr<StepRendezvous>& step, const std::shared_ptr<std::atomic<int64_t>>& pulled_bytes) {
+  const RecvTensorsRequest& request = *pull;
+  worker->RecvTensorsAsync(
+      request, &step->cancellation(),
+      [step, pull, pulled_bytes](int i, const Tensor& t) {
+        pulled_bytes->fetch_add(static_cast<int64_t>(t.TotalBytes()), std::memory_order_relaxed);
+        step->Send(pull->rendezvous_key(i), t).IgnoreError();
+      },
+      [step](const absl::Status& s) {
+        if (!s.ok()) step->local().StartAbort(s);
+      });
 }
 
 }  // namespace
@@ -84,6 +122,7 @@ struct Worker::Registered {
   std::vector<DType> arg_types;
   std::vector<PartialShape> arg_shapes;
   std::vector<RemoteSource> remote_sources;
+  bool pulls_in_loop = false;  // A _Recv inside a while loop receives from another task.
 };
 
 namespace {
@@ -183,7 +222,9 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
     }
     device = d;
     n->set_assigned_device(d->name());
-    if (n->op() == "_Recv") TW_RETURN_IF_ERROR(AddRemoteSource(*n, task_name_, registered->remote_sources));
+    if (n->op() == "_Recv") {
+      TW_RETURN_IF_ERROR(AddRemoteSource(*n, task_name_, registered->remote_sources, &registered->pulls_in_loop));
+    }
   }
   TW_ASSIGN_OR_RETURN(std::vector<const Node*> args, SlotNodes(graph, "_Arg"));
   TW_ASSIGN_OR_RETURN(std::vector<const Node*> rets, SlotNodes(graph, "_Retval"));
@@ -358,6 +399,28 @@ absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const
 void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
                           const std::shared_ptr<StepRendezvous>& step,
                           const std::shared_ptr<std::atomic<int64_t>>& pulled_bytes) {
+  if (graph.pulls_in_loop) {
+    std::weak_ptr<StepRendezvous> weak_step = step;
+    step->SetLoopPuller([this, weak_step, step_id = req.step_id(), pulled_bytes](const std::string& key) {
+      std::shared_ptr<StepRendezvous> step = weak_step.lock();
+      if (step == nullptr) return;
+      const std::string send_device = key.substr(0, key.find(';'));
+      if (absl::StartsWith(send_device, task_name_ + "/")) return;  // Sent in this task.
+      auto src = DeviceName::Parse(send_device);
+      auto worker = src.ok() && src->has_job && src->has_task
+                        ? cache_->GetWorker(src->job, src->task)
+                        : absl::StatusOr<WorkerInterface*>(absl::InvalidArgumentError(
+                              absl::StrCat("rendezvous key names no task: ", key)));
+      if (!worker.ok()) {
+        step->local().StartAbort(worker.status());
+        return;
+      }
+      auto pull = std::make_shared<RecvTensorsRequest>();
+      pull->set_step_id(step_id);
+      pull->add_rendezvous_key(key);
+      PullInto(*worker, std::move(pull), step, pulled_bytes);
+    });
+  }
   for (const RemoteSource& source : graph.remote_sources) {
     auto pull = std::make_shared<RecvTensorsRequest>();
     pull->set_step_id(req.step_id());
@@ -367,21 +430,11 @@ void Worker::StartPulling(const Registered& graph, const RunGraphRequest& req,
     }
     if (pull->rendezvous_key_size() == 0) continue;
     auto worker = cache_->GetWorker(source.job, source.task);
-    // The receivers wait in the step's table; a failed pull fails them with its error
-    // (which the step then reports; cancelling the step here could report "cancelled").
-    if (!worker.ok()) {
+    if (!worker.ok()) {  // Fails the receivers waiting in the step's table.
       step->local().StartAbort(worker.status());
       return;
     }
-    (*worker)->RecvTensorsAsync(
-        *pull, &step->cancellation(),
-        [step, pull, pulled_bytes](int i, const Tensor& t) {
-          pulled_bytes->fetch_add(static_cast<int64_t>(t.TotalBytes()), std::memory_order_relaxed);
-          step->Send(pull->rendezvous_key(i), t).IgnoreError();
-        },
-        [step](const absl::Status& s) {
-          if (!s.ok()) step->local().StartAbort(s);
-        });
+    PullInto(*worker, std::move(pull), step, pulled_bytes);
   }
 }
 

@@ -93,6 +93,11 @@ class OpKernelContext {
     CallFrame* call_frame = nullptr;
     Rendezvous* rendezvous = nullptr;  // The step's, for _Send/_Recv.
     int64_t step_id = 0;
+    // In a while loop: the frame instance and iteration the node runs in (the suffix of its
+    // rendezvous keys, the same on every partition of the loop); null in the root frame.
+    const std::string* frame_iter = nullptr;
+    // A _Send or _Recv in a loop runs even when dead (its peer must not wait forever): true then.
+    bool input_dead = false;
     // Cap on one allocated output: shapes computed at run time (Fill of a fed shape,
     // Tile, MatMul...) must fail the step, not exhaust the process's memory.
     int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
@@ -123,6 +128,8 @@ class OpKernelContext {
   CallFrame* call_frame() const { return p_.call_frame; }
   Rendezvous* rendezvous() const { return p_.rendezvous; }
   int64_t step_id() const { return p_.step_id; }
+  const std::string* frame_iter() const { return p_.frame_iter; }
+  bool input_dead() const { return p_.input_dead; }
   // Splits [0, n) over the intra-op pool when the work is large enough.
   void ParallelFor(int64_t n, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn) const;

@@ -20,7 +20,8 @@ class Rendezvous {
  public:
   virtual ~Rendezvous() = default;
 
-  // Makes `value` available under `key`; an error if the key was already sent.
+  // Makes `value` available under `key`; an error if the key was already sent. An
+  // uninitialized `value` is a dead tensor (a while loop's last iteration sends them).
   virtual absl::Status Send(const std::string& key, const Tensor& value) = 0;
 
   using DoneCallback = std::function<void(const absl::Status&, const Tensor&)>;
@@ -37,6 +38,11 @@ class Rendezvous {
   // The key of a _Send or _Recv node, from its send_device, send_device_incarnation,
   // recv_device and tensor_name attrs; an error for a missing or mistyped one.
   static absl::StatusOr<std::string> KeyFromAttrs(const AttrMap& attrs);
+  // The key of a transfer running in a while loop's frame instance and iteration `frame_iter`
+  // (OpKernelContext::frame_iter); `key` as it is in the root frame.
+  static std::string KeyInFrame(const std::string& key, const std::string& frame_iter);
+  // Whether the key is one of a transfer inside a while loop (pulled when asked for, not up front).
+  static bool IsInFrame(const std::string& key);
 };
 
 }  // namespace tw

@@ -57,6 +57,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
     item.expensive = item.kernel->IsExpensive() && !HasSmallStaticOutputs(node);
     item.num_control_inputs = static_cast<int>(node.control_inputs().size());
     item.is_merge = node.op() == "Merge" || node.op() == "RefMerge";
+    item.is_transfer = node.op() == "_Send" || node.op() == "_Recv";
     item.may_leave_unset = node.op() == "Switch";
     if (node.op() == "_Retval" && node.num_inputs() == 1) {
       const Edge* in = node.input_edge(0);
@@ -127,6 +128,8 @@ class ExecutorState {
   struct Iter {
     Frame* frame = nullptr;  // Null for the root.
     int64_t number = 0;
+    // "<parent's>/<frame_name>#<number>": the same on every partition running the loop.
+    std::string frame_iter;
     std::vector<Tensor> slots;
     std::unique_ptr<std::atomic<int>[]> pending;
     std::unique_ptr<std::atomic<bool>[]> dead;  // A data or control input was dead.
@@ -162,6 +165,11 @@ class ExecutorState {
     auto it = std::make_unique<Iter>();
     it->frame = frame;
     it->number = number;
+    if (frame != nullptr) {
+      const std::string& parent = frame->parent_iter->frame_iter;
+      it->frame_iter = absl::StrCat(parent, parent.empty() ? "" : "/", ex_->frames_[frame->static_frame].name, "#",
+                                    number);
+    }
     it->slots.resize(ex_->num_slots_);
     const size_t n = ex_->items_.size();
     it->pending.reset(new std::atomic<int>[n]);
@@ -194,7 +202,9 @@ class ExecutorState {
     // ready nodes instead could stop a step half-way through its updates: a ps whose
     // caller went away applied some variables' updates and not the others' or the global
     // step's increment (scripts/netns_fault_test.sh, RELIABILITY.md).
-    if (t.iter->dead[id].load(std::memory_order_acquire)) {
+    const bool dead = t.iter->dead[id].load(std::memory_order_acquire);
+    const bool dead_transfer = dead && item.is_transfer && t.iter->frame != nullptr;
+    if (dead && !dead_transfer) {
       if (!item.dead_error.empty()) {
         Abort(item.dead_error_unimplemented ? absl::UnimplementedError(item.dead_error)
                                             : absl::InvalidArgumentError(item.dead_error));
@@ -216,12 +226,15 @@ class ExecutorState {
     params.rendezvous = args_.rendezvous;
     params.step_id = args_.step_id;
     params.max_tensor_bytes = ex_->options_.max_tensor_bytes;
+    if (t.iter->frame != nullptr) params.frame_iter = &t.iter->frame_iter;
+    params.input_dead = dead_transfer;
     if (item.async) {
       auto* ctx = new OpKernelContext(params);
-      static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, t, ctx](absl::Status s) {
+      static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, t, ctx, dead_transfer](absl::Status s) {
         if (!s.ok()) Abort(NodeError(ex_->items_[t.id].kernel->name(), ex_->items_[t.id].kernel->op(), s));
         Ready next;
-        NodeDone(t, s.ok() ? ctx : nullptr, next);
+        const bool node_dead = s.ok() && (dead_transfer || ReceivedDead(ex_->items_[t.id], *ctx));
+        NodeDone(t, s.ok() && !node_dead ? ctx : nullptr, next, node_dead);
         delete ctx;
         RunReady(next);
       });
@@ -230,7 +243,12 @@ class ExecutorState {
     OpKernelContext ctx(params);
     absl::Status s = item.kernel->Compute(ctx);
     if (!s.ok()) Abort(NodeError(item.kernel->name(), item.kernel->op(), s));
-    NodeDone(t, s.ok() ? &ctx : nullptr, ready);
+    NodeDone(t, s.ok() && !dead_transfer ? &ctx : nullptr, ready, s.ok() && dead_transfer);
+  }
+
+  // A _Recv that got a dead tensor leaves its output unset: the node is dead, control edges too.
+  static bool ReceivedDead(const Executor::Item& item, OpKernelContext& ctx) {
+    return item.is_transfer && ctx.num_outputs() == 1 && !ctx.outputs()[0].IsInitialized();
   }
 
   // Releases the node's inputs, hands its outputs (if it succeeded) to consumers and

@@ -1,8 +1,8 @@
 // The static frame analysis of the executor: which while-loop frame each node runs in.
 // A walk from the nodes without inputs: an Enter's consumers are in the child frame named
 // by its frame_name, an Exit's consumers in its frame's parent, everything else in the
-// frame of its inputs. A node reached from two frames, an Exit outside any loop or a loop
-// reaching a _Send/_Recv (a loop spanning devices or tasks) is refused here.
+// frame of its inputs. A node reached from two frames or an Exit outside any loop is refused
+// here. A _Recv inside a loop is started by the partitioner's control loop (partitioner.h).
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -40,8 +40,8 @@ std::string LoopNameNear(const Node& node) {
 
 absl::Status SpansPartitions(const Node& node, const std::string& loop) {
   return NodeError(node.name(), node.op(), absl::UnimplementedError(absl::StrCat(
-      "while loop '", loop, "' spans devices or tasks (a tensor from another partition enters it); ",
-      "loops must run on one device")));
+      "while loop '", loop, "' spans devices or tasks, and this partition receives a tensor of it ",
+      "without the loop's control loop (a graph partitioned by hand, or not by tensorweave)")));
 }
 
 }  // namespace
@@ -105,10 +105,6 @@ absl::Status Executor::BuildFrames(const FlowGraph& graph) {
                          absl::InvalidArgumentError("a NextIteration outside any while loop"));
       }
       item.loop = Item::Loop::kNextIteration;
-    } else if (frame != 0 && (node.op() == "_Send" || node.op() == "_Recv")) {
-      return NodeError(node.name(), node.op(), absl::UnimplementedError(absl::StrCat(
-          "while loop '", frames_[frame].name,
-          "' spans devices or tasks (its tensors cross between partitions); loops must run on one device")));
     }
     for (const Edge* e : node.out_edges()) {
       const int dst = e->dst->id();

@@ -86,7 +86,7 @@ void ReleaseSliceRef(void* ref) { delete static_cast<SliceRef*>(ref); }
 
 TensorChunkWriter::TensorChunkWriter(Tensor tensor, int key_index, std::shared_ptr<const void> hold)
     : tensor_(std::move(tensor)), key_index_(key_index), hold_(std::move(hold)) {
-  total_ = TravelsInHeader(tensor_.dtype()) ? 0 : tensor_.TotalBytes();
+  total_ = !tensor_.IsInitialized() || TravelsInHeader(tensor_.dtype()) ? 0 : tensor_.TotalBytes();
 }
 
 bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
@@ -94,8 +94,9 @@ bool TensorChunkWriter::Next(grpc::ByteBuffer* out) {
   std::string head;
   if (!started_) {
     if (key_index_ >= 0) head = TagAndVarint(kKeyIndexTag, static_cast<uint64_t>(key_index_));
-    TensorProto meta;
-    if (TravelsInHeader(tensor_.dtype())) {
+    TensorProto meta;  // Left empty (dtype DT_INVALID) for a dead tensor: a loop's last iteration.
+    if (!tensor_.IsInitialized()) {
+    } else if (TravelsInHeader(tensor_.dtype())) {
       meta = TensorToProto(tensor_);
     } else {
       meta.set_dtype(DTypeToProto(tensor_.dtype()));
@@ -168,6 +169,12 @@ absl::Status TensorChunkReader::Add(const std::vector<absl::string_view>& messag
 absl::Status TensorChunkReader::StartTensor(const std::string& meta_bytes) {
   TensorProto meta;
   if (!meta.ParseFromString(meta_bytes)) return absl::DataLossError("tensor stream header does not parse");
+  if (meta.dtype() == 0 && !meta.has_tensor_shape()) {  // A dead tensor: no value follows.
+    tensor_ = Tensor();
+    total_ = 0;
+    has_meta_ = true;
+    return absl::OkStatus();
+  }
   TW_ASSIGN_OR_RETURN(DType dtype, DTypeFromProto(meta.dtype()));
   if (TravelsInHeader(dtype)) {
     TW_ASSIGN_OR_RETURN(tensor_, TensorFromProto(meta, max_bytes_));

@@ -7,7 +7,8 @@
 // message starts with field 3 `key_index`, the tensor's index in the request.
 // The data of each message is a grpc::Slice that references the tensor's buffer and
 // keeps the tensor alive until gRPC has sent it. Resource handles and strings are not
-// plain bytes: they travel whole in the header (a TensorProto) with no data messages.
+// plain bytes: they travel whole in the header (a TensorProto) with no data messages. A
+// dead tensor (uninitialized: a while loop's last iteration) is an empty header alone.
 #ifndef TENSORWEAVE_SRC_DISTRIBUTED_RPC_TENSOR_WIRE_H_
 #define TENSORWEAVE_SRC_DISTRIBUTED_RPC_TENSOR_WIRE_H_
 

@@ -1,5 +1,7 @@
 // _Send puts its input into the step's rendezvous; _Recv waits for it (asynchronously,
-// so a waiting receive holds no thread).
+// so a waiting receive holds no thread). In a while loop the key names the frame instance and
+// iteration, and deadness travels: a dead _Send sends a dead tensor, which its _Recv outputs as
+// dead (a loop's last iteration on every partition of the loop).
 #include "kernels/cpu/cpu_kernels.h"
 
 namespace tw {
@@ -16,12 +18,16 @@ std::string KeyFromAttrs(OpKernelConstruction& c) {
 
 absl::Status NoRendezvous() { return absl::InternalError("this step has no rendezvous for _Send/_Recv"); }
 
+std::string StepKey(const std::string& key, const OpKernelContext& ctx) {
+  return ctx.frame_iter() == nullptr ? key : Rendezvous::KeyInFrame(key, *ctx.frame_iter());
+}
+
 class SendOp : public OpKernel {
  public:
   explicit SendOp(OpKernelConstruction& c) : OpKernel(c), key_(KeyFromAttrs(c)) {}
   absl::Status Compute(OpKernelContext& ctx) override {
     if (ctx.rendezvous() == nullptr) return NoRendezvous();
-    return ctx.rendezvous()->Send(key_, ctx.input(0));
+    return ctx.rendezvous()->Send(StepKey(key_, ctx), ctx.input_dead() ? Tensor() : ctx.input(0));
   }
   bool IsExpensive() const override { return false; }
 
@@ -39,8 +45,14 @@ class RecvOp : public AsyncOpKernel {
       done(NoRendezvous());
       return;
     }
-    ctx.rendezvous()->RecvAsync(key_, ctx.cancellation(),
-                                [this, &ctx, done](const absl::Status& s, const Tensor& value) {
+    const bool dead = ctx.input_dead();
+    ctx.rendezvous()->RecvAsync(StepKey(key_, ctx), ctx.cancellation(),
+                                [this, &ctx, done, dead](const absl::Status& s, const Tensor& value) {
+                                  // Unset, the output is dead (the executor lets a _Recv leave it so).
+                                  if (s.ok() && (dead || !value.IsInitialized())) {
+                                    done(s);
+                                    return;
+                                  }
                                   if (s.ok() && value.dtype() != dtype_) {
                                     done(absl::InternalError(absl::StrCat(
                                         "received ", DTypeName(value.dtype()), " for ", key_,
