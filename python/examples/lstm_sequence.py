@@ -47,13 +47,15 @@ def build(units, seed):
 def train(sess, model, data, rng, steps, label=""):
     (x, lengths, y), loss, train_op, _, _ = model
     train_x, train_len, train_y = data
+    own = 0
     while True:
         batch = rng.integers(0, len(train_x), 64)
         value, done = sess.run([loss, train_op], {x: train_x[batch], lengths: train_len[batch], y: train_y[batch]})
+        own += 1
         if done % 100 == 0 or done == 1:
             print("%sstep %d  loss %.4f" % (label, done, value), flush=True)
         if done >= steps:
-            return
+            return own
 
 
 def accuracy(sess, model, data):
@@ -79,8 +81,9 @@ def train_on_cluster(args, train_data, test_data):
                     ready.set()
                 elif not ready.wait(120):
                     raise RuntimeError("the chief did not initialize the variables")
-                train(sess, model, train_data, np.random.default_rng(args.seed + 1 + task), args.steps,
-                      label="worker %d  " % task)
+                own = train(sess, model, train_data, np.random.default_rng(args.seed + 1 + task), args.steps,
+                            label="worker %d  " % task)
+                print("worker %d  trained %d of the steps" % (task, own), flush=True)
                 if task == 0:
                     result["accuracy"] = accuracy(sess, model, test_data)
 

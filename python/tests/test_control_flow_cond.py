@@ -207,27 +207,35 @@ def test_case_and_strict_unpacking():
         assert [sess.run(first_true, {x: v}) for v in (20, 5, -5)] == [2, 1, 0]
 
 
-def test_dead_tensor_across_devices_is_unimplemented_not_a_hang():
+def test_a_cond_spanning_devices_carries_the_dead_branch_over():
+    """Branches on two devices: the untaken one's dead tensor crosses to the other device and
+    its consumers stay dead there; fetching a dead tensor is TF's error, not a hang."""
     x = tf.placeholder(tf.float32, [], name="x")
     with tf.device("/cpu:0"):
         f, t = control_flow_ops.switch(x, x > 0)
     with tf.device("/cpu:1"):
-        y = t * 2.0
+        only_positive = t * 2.0
+        y = tf.cond(x > 0, lambda: x * 3.0, lambda: x - 1.0)
+    with tf.device("/cpu:0"):
+        z = y + 100.0
+        both = tf.cond(x > 0, lambda: only_positive + 1.0, lambda: tf.identity(x))
     result = {}
 
     def run():
         with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
-            assert sess.run(y, {x: 1.0}) == 2.0
+            result["values"] = [sess.run([z, both], {x: v}) for v in (2.0, -2.0)]
+            assert sess.run(only_positive, {x: 1.0}) == 2.0
             try:
-                sess.run(y, {x: -1.0})
+                sess.run(only_positive, {x: -1.0})
             except tf.errors.OpError as e:  # noqa: PERF203
                 result["error"] = e
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(60)
     assert not thread.is_alive(), "the step hung"
-    assert isinstance(result.get("error"), tf.errors.UnimplementedError), result
-    assert "control flow spanning devices" in str(result["error"])
+    assert result["values"] == [[106.0, 5.0], [97.0, -2.0]]
+    assert isinstance(result.get("error"), tf.errors.InvalidArgumentError), result
+    assert "Retval[0] does not have value" in str(result["error"])
 
 
 def test_cond_gradients_match_tensorflow(tmp_path):
@@ -304,9 +312,9 @@ def test_branches_returning_operations_give_a_bool_tensor_as_tensorflow():
         assert sess.run([value, op_done], {x: -2.0}) == [-4.0, False]
 
 
-def test_a_cond_spanning_tasks_is_unimplemented_not_a_hang():
-    """Control flow across tasks is not in scope yet: the dead tensor the untaken branch would
-    send to the other task stops the step with Unimplemented; the taken side still works."""
+def test_a_cond_spanning_tasks_carries_the_dead_branch_over():
+    """The untaken branch's dead tensor crosses to the other task, pulled (task 1 from the
+    master's task) or returned in the RunGraph reply (task 1 to the master's task)."""
     from conftest import ServerProcesses, free_port
     addresses = ["localhost:%d" % free_port(), "localhost:%d" % free_port()]
     servers = ServerProcesses("local|" + ";".join(addresses), "local", 2)
@@ -319,11 +327,13 @@ def test_a_cond_spanning_tasks_is_unimplemented_not_a_hang():
             _, only_positive = control_flow_ops.switch(x, x > 0)
             w = only_positive * 3.0
         with tf.device("/job:local/task:0"):
-            v = w + 1.0
+            v = tf.cond(x > 0, lambda: w + 1.0, lambda: tf.identity(x))
+            dead = w + 1.0
         with tf.Session("grpc://" + addresses[0]) as sess:
             assert sess.run(z, {x: 2.0}) == 104.0 and sess.run(z, {x: -2.0}) == 97.0
-            assert sess.run(v, {x: 1.0}) == 4.0
-            with pytest.raises(tf.errors.UnimplementedError, match="control flow spanning devices"):
-                sess.run(v, {x: -1.0}, options=tf.RunOptions(timeout_in_ms=30000))
+            assert sess.run(v, {x: 1.0}) == 4.0 and sess.run(v, {x: -1.0}) == -1.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"):
+                sess.run(dead, {x: -1.0}, options=tf.RunOptions(timeout_in_ms=30000))
+            assert sess.run(v, {x: 5.0}) == 16.0
     finally:
         servers.stop()

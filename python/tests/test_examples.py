@@ -149,9 +149,8 @@ def test_lstm_sequence_learns_the_majority_symbol_of_variable_length_sequences()
 
 def test_lstm_sequence_trains_between_graph_on_a_ps_and_two_workers():
     out = run_example("lstm_sequence.py", "--steps", "400", "--target", "0.9", "--cluster")
-    for task in (0, 1):
-        losses = [float(v) for v in re.findall(r"^worker %d  step \d+  loss (\S+)$" % task, out, re.M)]
-        assert losses, out  # both workers trained
+    trained = [int(v) for v in re.findall(r"^worker \d  trained (\d+) of the steps$", out, re.M)]
+    assert len(trained) == 2 and min(trained) >= 1 and sum(trained) >= 400, out  # both workers trained
     steps = [int(v) for v in re.findall(r"^worker \d  step (\d+)  loss", out, re.M)]
     assert max(steps) >= 400 and 1 in steps, out  # one global step, shared through the ps
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))

@@ -462,7 +462,9 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
     } else if (!step->prepared->parts[part].returned_keys.empty()) {
       for (const NamedTensor& t : step->responses[part].recv()) {
         if (IsRetKey(t.name())) continue;
-        absl::StatusOr<Tensor> value = TensorFromProto(t.tensor());
+        // An empty TensorProto is a dead tensor (a cond's untaken branch): delivered as one.
+        const bool dead = t.tensor().dtype() == 0 && !t.tensor().has_tensor_shape();
+        absl::StatusOr<Tensor> value = dead ? Tensor() : TensorFromProto(t.tensor());
         if (!value.ok()) {
           step->RecordError(absl::DataLossError(absl::StrCat("tensor '", t.name(), "' returned by ",
                                                              step->prepared->parts[part].task, ": ",

@@ -463,7 +463,7 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
   }
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
-    // The partition's step resources (TensorArrays) go with it: a loop never spans partitions.
+    // The partition's step resources (TensorArrays, on its device) go with it.
     finished->graph->device->resource_mgr()->Clear({StepContainer(finished->args.step_id)});
     if (finished->caller_token != CancellationManager::kInvalidToken) {
       finished->caller->DeregisterCallback(finished->caller_token);
@@ -488,7 +488,8 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
     for (size_t i = 0; s.ok() && i < values.size(); ++i) {
       NamedTensor* out = resp->add_recv();
       out->set_name(finished->outputs[i].first);
-      *out->mutable_tensor() = TensorToProto(values[i]);
+      // A dead tensor (a cond's untaken branch) is an empty TensorProto: DT_INVALID, no shape.
+      if (values[i].IsInitialized()) *out->mutable_tensor() = TensorToProto(values[i]);
     }
     resp->set_tensor_bytes_pulled(finished->pulled_bytes->load(std::memory_order_relaxed));
     if (!s.ok()) {

@@ -96,7 +96,7 @@ class OpKernelContext {
     // In a while loop: the frame instance and iteration the node runs in (the suffix of its
     // rendezvous keys, the same on every partition of the loop); null in the root frame.
     const std::string* frame_iter = nullptr;
-    // A _Send or _Recv in a loop runs even when dead (its peer must not wait forever): true then.
+    // A _Send or _Recv runs even when dead (its peer must not wait forever): true then.
     bool input_dead = false;
     // Cap on one allocated output: shapes computed at run time (Fill of a fed shape,
     // Tile, MatMul...) must fail the step, not exhaust the process's memory.

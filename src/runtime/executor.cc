@@ -65,10 +65,6 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
       item.dead_error = absl::StrCat("Retval[", index.ok() ? *index : 0, "] does not have value: the fetched tensor ",
                                      in->src->name(), ":", in->src_output,
                                      " is dead (it depends on a cond branch that was not taken)");
-    } else if (node.op() == "_Send") {
-      item.dead_error = absl::StrCat("node ", node.name(), ": the tensor it sends to another device is dead ",
-                                     "(a cond branch not taken); control flow spanning devices is not supported");
-      item.dead_error_unimplemented = true;
     }
     ex->num_slots_ += item.num_inputs;
     if (item.initial_pending == 0) ex->roots_.push_back(static_cast<int>(i));
@@ -203,11 +199,10 @@ class ExecutorState {
     // caller went away applied some variables' updates and not the others' or the global
     // step's increment (scripts/netns_fault_test.sh, RELIABILITY.md).
     const bool dead = t.iter->dead[id].load(std::memory_order_acquire);
-    const bool dead_transfer = dead && item.is_transfer && t.iter->frame != nullptr;
+    const bool dead_transfer = dead && item.is_transfer;
     if (dead && !dead_transfer) {
       if (!item.dead_error.empty()) {
-        Abort(item.dead_error_unimplemented ? absl::UnimplementedError(item.dead_error)
-                                            : absl::InvalidArgumentError(item.dead_error));
+        Abort(absl::InvalidArgumentError(item.dead_error));
         NodeDone(t, nullptr, ready);
       } else {
         NodeDone(t, nullptr, ready, /*dead=*/true);

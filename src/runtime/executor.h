@@ -10,7 +10,8 @@
 // Dead tensors (TF1's dataflow cond): the output a Switch does not take is dead; a node
 // with a dead input (data or control) does not run and its outputs are dead; a Merge runs
 // on its first live input, or is dead when all its data inputs are dead. Fetching a dead
-// tensor fails naming it; sending one to another partition outside a loop is Unimplemented.
+// tensor fails naming it. A _Send and a _Recv run even when dead: the dead tensor reaches
+// the other partition (a cond or a loop spanning devices or tasks).
 //
 // While loops (TF1's dataflow loops): an Enter starts its frame_name's child frame (one
 // instance per parent frame and iteration) at iteration 0; NextIteration carries a value
@@ -22,8 +23,7 @@
 // Exit that stayed dead in every iteration is dead in the parent once the frame is done.
 // A loop stops iterating once the step is cancelled (deadline, session close, error).
 // A loop spanning partitions (the partitioner's control loops, partitioner.h): its _Send and
-// _Recv nodes key their tensors by frame instance and iteration, and run even when dead, so
-// that the dead tensors of the last iteration reach the other partitions.
+// _Recv nodes key their tensors by frame instance and iteration.
 #ifndef TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 #define TENSORWEAVE_SRC_RUNTIME_EXECUTOR_H_
 
@@ -92,11 +92,10 @@ class Executor {
     int out_begin = 0, out_end = 0;  // Range in out_edges_.
     bool is_merge = false;          // Fires on its first live input (see above).
     bool may_leave_unset = false;   // Switch, _Recv: an unset output is dead, not a bug.
-    bool is_transfer = false;       // _Send, _Recv: in a loop, run even when dead.
+    bool is_transfer = false;       // _Send, _Recv: run even when dead, to carry the deadness over.
     int num_control_inputs = 0;
-    // Non-empty for nodes that must not be skipped when dead (_Retval, _Send): the error.
+    // Non-empty for nodes that must not be skipped when dead (_Retval): the error.
     std::string dead_error;
-    bool dead_error_unimplemented = false;
     // While loops: the static frame the node runs in (0: the step's root frame).
     int frame = 0;
     enum class Loop { kNone, kEnter, kExit, kNextIteration } loop = Loop::kNone;
