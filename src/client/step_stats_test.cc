@@ -66,7 +66,9 @@ TEST(StepStatsTest, EveryNodeOfEveryDeviceOnceWithItsOutputs) {
       if (absl::StrContains(ns.timeline_label(), " = _Send(")) ++sends;
       if (absl::StrContains(ns.timeline_label(), " = _Recv(")) {
         ++recvs;
-        EXPECT_TRUE(absl::StrContains(ns.timeline_label(), "@/job:localhost/replica:0/task:0/device:CPU:1"))
+        // The peer: the other device.
+        const std::string other = absl::EndsWith(dev.device(), "CPU:0") ? "CPU:1" : "CPU:0";
+        EXPECT_TRUE(absl::StrContains(ns.timeline_label(), "@/job:localhost/replica:0/task:0/device:" + other + ")"))
             << ns.timeline_label();
         EXPECT_TRUE(absl::StrContains(ns.timeline_label(), "us in the rendezvous")) << ns.timeline_label();
       }
@@ -74,14 +76,15 @@ TEST(StepStatsTest, EveryNodeOfEveryDeviceOnceWithItsOutputs) {
   }
   EXPECT_EQ(devices, (std::set<std::string>{"/job:localhost/replica:0/task:0/device:CPU:0",
                                             "/job:localhost/replica:0/task:0/device:CPU:1"}));
-  EXPECT_EQ(sends, 1);
-  EXPECT_EQ(recvs, 1);
+  // x (on CPU:0) goes to CPU:1, y2 comes back.
+  EXPECT_EQ(sends, 2);
+  EXPECT_EQ(recvs, 2);
   for (const Output& o : {m.x, m.y1, m.y2, m.y, m.big}) ASSERT_TRUE(nodes.contains(o.op().name())) << o.name();
   // A node starts after the node it consumes on its device finished.
   const NodeExecStats& y1 = *nodes[m.y1.op().name()];
   const NodeExecStats& y = *nodes[m.y.op().name()];
   EXPECT_GE(y.all_start_micros(), y1.all_start_micros() + y1.all_end_rel_micros());
-  EXPECT_TRUE(absl::StartsWith(y.timeline_label(), m.y.op().name() + " = AddV2(" + m.y1.op().name() + ", "))
+  EXPECT_TRUE(absl::StartsWith(y.timeline_label(), m.y.op().name() + " = Add(" + m.y1.op().name() + ", "))
       << y.timeline_label();
   // Outputs: slot, dtype, shape, bytes.
   ASSERT_EQ(y.output_size(), 1);
