@@ -1,7 +1,7 @@
 // The `tw` command.
 //   tw run --graph FILE [--feed NAME=VALUE]... [--fetch NAME]... [--target_op NAME]...
 //   tw run --saved_model DIR [--tag T]... [--signature KEY] [--feed KEY=VALUE]... [--fetch KEY]...
-//          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement]
+//          [--target grpc://host:port] [--log_device_placement] [--allow_soft_placement] [--trace FILE]
 //   tw server ... / tw cluster ...   (see kUsage)
 //   tw ops      lists the registered ops
 //   tw ops --gradients   each op with its gradient: "gradient", "none" (registered as not
@@ -9,6 +9,7 @@
 // Errors print one clear line and exit non-zero. `tw <command> --help` prints that command's
 // flags. Flags are absl::flags, parsed per subcommand (see tw_flags.h for why and how).
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <algorithm>
 #include <chrono>
@@ -34,6 +35,8 @@
 #include "core/parent_watch.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
+#include "runtime/chrome_trace.h"
+#include "tensorweave/proto/config.pb.h"
 #include "savedmodel/saved_model_loader.h"
 #include "tensorweave/health.h"
 #include "tensorweave/process.h"
@@ -62,6 +65,9 @@ ABSL_FLAG(std::string, signature, tw::kDefaultServingSignatureDefKey, "the Saved
 ABSL_FLAG(std::string, target, "", "where to run: \"\" (this process) or grpc://host:port");
 ABSL_FLAG(bool, log_device_placement, false, "print the device of every node");
 ABSL_FLAG(bool, allow_soft_placement, false, "place ops whose device does not exist elsewhere");
+ABSL_FLAG(std::string, trace, "",
+          "trace the run (FULL_TRACE) and write its timeline to this file as Chrome trace JSON "
+          "(chrome://tracing, Perfetto)");
 // Shared by run (what to present to a secured cluster; defaults from TW_TLS_CA, TW_TLS_CERT,
 // TW_TLS_KEY, TW_CLUSTER_TOKEN[_FILE]), server and cluster.
 ABSL_FLAG(std::string, tls_cert, "", "TLS certificate (PEM): served, and presented to the other tasks");
@@ -174,6 +180,7 @@ struct RunFlags {
   std::string saved_model, signature;
   std::set<std::string> tags;
   tw::SessionConfig config;
+  std::string trace;  // --trace FILE: the run's Chrome trace JSON goes there.
 };
 
 std::vector<FlagBinding> RunBindings(RunFlags* flags, std::vector<std::string>* tags) {
@@ -181,7 +188,7 @@ std::vector<FlagBinding> RunBindings(RunFlags* flags, std::vector<std::string>* 
   return With({Bind(FLAGS_graph), BindRepeated(FLAGS_feed, &flags->feeds), BindRepeated(FLAGS_fetch, &flags->fetches),
                BindRepeated(FLAGS_target_op, &flags->target_ops), Bind(FLAGS_saved_model), BindRepeated(FLAGS_tag, tags),
                Bind(FLAGS_signature), Bind(FLAGS_target), Bind(FLAGS_log_device_placement),
-               Bind(FLAGS_allow_soft_placement)},
+               Bind(FLAGS_allow_soft_placement), Bind(FLAGS_trace)},
               SecurityBindings());
 }
 
@@ -193,6 +200,7 @@ tw::StatusOr<RunFlags> ParseRunFlags(int argc, char** argv) {
   flags.saved_model = absl::GetFlag(FLAGS_saved_model);
   flags.signature = absl::GetFlag(FLAGS_signature);
   flags.target = absl::GetFlag(FLAGS_target);
+  flags.trace = absl::GetFlag(FLAGS_trace);
   flags.config.log_device_placement = absl::GetFlag(FLAGS_log_device_placement);
   flags.config.allow_soft_placement = absl::GetFlag(FLAGS_allow_soft_placement);
   ApplySecurityFlags(&flags.config.security);
@@ -246,6 +254,31 @@ std::string CommandUsage(const std::string& command) {
                       "other commands: tw run, tw server, tw cluster, tw health, tw ops, tw freeze, tw show, tw convert, tw board (tw --help: all of them)\n");
 }
 
+// The run of `tw run`, traced when --trace names a file: the step's timeline is written
+// there as Chrome trace JSON (runtime/chrome_trace.h, the writer of Python's timeline too).
+tw::Status RunAndPrint(tw::Session& session, const RunFlags& flags,
+                       const std::vector<std::pair<std::string, tw::Tensor>>& feeds,
+                       const std::vector<std::string>& fetches) {
+  tw::RunOptions options;
+  tw::RunMetadata metadata;
+  if (!flags.trace.empty()) options.set_trace_level(tw::RunOptions::FULL_TRACE);
+  std::vector<tw::Tensor> outputs;
+  TW_RETURN_IF_ERROR(session.Run(options, feeds, fetches, flags.target_ops, &outputs, &metadata));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << flags.fetches[i] << " = " << outputs[i].DebugString(1000) << "\n";
+  }
+  if (flags.trace.empty()) return absl::OkStatus();
+  std::ofstream out(flags.trace, std::ios::binary | std::ios::trunc);
+  out << tw::ChromeTraceJson(metadata.step_stats());
+  out.close();
+  if (!out) return absl::InvalidArgumentError(absl::StrCat("--trace: cannot write ", flags.trace));
+  int nodes = 0;
+  for (const auto& dev : metadata.step_stats().dev_stats()) nodes += dev.node_stats_size();
+  std::cerr << "tw run: wrote the timeline of " << nodes << " nodes on " << metadata.step_stats().dev_stats_size()
+            << " device(s) to " << flags.trace << "\n";
+  return absl::OkStatus();
+}
+
 // `tw run --saved_model`: the model loaded (variables restored), its signature's keys
 // turned into tensor names, then the same run as for a GraphDef.
 tw::Status RunSavedModel(RunFlags flags) {
@@ -279,12 +312,7 @@ tw::Status RunSavedModel(RunFlags flags) {
     TW_ASSIGN_OR_RETURN(std::string name, lookup(sig->outputs(), key, "output"));
     fetches.push_back(name);
   }
-  std::vector<tw::Tensor> outputs;
-  TW_RETURN_IF_ERROR(bundle.session->Run(feeds, fetches, flags.target_ops, &outputs));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::cout << flags.fetches[i] << " = " << outputs[i].DebugString(1000) << "\n";
-  }
-  return absl::OkStatus();
+  return RunAndPrint(*bundle.session, flags, feeds, fetches);
 }
 
 tw::Status Run(const RunFlags& flags) {
@@ -321,12 +349,7 @@ tw::Status Run(const RunFlags& flags) {
   } catch (const tw::StatusError& e) {
     return e.status();
   }
-  std::vector<tw::Tensor> outputs;
-  TW_RETURN_IF_ERROR(session->Run(feeds, flags.fetches, flags.target_ops, &outputs));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    std::cout << flags.fetches[i] << " = " << outputs[i].DebugString(1000) << "\n";
-  }
-  return absl::OkStatus();
+  return RunAndPrint(*session, flags, feeds, flags.fetches);
 }
 
 // How long a stopping server may take before it exits regardless.

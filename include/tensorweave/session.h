@@ -14,7 +14,8 @@
 #include "tensorweave/session_config.h"
 
 namespace tensorweave {
-class RunMetadata;  // TF's message (tensorweave/proto/config.pb.h).
+class RunMetadata;  // TF's messages (tensorweave/proto/config.pb.h).
+class RunOptions;
 }  // namespace tensorweave
 
 namespace tw {
@@ -22,6 +23,7 @@ namespace tw {
 class SessionInterface;
 class CancellationManager;
 using RunMetadata = ::tensorweave::RunMetadata;
+using RunOptions = ::tensorweave::RunOptions;
 
 using FeedDict = std::vector<std::pair<Output, Tensor>>;
 
@@ -66,6 +68,12 @@ class Session {
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, RunCancellation* cancellation = nullptr, int64_t timeout_ms = 0,
              RunMetadata* metadata = nullptr);
+  // TF's Session::Run(RunOptions, ...): a trace_level other than NO_TRACE fills
+  // metadata->step_stats (one DeviceStepStats per device of every task the step ran on);
+  // timeout_in_ms > 0 is the timeout above.
+  Status Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* metadata, RunCancellation* cancellation = nullptr);
 
   std::vector<std::string> list_devices() const;
   void close();

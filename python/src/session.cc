@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "bindings.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/chrome_trace.h"
 #include "tensorweave/proto/config.pb.h"
 #include "tensorweave/session.h"
 
@@ -16,7 +18,7 @@ namespace {
 // `metadata` (may be null) receives the run's RunMetadata.
 py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms,
-             RunMetadata* metadata = nullptr) {
+             RunMetadata* metadata = nullptr, int trace_level = 0) {
   std::vector<std::pair<std::string, Tensor>> feed_tensors;
   feed_tensors.reserve(feeds.size());
   for (const auto& [name, array] : feeds) feed_tensors.emplace_back(name, TensorFromArray(array));
@@ -25,7 +27,10 @@ py::list Run(Session& sess, const std::vector<std::pair<std::string, py::array>>
   RunCancellation cancellation;  // Ctrl-C cancels the step, then raises KeyboardInterrupt.
   CallInterruptibly(
       [&] {
-        status = sess.Run(feed_tensors, fetches, targets, &outputs, &cancellation, timeout_ms, metadata);
+        RunOptions options;
+        options.set_timeout_in_ms(timeout_ms);
+        options.set_trace_level(static_cast<RunOptions::TraceLevel>(trace_level));
+        status = sess.Run(options, feed_tensors, fetches, targets, &outputs, metadata, &cancellation);
         // While the step ran, each feed held a reference of its own, so no kernel wrote
         // into a wrapped NumPy array; dropping them now lets the fetches own their buffers.
         feed_tensors.clear();
@@ -76,14 +81,30 @@ void BindSession(py::module_& m) {
       // (values, the serialized RunMetadata): tf.Session.run's run_metadata.
       .def("run_with_metadata",
            [](Session& sess, const std::vector<std::pair<std::string, py::array>>& feeds,
-              const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms) {
+              const std::vector<std::string>& fetches, const std::vector<std::string>& targets, int64_t timeout_ms,
+              int trace_level) {
+             if (!RunOptions::TraceLevel_IsValid(trace_level)) {
+               ThrowIfError(absl::InvalidArgumentError(
+                   absl::StrCat("RunOptions.trace_level ", trace_level, " is not a TraceLevel (0..3)")));
+             }
              RunMetadata metadata;
-             py::list values = Run(sess, feeds, fetches, targets, timeout_ms, &metadata);
+             py::list values = Run(sess, feeds, fetches, targets, timeout_ms, &metadata, trace_level);
              return py::make_tuple(values, py::bytes(metadata.SerializeAsString()));
            },
-           py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0)
+           py::arg("feeds"), py::arg("fetches"), py::arg("targets"), py::arg("timeout_ms") = 0,
+           py::arg("trace_level") = 0)
       .def("list_devices", &Session::list_devices)
       .def("close", &Session::close, py::call_guard<py::gil_scoped_release>());
+  // TF's timeline.Timeline(step_stats).generate_chrome_trace_format (runtime/chrome_trace.h).
+  m.def("chrome_trace",
+        [](const py::bytes& step_stats, bool show_dataflow, bool show_memory) {
+          StepStats stats;
+          if (!stats.ParseFromString(std::string(step_stats))) {
+            ThrowIfError(absl::InvalidArgumentError("step_stats: not a serialized StepStats"));
+          }
+          return ChromeTraceJson(stats, show_dataflow, show_memory);
+        },
+        py::arg("step_stats"), py::arg("show_dataflow") = true, py::arg("show_memory") = false);
 }
 
 }  // namespace tw::python

@@ -132,6 +132,7 @@ from tensorweave import proto_aliases as _proto_aliases  # noqa: E402
 from tensorweave.proto_aliases import (AttrValue, GraphDef, MetaGraphDef, NameAttrList, NodeDef,  # noqa: E402,F401
                                        TensorProto, TensorShapeProto, VersionDef)
 _proto_aliases.register_modules()
+from tensorweave import timeline as _timeline  # noqa: E402,F401 - registers tensorweave.python.client.timeline
 from tensorweave.graph_io import import_graph_def, write_graph  # noqa: E402,F401
 from tensorweave.tensor_util import make_ndarray, make_tensor_proto  # noqa: E402,F401
 from tensorweave import graph_util  # noqa: E402,F401

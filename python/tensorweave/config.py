@@ -5,11 +5,13 @@ lists, maps as dicts, unknown fields refused).
 
 Honoured: device_filters, device_count["CPU"], allow_soft_placement, log_device_placement,
 inter/intra_op_parallelism_threads, operation_timeout_in_ms, use_per_session_threads (each
-session has its own pools already) and RunOptions.timeout_in_ms. Every other field is
+session has its own pools already), RunOptions.timeout_in_ms and RunOptions.trace_level
+(any but NO_TRACE fills RunMetadata.step_stats, as in TF). Every other field is
 accepted; a session given a value other than the default warns once, naming the field."""
 import numbers
 
 from tensorweave import _core
+from tensorweave.proto import step_stats_pb2 as _step_stats_pb2
 from tensorweave import tf_logging as logging
 from tensorweave.security import _positive_int
 
@@ -28,6 +30,11 @@ class _Map:
     def __init__(self, key_kind, value_kind):
         self.key_kind = key_kind
         self.value_kind = value_kind
+
+
+def _is_pb2(spec):
+    """A field whose value is a generated protobuf message (RunMetadata.step_stats)."""
+    return isinstance(spec, type) and hasattr(spec, "DESCRIPTOR")
 
 
 _KIND_NAMES = {bool: "bool", int: "int", float: "float, int", str: "str, bytes"}
@@ -58,7 +65,9 @@ class _Message:
             if name not in self._FIELDS:
                 raise _UnknownFieldError('Protocol message %s has no "%s" field.' % (type(self).__name__, name))
             spec = self._FIELDS[name]
-            if isinstance(spec, type) and issubclass(spec, _Message):
+            if _is_pb2(spec):
+                getattr(self, name).CopyFrom(value)
+            elif isinstance(spec, type) and issubclass(spec, _Message):
                 if isinstance(value, dict):
                     value = spec(**value)
                 if not isinstance(value, spec):
@@ -77,7 +86,7 @@ class _Message:
 
     @staticmethod
     def _default(spec):
-        if isinstance(spec, type) and issubclass(spec, _Message):
+        if _is_pb2(spec) or isinstance(spec, type) and issubclass(spec, _Message):
             return spec()
         if isinstance(spec, _Repeated):
             return []
@@ -100,7 +109,7 @@ class _Message:
                             % (type(self).__name__, type(other).__name__))
         for name, spec in self._FIELDS.items():
             value = getattr(other, name)
-            if isinstance(spec, type) and issubclass(spec, _Message):
+            if _is_pb2(spec) or isinstance(spec, type) and issubclass(spec, _Message):
                 getattr(self, name).CopyFrom(value)
             elif isinstance(spec, _Repeated):
                 getattr(self, name)[:] = list(value)
@@ -132,7 +141,10 @@ class _Message:
         changed = []
         for name, spec in self._FIELDS.items():
             value = getattr(self, name)
-            if isinstance(spec, type) and issubclass(spec, _Message):
+            if _is_pb2(spec):
+                if value.ByteSize():
+                    changed.append(prefix + name)
+            elif isinstance(spec, type) and issubclass(spec, _Message):
                 changed.extend(value._set_fields(prefix + name + "."))
             elif value != self._default(spec):
                 changed.append(prefix + name)
@@ -259,7 +271,7 @@ class RunOptions(_Message):
                "report_tensor_allocations_upon_oom": False}
 
     def _timeout_ms(self):
-        _warn_ignored("RunOptions", self, {"timeout_in_ms"})
+        _warn_ignored("RunOptions", self, {"timeout_in_ms", "trace_level"})
         if self.timeout_in_ms < 0:
             raise ValueError("RunOptions.timeout_in_ms must not be negative, got %d" % self.timeout_in_ms)
         return int(self.timeout_in_ms)
@@ -271,9 +283,10 @@ class StepWireBytes(_Message):
 
 
 class RunMetadata(_Message):
-    """What a run reports (tf.RunMetadata). TF's step_stats and partition_graphs are not
-    collected; wire_bytes (tensorweave's) is filled by every run on a cluster's session."""
-    _FIELDS = {"wire_bytes": StepWireBytes}
+    """What a run reports (tf.RunMetadata). step_stats (TF's StepStats message) is filled by
+    a run whose RunOptions.trace_level is not NO_TRACE; partition_graphs is
+    not collected; wire_bytes (tensorweave's) is filled by every run on a cluster's session."""
+    _FIELDS = {"step_stats": _step_stats_pb2.StepStats, "wire_bytes": StepWireBytes}
 
 
 _warned = set()

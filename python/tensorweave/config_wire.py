@@ -23,7 +23,9 @@ def to_pb2(message):
     out = _PB2[type(message).__name__]()
     for name, spec in message._FIELDS.items():
         value = getattr(message, name)
-        if _is_message_spec(spec):
+        if config._is_pb2(spec):
+            getattr(out, name).CopyFrom(value)
+        elif _is_message_spec(spec):
             if value._set_fields():
                 getattr(out, name).CopyFrom(to_pb2(value))
         elif isinstance(spec, config._Repeated):
@@ -43,7 +45,9 @@ def from_pb2(pb, message):
     from tensorweave import config
     for name, spec in message._FIELDS.items():
         value = getattr(pb, name)
-        if _is_message_spec(spec):
+        if config._is_pb2(spec):
+            getattr(message, name).CopyFrom(value)
+        elif _is_message_spec(spec):
             from_pb2(value, getattr(message, name))
         elif isinstance(spec, config._Repeated):
             items = getattr(message, name)

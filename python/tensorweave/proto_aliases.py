@@ -7,8 +7,8 @@ import sys
 import types
 
 from tensorweave import config
-from tensorweave.proto import (event_pb2, function_pb2, graph_pb2, meta_graph_pb2, saver_pb2, summary_pb2,
-                               tensor_pb2)
+from tensorweave.proto import (event_pb2, function_pb2, graph_pb2, meta_graph_pb2, saver_pb2, step_stats_pb2,
+                               summary_pb2, tensor_pb2)
 
 GraphDef = graph_pb2.GraphDef
 NodeDef = graph_pb2.NodeDef
@@ -35,6 +35,11 @@ _MODULES = {
                                      **{n: getattr(tensor_pb2, n) for n in _DATA_TYPE_NAMES}),
     "core.framework.summary_pb2": {n: getattr(summary_pb2, n) for n in
                                    ("Summary", "HistogramProto", "SummaryMetadata", "SummaryDescription")},
+    "core.framework.step_stats_pb2": {n: getattr(step_stats_pb2, n) for n in
+                                      ("StepStats", "DeviceStepStats", "NodeExecStats", "NodeOutput",
+                                       "AllocatorMemoryUsed", "AllocationRecord", "MemoryStats")},
+    "core.framework.tensor_description_pb2": {"TensorDescription": step_stats_pb2.TensorDescription},
+    "core.framework.allocation_description_pb2": {"AllocationDescription": step_stats_pb2.AllocationDescription},
     "core.protobuf.config_pb2": {n: getattr(config, n) for n in
                                  ("ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "RunOptions",
                                   "RunMetadata", "ThreadPoolOptionProto")},

@@ -147,7 +147,9 @@ class Session:
         timeout_ms = _run_timeout_ms(options)
         if run_metadata is None:
             return plan.build(self._core.run(feeds, plan.tensor_names, plan.op_names, timeout_ms))
-        values, metadata = self._core.run_with_metadata(feeds, plan.tensor_names, plan.op_names, timeout_ms)
+        trace_level = int(options.trace_level) if options is not None else RunOptions.NO_TRACE
+        values, metadata = self._core.run_with_metadata(feeds, plan.tensor_names, plan.op_names, timeout_ms,
+                                                        trace_level)
         run_metadata.ParseFromString(metadata)
         return plan.build(values)
 

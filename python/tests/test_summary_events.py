@@ -245,3 +245,25 @@ def test_tensorflow_event_files_read_here(tmp_path):
             assert list(s.value[0].histo.bucket) == want["weights"]["bucket"]
             assert list(s.value[0].histo.bucket_limit) == want["weights"]["bucket_limit"]
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_run_metadata_with_step_stats_decodes(tmp_path):
+    """A traced run's RunMetadata (step_stats) through add_run_metadata: our reader and
+    TensorFlow's summary_iterator both decode the same devices and nodes."""
+    g = tf.Graph()
+    with g.as_default():
+        y = tf.multiply(tf.constant(3.0, name="x"), 2.0, name="y")
+        with tf.Session() as sess:
+            metadata = tf.RunMetadata()
+            sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=metadata)
+    expected = {d.device: sorted(n.node_name for n in d.node_stats) for d in metadata.step_stats.dev_stats}
+    assert {"x", "y"} <= set(expected["/job:localhost/replica:0/task:0/device:CPU:0"])
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_run_metadata(metadata, "step_1", global_step=1)
+    writer.close()
+    (event,) = [e for e in _events(writer.event_file) if e.HasField("tagged_run_metadata")]
+    ours = tf.RunMetadata.FromString(event.tagged_run_metadata.run_metadata)
+    assert ours.step_stats == metadata.step_stats and event.step == 1
+    python = require_tensorflow("test_run_metadata_with_step_stats_decodes")
+    theirs = json.loads(run_tf_script(python, "run_metadata_events.py", writer.event_file))
+    assert theirs == {"step_1": {"step": 1, "devices": expected}}

@@ -53,11 +53,20 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                     std::vector<Tensor>* outputs, RunCancellation* cancellation, int64_t timeout_ms,
                     RunMetadata* metadata) {
+  RunOptions options;
+  options.set_timeout_in_ms(timeout_ms);
+  return Run(options, feeds, fetches, targets, outputs, metadata, cancellation);
+}
+
+Status Session::Run(const RunOptions& options, const std::vector<std::pair<std::string, Tensor>>& feeds,
+                    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                    std::vector<Tensor>* outputs, RunMetadata* metadata, RunCancellation* cancellation) {
   TW_RETURN_IF_ERROR(SyncGraph());
+  int64_t timeout_ms = options.timeout_in_ms();
   if (timeout_ms <= 0) timeout_ms = operation_timeout_ms_;
   if (timeout_ms <= 0) {
     return impl_->Run(feeds, fetches, targets, outputs, cancellation ? cancellation->manager_.get() : nullptr,
-                      metadata);
+                      options, metadata);
   }
   // A watchdog cancels the step at the deadline (as TF's session does on
   // operation_timeout_in_ms); a cancellation then reads as DeadlineExceeded.
@@ -71,7 +80,7 @@ Status Session::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
       cancel->Cancel();
     }
   });
-  Status status = impl_->Run(feeds, fetches, targets, outputs, cancel->manager_.get(), metadata);
+  Status status = impl_->Run(feeds, fetches, targets, outputs, cancel->manager_.get(), options, metadata);
   finished.Notify();
   watchdog.join();
   if (!status.ok() && timed_out.load(std::memory_order_acquire)) {

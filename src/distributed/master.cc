@@ -22,6 +22,7 @@
 #include "graph/graph_def_import.h"
 #include "runtime/partitioner.h"
 #include "runtime/placer.h"
+#include "runtime/step_stats_collector.h"
 #include "runtime/subgraph.h"
 #include "tensor/tensor_proto.h"
 
@@ -176,7 +177,8 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       prepared = *std::move(made);
     }
     if (absl::Status s = ValidateFeeds(*sig, prepared->pruned); !s.ok()) return done(s);
-    StartParts(std::move(prepared), *sig, std::move(fetches), resp, client_cancel, std::move(done));
+    StartParts(std::move(prepared), *sig, std::move(fetches), resp, client_cancel, WantsStepStats(req->options()),
+               std::move(done));
   }
 
   // Cancels the steps still running, as closing a TensorFlow session does (each task
@@ -395,8 +397,9 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
   }
 
   // `fetch_names`: the fetches as the client spelled them (sig.fetches in canonical form).
+  // `trace`: every part records step_stats, merged into the response's metadata.
   void StartParts(std::shared_ptr<Prepared> prepared, const RunSignature& sig, std::vector<std::string> fetch_names,
-                  RunStepResponse* resp, CancellationManager* client_cancel, StepDone done) {
+                  RunStepResponse* resp, CancellationManager* client_cancel, bool trace, StepDone done) {
     const size_t n = prepared->parts.size();
     if (n == 0) return done(absl::InternalError("the step has no partition to run"));
     auto step = std::make_shared<Step>();
@@ -418,6 +421,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       req.set_session_handle(handle_);
       req.set_graph_handle(part.graph_handle);
       req.set_step_id(step->step_id);
+      req.set_record_step_stats(trace);
       for (int a : part.args) {
         NamedTensor* t = req.add_send();
         t->set_name(ArgKey(a));
@@ -490,6 +494,7 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       status = absl::CancelledError("the client went away during the step");
     }
     if (status.ok()) CountWireBytes(*step);  // First: GatherFetches moves the fetched tensors out.
+    if (status.ok()) MergeStepStatsOfParts(*step);
     if (status.ok()) status = GatherFetches(*step);
     // Tasks forget a successful step by themselves; a failed one is cleaned up (if no
     // failed part did it already).
@@ -575,6 +580,14 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       if (step.prepared->parts[i].worker == static_cast<WorkerInterface*>(local_worker_)) continue;
       wire->set_run_graph_bytes(wire->run_graph_bytes() + static_cast<int64_t>(step.requests[i].ByteSizeLong()) +
                                 static_cast<int64_t>(step.responses[i].ByteSizeLong()));
+    }
+  }
+
+  // RunMetadata.step_stats of a traced step: every part's, by device.
+  static void MergeStepStatsOfParts(Step& step) {
+    for (RunGraphResponse& r : step.responses) {
+      if (!r.has_step_stats()) continue;
+      MergeStepStats(std::move(*r.mutable_step_stats()), step.resp->mutable_metadata()->mutable_step_stats());
     }
   }
 

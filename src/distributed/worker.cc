@@ -16,6 +16,7 @@
 #include "kernels/step_container.h"
 #include "runtime/local_rendezvous.h"
 #include "runtime/partitioner.h"
+#include "runtime/step_stats_collector.h"
 #include "tensor/tensor_proto.h"
 
 namespace tw {
@@ -327,6 +328,7 @@ struct Worker::RunningGraph {
   CancellationManager::Token caller_token = CancellationManager::kInvalidToken;
   // Payload bytes pulled from other tasks for this run (RunGraphResponse.tensor_bytes_pulled).
   std::shared_ptr<std::atomic<int64_t>> pulled_bytes = std::make_shared<std::atomic<int64_t>>(0);
+  std::unique_ptr<StepStatsCollector> stats;  // A traced step's (record_step_stats).
 };
 
 absl::StatusOr<std::unique_ptr<Worker::RunningGraph>> Worker::StartRunning(const RunGraphRequest& req) {
@@ -461,6 +463,10 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
     run->caller_token = caller->RegisterCallback(abort);
     if (run->caller_token == CancellationManager::kInvalidToken) abort();  // Already gone.
   }
+  if (req->record_step_stats()) {
+    run->stats = std::make_unique<StepStatsCollector>();
+    run->args.stats = run->stats.get();
+  }
   run->graph->executor->RunAsync(run->args, [this, run, req, resp, done = std::move(done)](absl::Status s) {
     std::unique_ptr<RunningGraph> finished(run);
     // The partition's step resources (TensorArrays, on its device) go with it.
@@ -492,6 +498,7 @@ void Worker::RunGraphAsync(const RunGraphRequest* req, RunGraphResponse* resp, C
       if (values[i].IsInitialized()) *out->mutable_tensor() = TensorToProto(values[i]);
     }
     resp->set_tensor_bytes_pulled(finished->pulled_bytes->load(std::memory_order_relaxed));
+    if (finished->stats != nullptr) finished->stats->MoveTo(resp->mutable_step_stats());
     if (!s.ok()) {
       finished->step->StartAbort(s);
       s = absl::Status(s.code(), absl::StrCat(s.message(), " (on task ", task_name_, ")"));

@@ -10,7 +10,9 @@
 #include "core/denormal.h"
 #include "absl/strings/str_cat.h"
 #include "graph/attr_value.h"
+#include "absl/strings/str_join.h"
 #include "kernels/kernel_registry.h"
+#include "runtime/step_stats_collector.h"
 
 namespace tw {
 namespace {
@@ -24,6 +26,25 @@ bool HasSmallStaticOutputs(const Node& node) {
     if (n < 0 || n > kInlineElements) return false;
   }
   return true;
+}
+
+// TF's timeline_label (step_stats_collector.cc's SetTimelineLabel): the node's inputs as a
+// NodeDef lists them, or, for a transfer, the tensor and the device at the other end.
+std::string TimelineLabel(const Node& node) {
+  if (node.op() == "_Send" || node.op() == "_Recv") {
+    auto tensor = GetStringAttr(node.attrs(), "tensor_name");
+    auto peer = GetStringAttr(node.attrs(), node.op() == "_Send" ? "recv_device" : "send_device");
+    return absl::StrCat(node.name(), " = ", node.op(), "(", tensor.ok() ? *tensor : "", " @", peer.ok() ? *peer : "",
+                        ")");
+  }
+  std::vector<std::string> inputs;
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    const Edge* e = node.input_edge(i);
+    if (e == nullptr) continue;
+    inputs.push_back(e->src_output == 0 ? e->src->name() : absl::StrCat(e->src->name(), ":", e->src_output));
+  }
+  for (const Edge* c : node.control_inputs()) inputs.push_back(absl::StrCat("^", c->src->name()));
+  return absl::StrCat(node.name(), " = ", node.op(), "(", absl::StrJoin(inputs, ", "), ")");
 }
 
 }  // namespace
@@ -66,6 +87,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
                                      in->src->name(), ":", in->src_output,
                                      " is dead (it depends on a cond branch that was not taken)");
     }
+    ex->trace_info_.push_back(Executor::TraceInfo{TimelineLabel(node), node.op() == "_Recv"});
     ex->num_slots_ += item.num_inputs;
     if (item.initial_pending == 0) ex->roots_.push_back(static_cast<int>(i));
   }
@@ -223,10 +245,13 @@ class ExecutorState {
     params.max_tensor_bytes = ex_->options_.max_tensor_bytes;
     if (t.iter->frame != nullptr) params.frame_iter = &t.iter->frame_iter;
     params.input_dead = dead_transfer;
+    NodeExecStats* trace = args_.stats == nullptr ? nullptr : TraceStart(t.id);
     if (item.async) {
       auto* ctx = new OpKernelContext(params);
-      static_cast<AsyncOpKernel*>(item.kernel.get())->ComputeAsync(*ctx, [this, t, ctx, dead_transfer](absl::Status s) {
+      auto* kernel = static_cast<AsyncOpKernel*>(item.kernel.get());
+      kernel->ComputeAsync(*ctx, [this, t, ctx, dead_transfer, trace](absl::Status s) {
         if (!s.ok()) Abort(NodeError(ex_->items_[t.id].kernel->name(), ex_->items_[t.id].kernel->op(), s));
+        if (trace != nullptr) TraceEnd(t.id, trace, *ctx);
         Ready next;
         const bool node_dead = s.ok() && (dead_transfer || ReceivedDead(ex_->items_[t.id], *ctx));
         NodeDone(t, s.ok() && !node_dead ? ctx : nullptr, next, node_dead);
@@ -238,12 +263,54 @@ class ExecutorState {
     OpKernelContext ctx(params);
     absl::Status s = item.kernel->Compute(ctx);
     if (!s.ok()) Abort(NodeError(item.kernel->name(), item.kernel->op(), s));
+    if (trace != nullptr) TraceEnd(t.id, trace, ctx);
     NodeDone(t, s.ok() && !dead_transfer ? &ctx : nullptr, ready, s.ok() && dead_transfer);
   }
 
   // A _Recv that got a dead tensor leaves its output unset: the node is dead, control edges too.
   static bool ReceivedDead(const Executor::Item& item, OpKernelContext& ctx) {
     return item.is_transfer && ctx.num_outputs() == 1 && !ctx.outputs()[0].IsInitialized();
+  }
+
+  // A traced step's record of one node (kept out of line: untraced steps skip it).
+  ABSL_ATTRIBUTE_NOINLINE NodeExecStats* TraceStart(int id) {
+    auto* ns = new NodeExecStats;
+    ns->set_node_name(ex_->items_[id].kernel->name());
+    const int64_t now = NowMicros();
+    ns->set_scheduled_micros(now);
+    ns->set_all_start_micros(now);
+    ns->set_op_start_rel_micros(0);
+    ns->set_thread_id(CurrentThreadId());
+    return ns;
+  }
+
+  // Saves the node's record before NodeDone (whose last call ends the step). A _Recv's
+  // time is the time its tensor took to arrive in the rendezvous; its label says so.
+  ABSL_ATTRIBUTE_NOINLINE void TraceEnd(int id, NodeExecStats* ns, OpKernelContext& ctx) {
+    std::unique_ptr<NodeExecStats> owned(ns);
+    const int64_t rel = NowMicros() - ns->all_start_micros();
+    ns->set_op_end_rel_micros(rel);
+    ns->set_all_end_rel_micros(rel);
+    const Executor::TraceInfo& info = ex_->trace_info_[id];
+    if (info.is_recv) {
+      ns->set_timeline_label(absl::StrCat(info.label, " waited ", rel, "us in the rendezvous"));
+    } else {
+      ns->set_timeline_label(info.label);
+    }
+    for (int slot = 0; slot < static_cast<int>(ctx.outputs().size()); ++slot) {
+      const Tensor& out = ctx.outputs()[slot];
+      if (!out.IsInitialized()) continue;
+      NodeOutput* o = ns->add_output();
+      o->set_slot(slot);
+      TensorDescription* d = o->mutable_tensor_description();
+      d->set_dtype(static_cast<DataType>(out.dtype()));
+      for (int64_t dim : out.shape().dims()) d->mutable_shape()->add_dim()->set_size(dim);
+      AllocationDescription* a = d->mutable_allocation_description();
+      a->set_requested_bytes(static_cast<int64_t>(out.TotalBytes()));
+      a->set_allocated_bytes(static_cast<int64_t>(out.TotalBytes()));
+      a->set_allocator_name("cpu");
+    }
+    args_.stats->Save(ex_->options_.device->name(), std::move(*ns));
   }
 
   // Releases the node's inputs, hands its outputs (if it succeeded) to consumers and

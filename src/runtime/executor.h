@@ -40,6 +40,8 @@
 
 namespace tw {
 
+class StepStatsCollector;
+
 using KernelCreator = std::function<absl::StatusOr<std::shared_ptr<OpKernel>>(const Node& node)>;
 
 struct ExecutorOptions {
@@ -66,6 +68,9 @@ class Executor {
     // Where _Send/_Recv exchange tensors with other partitions of the step. May be null
     // for a graph without them.
     Rendezvous* rendezvous = nullptr;
+    // A traced step's record (step_stats_collector.h): each node run is saved there under
+    // the executor's device. Null: nothing is recorded.
+    StepStatsCollector* stats = nullptr;
   };
   // Runs the graph once; `done` is called exactly once, on some thread, when every
   // started node has finished. Args pointers must stay valid until then.
@@ -115,6 +120,13 @@ class Executor {
   absl::Status BuildFrames(const FlowGraph& graph);
   Executor() = default;
 
+  // Traced steps only: TF's timeline_label of each item ("name = Op(input, ...)"; _Send and
+  // _Recv name their tensor and peer device: "name = _Recv(tensor @device)").
+  struct TraceInfo {
+    std::string label;
+    bool is_recv = false;
+  };
+
   ExecutorOptions options_;
   std::vector<Item> items_;
   std::vector<OutEdge> out_edges_;
@@ -122,6 +134,7 @@ class Executor {
   int num_slots_ = 0;
   std::vector<StaticFrame> frames_;  // frames_[0] is the root frame.
   bool has_loops_ = false;
+  std::vector<TraceInfo> trace_info_;  // By item.
 };
 
 }  // namespace tw

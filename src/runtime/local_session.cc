@@ -13,6 +13,7 @@
 #include "runtime/local_rendezvous.h"
 #include "runtime/partitioner.h"
 #include "runtime/placer.h"
+#include "runtime/step_stats_collector.h"
 
 namespace tw {
 
@@ -124,8 +125,9 @@ absl::StatusOr<LocalSession::Prepared*> LocalSession::GetOrPrepare(const RunSign
 }
 
 absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* frame,
-                                         CancellationManager* caller_cancellation) {
+                                         CancellationManager* caller_cancellation, StepStatsCollector* stats) {
   Executor::Args args;
+  args.stats = stats;
   args.step_id = next_step_id_.fetch_add(1);
   args.call_frame = frame;
   // The step's own cancellation (the first error cancels the step everywhere), started
@@ -175,7 +177,7 @@ absl::Status LocalSession::RunPartitions(const Prepared& prepared, CallFrame* fr
 absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                                const std::vector<std::string>& targets,
                                std::vector<Tensor>* outputs, CancellationManager* cancellation,
-                               RunMetadata* /*metadata*/) {
+                               const RunOptions& options, RunMetadata* metadata) {
   if (closed_) return absl::FailedPreconditionError("session is closed");
   if (fetches.empty() && targets.empty()) {
     return absl::InvalidArgumentError("nothing to run: give at least one fetch or target");
@@ -186,7 +188,10 @@ absl::Status LocalSession::Run(const FeedList& feeds, const std::vector<std::str
   CallFrame frame;
   for (const Tensor* t : signature.feed_values) frame.args.push_back(*t);
   frame.rets.resize(signature.fetches.size());
-  TW_RETURN_IF_ERROR(RunPartitions(*prepared, &frame, cancellation));
+  std::unique_ptr<StepStatsCollector> stats;
+  if (metadata != nullptr && WantsStepStats(options)) stats = std::make_unique<StepStatsCollector>();
+  TW_RETURN_IF_ERROR(RunPartitions(*prepared, &frame, cancellation, stats.get()));
+  if (stats != nullptr) stats->MoveTo(metadata->mutable_step_stats());
   if (outputs != nullptr) *outputs = std::move(frame.rets);
   return absl::OkStatus();
 }

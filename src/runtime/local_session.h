@@ -19,6 +19,8 @@
 
 namespace tw {
 
+class StepStatsCollector;
+
 class LocalSession : public SessionInterface {
  public:
   // Devices are created for job "localhost", task 0.
@@ -29,7 +31,8 @@ class LocalSession : public SessionInterface {
   using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation, RunMetadata* metadata) override;
+                   CancellationManager* cancellation, const RunOptions& options,
+                   RunMetadata* metadata) override;
   std::vector<std::string> ListDevices() const override;
   absl::Status Close() override;
 
@@ -42,7 +45,9 @@ class LocalSession : public SessionInterface {
   absl::StatusOr<std::unique_ptr<Prepared>> Prepare(const RunSignature& signature)
       ABSL_SHARED_LOCKS_REQUIRED(graph_mu_);
   absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node);
-  absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame, CancellationManager* cancellation);
+  // `stats` (may be null): a traced step's record.
+  absl::Status RunPartitions(const Prepared& prepared, CallFrame* frame, CancellationManager* cancellation,
+                             StepStatsCollector* stats);
 
   const SessionOptions options_;
   std::unique_ptr<DeviceMgr> devices_;

@@ -34,18 +34,25 @@ class SessionInterface {
   // effect. `outputs` receives one tensor per fetch, in order. `cancellation` (may be null)
   // lets another thread end the step: after its StartCancel() the run returns Cancelled.
   // `metadata` (may be null) receives what the run reports: wire_bytes for a cluster's
-  // step (a session in one process moves nothing over a wire and leaves it empty).
+  // step (a session in one process moves nothing over a wire and leaves it empty), and
+  // step_stats when `options` asks for a trace (any trace_level but NO_TRACE).
   virtual absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                            const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                           CancellationManager* cancellation, RunMetadata* metadata) = 0;
+                           CancellationManager* cancellation, const RunOptions& options,
+                           RunMetadata* metadata) = 0;
+  absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                   CancellationManager* cancellation, RunMetadata* metadata) {
+    return Run(feeds, fetches, targets, outputs, cancellation, RunOptions(), metadata);
+  }
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
                    CancellationManager* cancellation) {
-    return Run(feeds, fetches, targets, outputs, cancellation, nullptr);
+    return Run(feeds, fetches, targets, outputs, cancellation, RunOptions(), nullptr);
   }
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
-    return Run(feeds, fetches, targets, outputs, nullptr, nullptr);
+    return Run(feeds, fetches, targets, outputs, nullptr, RunOptions(), nullptr);
   }
   virtual std::vector<std::string> ListDevices() const = 0;
   virtual absl::Status Close() = 0;

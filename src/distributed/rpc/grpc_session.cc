@@ -9,6 +9,7 @@
 #include "distributed/rpc/grpc_util.h"
 #include "distributed/rpc/tf_master_client.h"
 #include "graph/device_name.h"
+#include "runtime/step_stats_collector.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/cluster_spec.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -53,7 +54,8 @@ class GrpcSession : public SessionInterface {
   using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation, RunMetadata* metadata) override {
+                   CancellationManager* cancellation, const RunOptions& options,
+                   RunMetadata* metadata) override {
     RunStepRequest req;
     SessionInterface* tf = nullptr;
     {
@@ -62,7 +64,8 @@ class GrpcSession : public SessionInterface {
       tf = tf_.get();
       req.set_session_handle(handle_);
     }
-    if (tf != nullptr) return tf->Run(feeds, fetches, targets, outputs, cancellation, metadata);
+    if (tf != nullptr) return tf->Run(feeds, fetches, targets, outputs, cancellation, options, metadata);
+    if (WantsStepStats(options)) *req.mutable_options() = options;
     for (const auto& [name, tensor] : feeds) {
       NamedTensor* t = req.add_feed();
       t->set_name(name);

@@ -46,7 +46,8 @@ class TfMasterSession : public SessionInterface {
   using SessionInterface::Run;
   absl::Status Run(const FeedList& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                   CancellationManager* cancellation, RunMetadata* /*metadata*/) override {
+                   CancellationManager* cancellation, const RunOptions& /*options*/,
+                   RunMetadata* /*metadata*/) override {
     tfwire::RunStepRequest req;
     {
       absl::MutexLock lock(&mu_);
