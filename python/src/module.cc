@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindFreeze(m);
   tw::python::BindClusterResolver(m);
   tw::python::BindCheckpointReader(m);
+  tw::python::BindPyFunc(m);
 }

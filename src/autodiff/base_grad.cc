@@ -14,6 +14,9 @@ void RegisterBaseGradients(GradientRegistry& r) {
   }
   // Numbers decoded from strings: TensorFlow declares both NotDifferentiable.
   for (const char* op : {"DecodeRaw", "StringToNumber"}) r.RegisterNoGradient(op);
+  // script_ops.py: ops.NotDifferentiable("PyFunc"), ("PyFuncStateless"). EagerPyFunc's
+  // gradient runs the function under an eager GradientTape, which we do not have: none.
+  for (const char* op : {"PyFunc", "PyFuncStateless"}) r.RegisterNoGradient(op);
   // The rest of TensorFlow's ops.NotDifferentiable list that we have: string_ops.py,
   // logging_ops.py (Assert, the summaries) and state_grad.py (reference-variable updates).
   // Ops TF leaves unregistered (StringLength, Substr, the queues' V2 ops, ...) stay so.

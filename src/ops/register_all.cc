@@ -9,6 +9,7 @@ void RegisterLinalgDecompOps(OpRegistry& r);    // linalg_ops_decomp.cc
 void RegisterLinalgFactorOps(OpRegistry& r);    // linalg_ops_factor.cc
 void RegisterEinsumOps(OpRegistry& r);          // einsum_ops.cc
 void RegisterRandomGammaOps(OpRegistry& r);     // random_ops_gamma.cc
+void RegisterScriptOps(OpRegistry& r);          // script_ops.cc
 void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
@@ -58,6 +59,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterLinalgFactorOps(r);
   RegisterEinsumOps(r);
   RegisterRandomGammaOps(r);
+  RegisterScriptOps(r);
   RegisterArrayDiagOps(r);
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);

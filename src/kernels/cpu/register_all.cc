@@ -11,6 +11,7 @@ void RegisterLinalgDecompKernels(KernelRegistry& r);  // linalg_decomp_kernels.c
 void RegisterLinalgFactorKernels(KernelRegistry& r);  // linalg_factor_kernels.cc
 void RegisterEinsumKernels(KernelRegistry& r);        // einsum_kernels.cc
 void RegisterRandomGammaKernels(KernelRegistry& r);   // random_gamma_kernels.cc
+void RegisterPyFuncKernels(KernelRegistry& r);        // py_func_kernels.cc
 void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
@@ -65,6 +66,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterLinalgFactorKernels(r);
   RegisterEinsumKernels(r);
   RegisterRandomGammaKernels(r);
+  RegisterPyFuncKernels(r);
   RegisterArrayDiagKernels(r);
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
