@@ -103,3 +103,18 @@ class ServerProcesses:
             out, err = proc.communicate(timeout=30)
             outputs.append((proc.returncode, out, err))
         return outputs
+
+
+@pytest.fixture
+def ps_and_worker():
+    """(cluster dict, worker Server): a `python3 -m tensorweave.server` ps task and an in-process
+    worker task, both stopped after the test."""
+    cluster = {"ps": ["localhost:%d" % free_port()], "worker": ["localhost:%d" % free_port()]}
+    spec = "ps|%s,worker|%s" % (cluster["ps"][0], cluster["worker"][0])
+    ps = ServerProcesses(spec, "ps", 1)
+    worker = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
+    try:
+        yield cluster, worker
+    finally:
+        worker.stop()
+        ps.stop()

@@ -9,7 +9,6 @@ import os
 import pytest
 
 import tensorweave as tf
-from conftest import ServerProcesses, free_port
 from tf_peer import require_tensorflow, run_tf_script
 
 LOCAL = "/job:localhost/replica:0/task:0/device:CPU:%d"
@@ -154,24 +153,11 @@ def test_timeline_import_paths_and_bad_input():
         timeline.Timeline(b"not a message")
 
 
-@pytest.fixture
-def ps_and_worker():
-    cluster = {"ps": ["localhost:%d" % free_port()], "worker": ["localhost:%d" % free_port()]}
-    spec = "ps|%s,worker|%s" % (cluster["ps"][0], cluster["worker"][0])
-    ps = ServerProcesses(spec, "ps", 1)
-    worker = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
-    try:
-        yield worker
-    finally:
-        worker.stop()
-        ps.stop()
-
-
 def test_two_task_cluster(ps_and_worker, tmp_path):
     """Each task's partition reports its device's stats; the master merges them."""
     ps, worker = "/job:ps/replica:0/task:0/device:CPU:0", "/job:worker/replica:0/task:0/device:CPU:0"
     g, d = _chain_graph("/job:ps/task:0", "/job:worker/task:0")
-    with tf.Session(ps_and_worker.target, graph=g) as sess:
+    with tf.Session(ps_and_worker[1].target, graph=g) as sess:
         value, metadata = _traced_run(sess, d)
         assert value.tolist() == [9.0, 15.0, 21.0]
         _check_chain(metadata, ps, worker)

@@ -4,26 +4,11 @@ between tasks) and the process-wide tf.train.Server.wire_byte_counts. A ps proce
 between-graph workers do. One training step that looks up 512 ids and applies their sparse
 gradient moves the 512 rows each way, not the table: O(512 x 64 x 4) bytes."""
 import numpy as np
-import pytest
 
 import tensorweave as tf
-from conftest import ServerProcesses, free_port
 
 VOCAB, DIM, BATCH = 1_000_000, 64, 512
 ROW_BYTES = BATCH * DIM * 4
-
-
-@pytest.fixture
-def ps_and_worker():
-    cluster = {"ps": ["localhost:%d" % free_port()], "worker": ["localhost:%d" % free_port()]}
-    spec = "ps|%s,worker|%s" % (cluster["ps"][0], cluster["worker"][0])
-    ps = ServerProcesses(spec, "ps", 1)
-    worker = tf.train.Server(tf.train.ClusterSpec(cluster), job_name="worker", task_index=0)
-    try:
-        yield cluster, worker
-    finally:
-        worker.stop()
-        ps.stop()
 
 
 def _delta(before, after):
