@@ -17,6 +17,15 @@ import tensorweave as tf
 from tensorweave.local_cluster import start_local_cluster
 
 SYMBOLS, MAX_LEN = 4, 20
+_print_lock = threading.Lock()
+
+
+def say(line):
+    """One whole line at a time: the --cluster workers are threads sharing stdout, and print()
+    writes the text and its newline separately, so their lines could interleave."""
+    with _print_lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
 
 
 def make_data(rng, n):
@@ -53,7 +62,7 @@ def train(sess, model, data, rng, steps, label=""):
         value, done = sess.run([loss, train_op], {x: train_x[batch], lengths: train_len[batch], y: train_y[batch]})
         own += 1
         if done % 100 == 0 or done == 1:
-            print("%sstep %d  loss %.4f" % (label, done, value), flush=True)
+            say("%sstep %d  loss %.4f" % (label, done, value))
         if done >= steps:
             return own
 
@@ -83,7 +92,7 @@ def train_on_cluster(args, train_data, test_data):
                     raise RuntimeError("the chief did not initialize the variables")
                 own = train(sess, model, train_data, np.random.default_rng(args.seed + 1 + task), args.steps,
                             label="worker %d  " % task)
-                print("worker %d  trained %d of the steps" % (task, own), flush=True)
+                say("worker %d  trained %d of the steps" % (task, own))
                 if task == 0:
                     result["accuracy"] = accuracy(sess, model, test_data)
 
