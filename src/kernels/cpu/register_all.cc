@@ -82,6 +82,10 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterCollectiveKernels(r);
   RegisterStackKernels(r);
   RegisterTensorArrayKernels(r);
+  RegisterDatasetSourceKernels(r);
+  RegisterDatasetTransformKernels(r);
+  RegisterDatasetFunctionKernels(r);
+  RegisterIteratorKernels(r);
 }
 
 }  // namespace tw
