@@ -256,7 +256,6 @@ void RegisterDatasetSourceKernels(KernelRegistry& r) {
   r.Register("RangeDataset", kDeviceCpu, Factory<RangeDatasetOp>());
   r.Register("TFRecordDataset", kDeviceCpu, Factory<TFRecordDatasetOp>());
   r.Register("TextLineDataset", kDeviceCpu, Factory<TextLineDatasetOp>());
-  r.Register("FixedLengthRecordDataset", kDeviceCpu, Factory<FixedLengthRecordDatasetOp>());
   r.Register("FixedLengthRecordDatasetV2", kDeviceCpu, Factory<FixedLengthRecordDatasetOp>());
 }
 
