@@ -18,14 +18,19 @@ absl::Status LocalFunctionRuntime::AddLibrary(const FunctionDefLibrary& library)
 }
 
 absl::StatusOr<FunctionLibraryRuntime::Handle> LocalFunctionRuntime::Instantiate(const std::string& name) {
-  absl::MutexLock lock(&mu_);
-  auto cached = handles_.find(name);
-  if (cached != handles_.end()) return cached->second;
-  auto it = functions_.find(name);
-  if (it == functions_.end()) {
-    return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not in the graph's function library"));
+  FunctionDef fn;
+  {
+    absl::MutexLock lock(&mu_);
+    auto cached = handles_.find(name);
+    if (cached != handles_.end()) return cached->second;
+    auto it = functions_.find(name);
+    if (it == functions_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is not in the graph's function library"));
+    }
+    fn = it->second;
   }
-  const FunctionDef& fn = it->second;
+  // Built without the lock: building the body's kernels instantiates the functions they
+  // call (a dataset_factory's map function).
   TW_ASSIGN_OR_RETURN(GraphDef body, FunctionBodyGraphDef(fn, OpRegistry::Global()));
   FlowGraph graph;
   if (absl::Status s = ImportGraphDef(body, &graph, {}, GraphSource::kPartitioner); !s.ok()) {
@@ -45,6 +50,8 @@ absl::StatusOr<FunctionLibraryRuntime::Handle> LocalFunctionRuntime::Instantiate
   for (const FunctionArg& a : fn.signature().input_arg()) instance->input_types.push_back(static_cast<DType>(a.type()));
   for (const FunctionArg& a : fn.signature().output_arg()) instance->output_types.push_back(static_cast<DType>(a.type()));
   instance->executor = *std::move(executor);
+  absl::MutexLock lock(&mu_);
+  if (auto raced = handles_.find(name); raced != handles_.end()) return raced->second;
   const Handle h = static_cast<Handle>(instances_.size());
   instances_.push_back(std::move(instance));
   handles_[name] = h;
