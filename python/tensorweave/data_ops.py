@@ -3,6 +3,8 @@ dataset builds TensorFlow's dataset op (a DT_VARIANT tensor, kernels in
 src/kernels/cpu/dataset_*_kernels.cc); functions given to map/filter/flat_map/interleave
 are traced into the graph's function library (data_function.py). A dataset can rebuild
 its ops in another graph: make_one_shot_iterator rebuilds them in its dataset_factory."""
+import weakref
+
 import numpy as np
 
 from tensorweave import array_ops, dtypes, framework
@@ -46,9 +48,16 @@ def _normalize(structure):
     return structure
 
 
-def _tensors(structure):
-    structure = _normalize(structure)
-    return nest.map_structure(lambda v: framework.convert_to_tensor(v), structure)
+def _lists_as_leaves(structure):
+    """Input structures: tuples and dicts nest, a Python list is one tensor (as tf.data)."""
+    if isinstance(structure, dict):
+        return {k: _lists_as_leaves(v) for k, v in structure.items()}
+    if isinstance(structure, tuple):
+        parts = [_lists_as_leaves(x) for x in structure]
+        return type(structure)(*parts) if hasattr(structure, "_fields") else tuple(parts)
+    if isinstance(structure, list):
+        return np.array(structure) if not any(isinstance(x, Tensor) for x in structure) else structure
+    return structure
 
 
 class Dataset:
@@ -56,7 +65,7 @@ class Dataset:
 
     def __init__(self, specs):
         self._specs = specs
-        self._variants = {}
+        self._variants = weakref.WeakKeyDictionary()  # graph -> this dataset's variant tensor there
 
     # ---- the op, per graph
     def _build(self):
@@ -65,10 +74,10 @@ class Dataset:
     @property
     def _variant_tensor(self):
         graph = framework.get_default_graph()
-        tensor = self._variants.get(id(graph))
+        tensor = self._variants.get(graph)
         if tensor is None:
             tensor = self._build()
-            self._variants[id(graph)] = tensor
+            self._variants[graph] = tensor
         return tensor
 
     def _op(self, op_type, inputs, attrs, name=None):
@@ -127,8 +136,11 @@ class Dataset:
 
     # ---- transformations
     def concatenate(self, dataset):
-        return _UnaryDataset(self, "ConcatenateDataset", lambda: [dataset._variant_tensor], self._specs,
-                             check=lambda: _check_same_types(self, dataset))
+        _check_same_types(self, dataset)
+        specs = nest.pack_sequence_as(self._specs, [
+            _Spec(a.dtype, _most_specific_compatible(a.shape, b.shape))
+            for a, b in zip(nest.flatten(self._specs), nest.flatten(dataset._specs))])
+        return _UnaryDataset(self, "ConcatenateDataset", lambda: [dataset._variant_tensor], specs)
 
     def repeat(self, count=None):
         return _UnaryDataset(self, "RepeatDataset", lambda: [_int64(-1 if count is None else count, "count")],
@@ -248,6 +260,12 @@ def _batched(shape, size):
     return TensorShape(None if dims is None else [size] + dims)
 
 
+def _most_specific_compatible(a, b):
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
 def _check_same_types(a, b):
     if nest.flatten(a.output_types) != nest.flatten(b.output_types):
         raise TypeError("Two datasets to concatenate have different types %s and %s" % (a.output_types, b.output_types))
@@ -255,9 +273,11 @@ def _check_same_types(a, b):
 
 class _TensorDataset(Dataset):
     def __init__(self, tensors, slices):
-        self._raw = nest.flatten(_normalize(tensors))
-        structure = _tensors(tensors)
+        values = _lists_as_leaves(tensors)
+        self._raw = nest.flatten(values)
+        structure = nest.map_structure(framework.convert_to_tensor, values)
         self._structure = structure
+        self._home = framework.get_default_graph()
         self._slices = slices
         flat = nest.flatten(structure)
         if slices:
@@ -266,12 +286,15 @@ class _TensorDataset(Dataset):
         else:
             specs = [_Spec(t.dtype, t.shape) for t in flat]
         super().__init__(nest.pack_sequence_as(structure, specs))
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
-        graph = framework.get_default_graph()
-        inputs = [raw if isinstance(raw, Tensor) else framework.convert_to_tensor(raw, dtype=t.dtype)
-                  for raw, t in zip(self._raw, nest.flatten(self._structure))]
+        flat = nest.flatten(self._structure)
+        if framework.get_default_graph() is self._home:
+            inputs = flat
+        else:  # Rebuilt (a one-shot iterator's factory): values become constants there again.
+            inputs = [raw if isinstance(raw, Tensor) else framework.convert_to_tensor(raw, dtype=t.dtype)
+                      for raw, t in zip(self._raw, flat)]
         attrs = _attrs(self._specs)
         return self._op("TensorSliceDataset" if self._slices else "TensorDataset", inputs,
                         {"Toutput_types": attrs["output_types"], "output_shapes": attrs["output_shapes"]})
@@ -289,7 +312,7 @@ class _RangeDataset(Dataset):
             raise ValueError("Invalid arguments to RangeDataset: %s" % (args,))
         self._args = (start, stop, step)
         super().__init__(_Spec(output_type, []))
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
         start, stop, step = self._args
@@ -304,7 +327,7 @@ class _ZipDataset(Dataset):
             if not isinstance(d, Dataset):
                 raise TypeError("The argument to `Dataset.zip()` must be a (nested) structure of `Dataset` objects.")
         super().__init__(nest.map_structure(lambda d: d._specs, datasets))
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
         flat = nest.flatten(self._datasets)
@@ -322,7 +345,7 @@ class _UnaryDataset(Dataset):
         self._inputs = inputs
         self._extra = extra_attrs or {}
         super().__init__(specs)
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
         attrs = _attrs(self._specs)
@@ -370,7 +393,7 @@ class _FunctionDataset(Dataset):
             specs = result._specs
         self._fn_name, self._captured, self._result = name, captured, result
         super().__init__(specs)
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
         attrs = _attrs(self._specs)
@@ -397,7 +420,7 @@ class _MapDataset(_FunctionDataset):
             self._trailing = lambda: [_int64(num_parallel_calls, "num_parallel_calls")]
             self._extra = {"preserve_cardinality": True, "deterministic": "default"}
         Dataset.__init__(self, specs)
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
 
 class _FileDataset(Dataset):
@@ -406,7 +429,7 @@ class _FileDataset(Dataset):
         self._filenames = filenames
         self._inputs = inputs
         super().__init__(_Spec(dtypes.string, []))
-        self._variants[id(framework.get_default_graph())] = self._build()
+        self._variants[framework.get_default_graph()] = self._build()
 
     def _build(self):
         names = self._filenames
