@@ -33,8 +33,12 @@ class FuncGraph(framework.Graph):
         return placeholder
 
     def _create_op(self, op_type, inputs, attrs=None, name=None):
-        inputs = [self.capture(i) if isinstance(i, framework.Tensor) and i.graph is not self else i
-                  for i in inputs]
+        converted = []
+        for i in inputs:
+            if not isinstance(i, framework.Tensor) and hasattr(i, "_as_graph_element"):  # A variable.
+                i = i._as_graph_element()
+            converted.append(self.capture(i) if isinstance(i, framework.Tensor) and i.graph is not self else i)
+        inputs = converted
         return super()._create_op(op_type, inputs, attrs, name)
 
 
