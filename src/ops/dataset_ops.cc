@@ -8,6 +8,8 @@
 namespace tw {
 namespace {
 
+absl::Status NoOutput(InferenceContext&) { return absl::OkStatus(); }
+
 absl::Status ScalarOutput(InferenceContext& c) {
   c.set_output(0, PartialShape(TensorShape()));
   return absl::OkStatus();
@@ -94,7 +96,8 @@ void RegisterDatasetOps(OpRegistry& r) {
                  .Attr("output_types: list(type)").Attr("output_shapes: list(shape)")
                  .Attr("container: string = \"\"").Attr("shared_name: string = \"\"").SetStateful()
                  .SetShapeFn(ScalarOutput));
-  r.Register(OpDefBuilder("MakeIterator").Input("dataset: variant").Input("iterator: resource").SetStateful());
+  r.Register(OpDefBuilder("MakeIterator").Input("dataset: variant").Input("iterator: resource").SetStateful()
+                 .SetShapeFn(NoOutput));
   for (const char* name : {"IteratorGetNext", "IteratorGetNextSync"}) {
     r.Register(OpDefBuilder(name).Input("iterator: resource").Output("components: output_types")
                    .Attr("output_types: list(type)").Attr("output_shapes: list(shape)").SetStateful()
