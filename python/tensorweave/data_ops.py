@@ -350,6 +350,8 @@ class _UnaryDataset(Dataset):
     def _build(self):
         attrs = _attrs(self._specs)
         attrs.update(self._extra)
+        if "Toutput_types" in attrs:  # PaddedBatchDatasetV2 names its types so (as TF).
+            del attrs["output_types"]
         return self._op(self._op_type, [self._input._variant_tensor] + self._inputs(), attrs)
 
 

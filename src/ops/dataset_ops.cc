@@ -69,9 +69,12 @@ void RegisterDatasetOps(OpRegistry& r) {
                  .Attr("require_non_empty: bool = false"));
   r.Register(Dataset("BatchDatasetV2").Input("input_dataset: variant").Input("batch_size: int64")
                  .Input("drop_remainder: bool").Attr("parallel_copy: bool = false"));
-  r.Register(Dataset("PaddedBatchDatasetV2").Input("input_dataset: variant").Input("batch_size: int64")
+  // As TF: the padding values' Toutput_types stand for output_types.
+  r.Register(OpDefBuilder("PaddedBatchDatasetV2").Input("input_dataset: variant").Input("batch_size: int64")
                  .Input("padded_shapes: N * int64").Input("padding_values: Toutput_types").Input("drop_remainder: bool")
-                 .Attr("parallel_copy: bool = false").Attr("Toutput_types: list(type)").Attr("N: int >= 1"));
+                 .Output("handle: variant").Attr("parallel_copy: bool = false").Attr("Toutput_types: list(type)")
+                 .Attr("output_shapes: list(shape)").Attr("N: int >= 1").Attr("metadata: string = \"\"")
+                 .SetShapeFn(ScalarOutput));
   r.Register(Dataset("ShuffleDataset").Input("input_dataset: variant").Input("buffer_size: int64")
                  .Input("seed: int64").Input("seed2: int64").Attr("reshuffle_each_iteration: bool = true"));
   r.Register(Dataset("CacheDataset").Input("input_dataset: variant").Input("filename: string"));
@@ -82,7 +85,7 @@ void RegisterDatasetOps(OpRegistry& r) {
                  .Attr("preserve_cardinality: bool = false").Attr("force_synchronous: bool = false"));
   r.Register(FunctionDataset("ParallelMapDatasetV2", "f").Input("num_parallel_calls: int64")
                  .Attr("use_inter_op_parallelism: bool = true").Attr("deterministic: string = \"default\"")
-                 .Attr("preserve_cardinality: bool = false"));
+                 .Attr("preserve_cardinality: bool = false").Attr("use_unbounded_threadpool: bool = false"));
   r.Register(FunctionDataset("FilterDataset", "predicate"));
   r.Register(FunctionDataset("FlatMapDataset", "f"));
   r.Register(FunctionDataset("InterleaveDataset", "f").Input("cycle_length: int64").Input("block_length: int64"));
