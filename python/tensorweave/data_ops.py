@@ -119,19 +119,17 @@ class Dataset:
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
-        from tensorweave import io as tw_io
-        files = tw_io.matching_files(file_pattern) if hasattr(tw_io, "matching_files") else None
-        if files is None:
-            import glob
-            patterns = file_pattern if isinstance(file_pattern, (list, tuple)) else [file_pattern]
-            names = sorted(f for p in patterns for f in glob.glob(p if isinstance(p, str) else p.decode()))
-            if not names:
-                from tensorweave import errors
-                raise errors.InvalidArgumentError(None, None, "No files matched pattern: %s" % file_pattern)
-            files = names
-        dataset = Dataset.from_tensor_slices(files)
+        """The files matching now, in the client (no MatchingFiles op yet: the pattern is
+        expanded when the graph is built, not when it runs)."""
+        import glob
+        patterns = file_pattern if isinstance(file_pattern, (list, tuple)) else [file_pattern]
+        files = sorted(f for p in patterns for f in glob.glob(p if isinstance(p, str) else p.decode()))
+        if not files:
+            from tensorweave import errors
+            raise errors.InvalidArgumentError(None, None, "No files matched pattern: %s" % ", ".join(map(str, patterns)))
+        dataset = Dataset.from_tensor_slices(np.array(files, dtype=object))
         if shuffle is None or shuffle:
-            dataset = dataset.shuffle(max(len(files), 1) if isinstance(files, list) else 1024, seed=seed)
+            dataset = dataset.shuffle(len(files), seed=seed)
         return dataset
 
     # ---- transformations
