@@ -67,7 +67,7 @@ TEST_F(FunctionRuntimeTest, WrongArgumentsNameTheFunction) {
   EXPECT_STATUS(runtime_.RunSync(*h, {}, &rets), absl::StatusCode::kInvalidArgument,
                 "function 'AddOne' takes 1 arguments, got 0");
   EXPECT_STATUS(runtime_.RunSync(*h, {I32({}, {1})}, &rets), absl::StatusCode::kInvalidArgument,
-                "argument 0 of function 'AddOne' is int32, expected float");
+                "argument 0 of function 'AddOne' is int32, expected float32");
 }
 
 TEST_F(FunctionRuntimeTest, MissingOrMalformedFunctionsAreInvalidArgument) {
