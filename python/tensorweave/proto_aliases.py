@@ -7,7 +7,7 @@ import sys
 import types
 
 from tensorweave import config
-from tensorweave.proto import (event_pb2, function_pb2, graph_pb2, meta_graph_pb2, saver_pb2, summary_pb2,
+from tensorweave.proto import (event_pb2, graph_pb2, meta_graph_pb2, saver_pb2, summary_pb2,
                                tensor_pb2)
 
 GraphDef = graph_pb2.GraphDef
