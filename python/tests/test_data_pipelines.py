@@ -173,7 +173,7 @@ def test_monitored_session_loop_ends_at_the_end_of_the_data():
         step = tf.train.get_or_create_global_step()
         batch = tf.compat.v1.data.make_one_shot_iterator(tf.data.Dataset.range(10).batch(3)).get_next()
         total = tf.Variable(0, dtype=tf.int64)
-        train = tf.group(tf.assign_add(total, tf.reduce_sum(batch)), tf.assign_add(step, 1))
+        train = tf.group(total.assign_add(tf.reduce_sum(batch)), step.assign_add(1))
         seen = 0
         with tf.train.MonitoredTrainingSession() as sess:
             while not sess.should_stop():
