@@ -26,9 +26,11 @@ enum class DType : int {
   kUint16 = 17,
   kHalf = 19,  // IEEE 754 binary16, stored as tw::half.
   kResource = 20,  // A handle naming a variable in a device's ResourceMgr.
+  kVariant = 21,   // A scalar holding an object of the runtime (a tf.data dataset).
 };
 
 struct ResourceHandle;
+struct VariantValue;
 
 // One IEEE 754 half-precision value (DType::kHalf) as a tensor stores it: its 16 bits.
 // The conversions round to nearest even, as TensorFlow's Eigen::half does; kernels compute
@@ -78,6 +80,7 @@ template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUi
 template <> struct DTypeOf<half> { static constexpr DType value = DType::kHalf; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
 template <> struct DTypeOf<ResourceHandle> { static constexpr DType value = DType::kResource; };
+template <> struct DTypeOf<VariantValue> { static constexpr DType value = DType::kVariant; };
 
 // A tag carrying a type through a generic lambda: `[&](auto tag) { using T = TypeOf<decltype(tag)>; }`.
 template <typename T>

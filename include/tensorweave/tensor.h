@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +23,9 @@ namespace tw {
 inline constexpr size_t kTensorAlignment = 64;
 
 // True when elements are plain bytes that memcpy may copy (not string, not resource).
-inline bool IsPodDType(DType dtype) { return dtype != DType::kString && dtype != DType::kResource; }
+inline bool IsPodDType(DType dtype) {
+  return dtype != DType::kString && dtype != DType::kResource && dtype != DType::kVariant;
+}
 
 // Names a resource (a variable) in the ResourceMgr of a device.
 struct ResourceHandle {
@@ -30,6 +33,14 @@ struct ResourceHandle {
   std::string container;
   std::string name;
   bool operator==(const ResourceHandle&) const = default;
+};
+
+// The value of a DT_VARIANT scalar: a shared immutable object of the runtime, tagged with
+// its kind ("Dataset") so that a kernel checks what it holds before casting.
+struct VariantValue {
+  std::string type_name;
+  std::shared_ptr<const void> object;
+  bool operator==(const VariantValue& o) const { return object == o.object; }
 };
 
 // Ref-counted memory. Allocate() places the header and the data in one aligned block;
@@ -108,6 +119,7 @@ class Tensor {
     return t;
   }
   static Tensor Resource(ResourceHandle handle);
+  static Tensor Variant(VariantValue value);
 
   bool IsInitialized() const { return dtype_ != DType::kInvalid; }
   DType dtype() const { return dtype_; }
@@ -135,6 +147,7 @@ class Tensor {
     return *data<T>();
   }
   const ResourceHandle& resource() const { return *data<ResourceHandle>(); }
+  const VariantValue& variant() const { return *data<VariantValue>(); }
 
   // A tensor of `shape` sharing this one's bytes; element counts must match.
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;

@@ -1,10 +1,13 @@
-"""TF 1.x's queue-based input pipeline end to end: writes synthetic MNIST-shaped examples
-(28x28 float images as raw bytes, int64 labels) as tf.train.Examples into TFRecord files,
-then trains a small classifier reading them back through string_input_producer ->
-TFRecordReader -> parse_single_example -> decode_raw -> shuffle_batch, with the queue
-runners started by MonitoredTrainingSession. Prints the loss as it trains and the accuracy
-on held-out examples (written to their own file); exits 1 below --target.
-    mnist_records.py [--dir DIR] [--train 2000] [--steps 300] [--target 0.9] [--seed 0]"""
+"""An input pipeline end to end: writes synthetic MNIST-shaped examples (28x28 float
+images as raw bytes, int64 labels) as tf.train.Examples into TFRecord files, then trains a
+small classifier reading them back under MonitoredTrainingSession, through tf.data
+(--input data, the default: TFRecordDataset -> shard per worker -> parallel map of
+parse_single_example + decode_raw -> shuffle -> repeat -> batch -> prefetch) or TF 1.x's
+queues (--input queues: string_input_producer -> TFRecordReader -> shuffle_batch). Prints
+the loss as it trains and the accuracy on held-out examples (written to their own file);
+exits 1 below --target.
+    mnist_records.py [--dir DIR] [--train 2000] [--steps 300] [--target 0.9] [--seed 0]
+                     [--input data|queues] [--num_workers 1] [--worker_index 0]"""
 import argparse
 import os
 import sys
@@ -62,6 +65,9 @@ def main():
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--target", type=float, default=0.9)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--input", choices=["data", "queues"], default="data")
+    parser.add_argument("--num_workers", type=int, default=1)  # tf.data: this worker reads its shard.
+    parser.add_argument("--worker_index", type=int, default=0)
     args = parser.parse_args()
     directory = args.dir or tempfile.mkdtemp(prefix="mnist_records_")
     rng = np.random.default_rng(args.seed)
@@ -74,11 +80,16 @@ def main():
     print("wrote %d training examples to %s" % (args.train, ", ".join(os.path.basename(f) for f in train_files)))
 
     tf.set_random_seed(args.seed)
-    filenames = tf.train.string_input_producer(train_files, shuffle=True)
-    _, serialized = tf.TFRecordReader().read(filenames)
-    image, label = decode(serialized)
-    images, labels = tf.train.shuffle_batch([image, label], batch_size=32, capacity=500, min_after_dequeue=200,
-                                            num_threads=2)
+    if args.input == "data":
+        dataset = (tf.data.TFRecordDataset(train_files).shard(args.num_workers, args.worker_index)
+                   .map(decode, num_parallel_calls=2).shuffle(500, seed=args.seed).repeat().batch(32).prefetch(2))
+        images, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    else:
+        filenames = tf.train.string_input_producer(train_files, shuffle=True)
+        _, serialized = tf.TFRecordReader().read(filenames)
+        image, label = decode(serialized)
+        images, labels = tf.train.shuffle_batch([image, label], batch_size=32, capacity=500, min_after_dequeue=200,
+                                                num_threads=2)
 
     w1 = tf.Variable(tf.truncated_normal([784, 128], stddev=0.05), name="w1")
     b1 = tf.Variable(tf.zeros([128]), name="b1")

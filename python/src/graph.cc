@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "graph/attr_value.h"
 #include "graph/back_edge.h"
+#include "graph/function_body.h"
 #include "graph/graph.h"
 #include "tensorweave/import_graph_def.h"
 #include "tensorweave/proto/graph.pb.h"
@@ -16,6 +17,11 @@
 namespace tw::python {
 
 namespace {
+
+// The value of a "func" attr: the name of a function in the graph's library.
+struct FuncAttr {
+  std::string name;
+};
 
 bool IsIntList(const py::list& list) {
   for (py::handle v : list) {
@@ -34,6 +40,11 @@ AttrValue ToAttr(const std::string& name, const py::handle& v) {
   if (py::isinstance<DType>(v)) return MakeAttr(v.cast<DType>());
   if (py::isinstance<PartialShape>(v)) return MakeAttr(v.cast<PartialShape>());
   if (py::isinstance<py::array>(v)) return MakeAttr(TensorFromArray(v.cast<py::array>()));
+  if (py::isinstance<FuncAttr>(v)) {
+    AttrValue a;
+    a.mutable_func()->set_name(v.cast<FuncAttr>().name);
+    return a;
+  }
   if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
     py::list list(py::reinterpret_borrow<py::object>(v));
     if (IsIntList(list)) {
@@ -87,6 +98,9 @@ py::object OutputOrNone(const Output& output) {
 
 void BindGraph(py::module_& m) {
   py::class_<Scope>(m, "Scope").def("close", &Scope::close);
+  py::class_<FuncAttr>(m, "FuncAttr")
+      .def(py::init([](const std::string& name) { return FuncAttr{name}; }))
+      .def_readonly("name", &FuncAttr::name);
 
   py::class_<PartialShape>(m, "PartialShape")
       .def(py::init([](const py::object& dims) { return PartialShapeFromPython(dims); }),
@@ -161,6 +175,14 @@ void BindGraph(py::module_& m) {
       .def("next_seeds", &Graph::NextSeeds)
       .def("as_graph_def", [](const Graph& g) { return py::bytes(g.ToGraphDef().SerializeAsString()); })
       .def("as_graph_def_text", [](const Graph& g) { return g.ToGraphDef().DebugString(); })
+      // A FunctionDef (serialized) added to the graph's library (tf.data's traced functions).
+      .def("add_function", [](Graph& g, const py::bytes& data) {
+        FunctionDef fn;
+        if (!fn.ParseFromString(std::string(data))) {
+          throw StatusError(absl::InvalidArgumentError("add_function: not a serialized FunctionDef"));
+        }
+        ThrowIfError(g.flow_graph().AddFunction(fn));
+      })
       .def("import_graph_def", [](Graph& g, const py::bytes& data) {
         GraphDef def;
         if (!def.ParseFromString(std::string(data))) {
@@ -195,6 +217,17 @@ void BindGraph(py::module_& m) {
           }
           return out;
         });
+  // A traced graph as a FunctionDef: its Placeholders `inputs` become the arguments, the
+  // tensors `outputs` the results (graph/function_body.h).
+  m.def("function_def_from_graph", [](const py::bytes& graph_def, const std::string& name,
+                                      const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+    GraphDef def;
+    if (!def.ParseFromString(std::string(graph_def))) {
+      throw StatusError(absl::InvalidArgumentError("function_def_from_graph: not a serialized GraphDef"));
+    }
+    FunctionDef fn = ValueOrThrow(FunctionDefFromGraphDef(def, name, inputs, outputs, OpRegistry::Global()));
+    return py::bytes(fn.SerializeAsString());
+  });
   // Operation.node_def (serialized NodeDef; the Python side parses it into node_def_pb2).
   m.def("operation_node_def",
         [](const Operation& op) { return py::bytes(op.node()->ToNodeDef().SerializeAsString()); });

@@ -173,7 +173,8 @@ void BindTensor(py::module_& m) {
       .value("float16", DType::kHalf)
       .value("bool", DType::kBool)
       .value("string", DType::kString)
-      .value("resource", DType::kResource);
+      .value("resource", DType::kResource)
+      .value("variant", DType::kVariant);
   m.def("dtype_name", &DTypeName);
   m.def("numpy_dtype", &NumpyDType);
   // For tests of the conversions: a NumPy array through a tw::Tensor and back.

@@ -70,9 +70,10 @@ resource = DType(_core.DType.resource)
 
 # Every dtype a NumPy array can hold by value, in the order as_dtype tries them.
 _NUMPY_DTYPES = (float32, float64, int32, int64, bool, int8, uint8, int16, uint16, float16)
-_BY_CORE = {d._core: d for d in _NUMPY_DTYPES + (string, resource)}
+variant = DType(_core.DType.variant)
+_BY_CORE = {d._core: d for d in _NUMPY_DTYPES + (string, resource, variant)}
 _BY_NAME = {"float32": float32, "float": float32, "float64": float64, "double": float64,
-            "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource,
+            "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource, "variant": variant,
             "int8": int8, "uint8": uint8, "int16": int16, "uint16": uint16,
             "float16": float16, "half": float16}
 

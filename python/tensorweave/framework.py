@@ -618,7 +618,11 @@ def convert_to_tensor(value, dtype=None, name=None):
 def _op(op_type, inputs, attrs=None, name=None, graph=None):
     """Adds an op to the inputs' graph (the default graph when no input is a tensor)."""
     if graph is None:
-        graph = next((i.graph for i in inputs if isinstance(i, Tensor)), None) or get_default_graph()
+        default = get_default_graph()
+        if hasattr(default, "captures"):  # Tracing a tf.data function: outer tensors are captured.
+            graph = default
+        else:
+            graph = next((i.graph for i in inputs if isinstance(i, Tensor)), None) or default
     return graph.create_op(op_type, inputs, attrs, name)
 
 

@@ -4,7 +4,7 @@ convert_variables_to_constants (the session reads the variables' values; the C++
 rewrites VariableV2 / VarHandleOp -> Const, ReadVariableOp -> Identity, as TF does)."""
 import copy
 
-from tensorweave.proto import function_pb2, graph_pb2
+from tensorweave.proto import graph_pb2
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "VarHandleOp")
 
@@ -31,10 +31,9 @@ def extract_sub_graph(graph_def, dest_nodes):
 
 
 def _with_library(graph_def):
-    """TF's extract_sub_graph writes GraphDef.library (field 2; graph.proto keeps it as an
-    unknown field, function.proto reads it) even when empty: so does this."""
-    if not function_pb2.GraphDefLibrary.FromString(graph_def.SerializeToString()).HasField("library"):
-        graph_def.MergeFromString(function_pb2.GraphDefLibrary(library={}).SerializeToString())
+    """TF's extract_sub_graph writes GraphDef.library (field 2) even when empty: so does this."""
+    if not graph_def.HasField("library"):
+        graph_def.library.SetInParent()
 
 
 def _with_inputs(node, inputs):

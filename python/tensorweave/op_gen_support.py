@@ -15,6 +15,9 @@ def _attr_value(attr_type, value):
         return [TensorShape(v)._as_core() for v in value]
     if attr_type.startswith("list("):
         return list(value)
+    if attr_type == "func":  # A function of the graph's library, by name.
+        from tensorweave import _core
+        return value if isinstance(value, _core.FuncAttr) else _core.FuncAttr(getattr(value, "name", value))
     return value
 
 

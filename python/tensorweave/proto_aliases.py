@@ -7,14 +7,14 @@ import sys
 import types
 
 from tensorweave import config
-from tensorweave.proto import (event_pb2, function_pb2, graph_pb2, meta_graph_pb2, saver_pb2, step_stats_pb2,
-                               summary_pb2, tensor_pb2)
+from tensorweave.proto import (event_pb2, graph_pb2, meta_graph_pb2, saver_pb2, step_stats_pb2, summary_pb2,
+                               tensor_pb2)
 
 GraphDef = graph_pb2.GraphDef
 NodeDef = graph_pb2.NodeDef
 AttrValue = graph_pb2.AttrValue
 VersionDef = graph_pb2.VersionDef
-NameAttrList = function_pb2.NameAttrList  # proto/function.proto
+NameAttrList = graph_pb2.NameAttrList  # proto/graph.proto
 TensorShapeProto = tensor_pb2.TensorShapeProto
 TensorProto = tensor_pb2.TensorProto
 MetaGraphDef = meta_graph_pb2.MetaGraphDef

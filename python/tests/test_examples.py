@@ -127,10 +127,11 @@ def test_skipgram_on_two_ps_finds_the_planted_topics():
     assert int(right.group(1)) >= 0.9 * int(right.group(2)), out
 
 
-def test_mnist_records_trains_from_tfrecord_files_through_queues(tmp_path):
-    # Examples written as TFRecords, read back by the queue pipeline under MonitoredTrainingSession.
+@pytest.mark.parametrize("pipeline", ["data", "queues"])
+def test_mnist_records_trains_from_tfrecord_files(tmp_path, pipeline):
+    # Examples written as TFRecords, read back by tf.data or the queue pipeline under MonitoredTrainingSession.
     out = run_example("mnist_records.py", "--dir", str(tmp_path), "--train", "1000", "--steps", "200",
-                      "--target", "0.85")
+                      "--target", "0.85", "--input", pipeline)
     assert sorted(os.listdir(tmp_path)) == ["held_out.tfrecord", "train-0.tfrecord", "train-1.tfrecord"]
     losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", out, re.M)]
     assert len(losses) >= 3 and losses[-1] < losses[0] / 2, out

@@ -178,8 +178,8 @@ def test_messages_interchange_bytes_and_text_with_tensorflow(tf_answer):
     assert types_pb2.DT_FLOAT == 1 and types_pb2.DT_STRING == 7
     assert config_pb2.ConfigProto is tf.ConfigProto and meta_graph_pb2.MetaGraphDef is tf.MetaGraphDef
     assert saver_pb2.SaverDef.V2 == 2 and event_pb2.Event is tf.Event and tf.SessionLog and tf.HistogramProto
-    from tensorweave.proto import function_pb2
-    assert attr_value_pb2.NameAttrList is function_pb2.NameAttrList
+    from tensorweave.proto import graph_pb2 as our_graph_pb2
+    assert attr_value_pb2.NameAttrList is our_graph_pb2.NameAttrList
     attrs = tf.NameAttrList(name="f")
     attrs.attr["T"].type = types_pb2.DT_FLOAT
     assert tf.NameAttrList.FromString(attrs.SerializeToString()) == attrs

@@ -5,7 +5,7 @@ trip through our classes as unknown fields."""
 import json
 
 from tf_peer import require_tensorflow, run_tf_script
-from tensorweave.proto import function_pb2, meta_graph_pb2, saved_model_pb2, saver_pb2
+from tensorweave.proto import function_pb2, graph_pb2, meta_graph_pb2, saved_model_pb2, saver_pb2
 
 # TF fields we do not model (parsed and written back as unknown fields).
 NOT_MODELLED = {"MetaGraphDef": {"object_graph_def"}, "MetaGraphDef.MetaInfoDef": {"stripped_op_list"},
@@ -65,12 +65,12 @@ def test_fields_not_modelled_survive_a_round_trip():
 
 
 def test_function_library_subset_has_tensorflows_numbers():
-    # function.proto models only what inlining reads, under names of its own for OpDef.
+    # graph.proto models the library's parts the runtime reads, under names of its own for OpDef.
     python = require_tensorflow("test_function_library_subset_has_tensorflows_numbers")
     theirs = json.loads(run_tf_script(python, "proto_fields.py").strip().splitlines()[-1])
-    pairs = {"FunctionDefLibrary": function_pb2.FunctionDefLibrary, "FunctionDef": function_pb2.FunctionDef,
-             "OpDef": function_pb2.FunctionSignature, "OpDef.ArgDef": function_pb2.FunctionArg,
-             "NameAttrList": function_pb2.NameAttrList}
+    pairs = {"FunctionDefLibrary": graph_pb2.FunctionDefLibrary, "FunctionDef": graph_pb2.FunctionDef,
+             "OpDef": graph_pb2.FunctionSignature, "OpDef.ArgDef": graph_pb2.FunctionArg,
+             "NameAttrList": graph_pb2.NameAttrList}
     for tf_name, message in pairs.items():
         for f in message.DESCRIPTOR.fields:
             assert f.name in theirs[tf_name], (tf_name, f.name)
@@ -78,3 +78,5 @@ def test_function_library_subset_has_tensorflows_numbers():
     # The wrappers read GraphDef.library (2) and AttrValue.func (10).
     assert function_pb2.GraphDefLibrary.DESCRIPTOR.fields_by_name["library"].number == theirs["GraphDef"]["library"][0]
     assert function_pb2.AttrValueFunc.DESCRIPTOR.fields_by_name["func"].number == theirs["AttrValue"]["func"][0]
+    assert graph_pb2.GraphDef.DESCRIPTOR.fields_by_name["library"].number == theirs["GraphDef"]["library"][0]
+    assert graph_pb2.AttrValue.DESCRIPTOR.fields_by_name["func"].number == theirs["AttrValue"]["func"][0]

@@ -31,6 +31,14 @@ EXCLUDED = {
                "TensorArrayV3", "TensorArrayGradV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
                "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3", "TensorArraySizeV3",
                "TensorArrayCloseV3")},
+    **{op: "tf.data: compared with TensorFlow through whole pipelines (every element, the end, errors) in "
+           "test_data_pipelines.py" for op in (
+               "TensorDataset", "TensorSliceDataset", "RangeDataset", "TFRecordDataset", "TextLineDataset",
+               "FixedLengthRecordDatasetV2", "ZipDataset", "ConcatenateDataset", "RepeatDataset", "TakeDataset",
+               "SkipDataset", "ShardDataset", "BatchDatasetV2", "PaddedBatchDatasetV2", "ShuffleDataset",
+               "CacheDataset", "PrefetchDataset", "MapDataset", "ParallelMapDatasetV2", "FilterDataset",
+               "FlatMapDataset", "InterleaveDataset", "ParallelInterleaveDatasetV2", "IteratorV2", "OneShotIterator",
+               "MakeIterator", "IteratorGetNext", "IteratorGetNextSync")},
     "VariableShape": "stateful resource op: test_control_flow_cond.py runs TensorFlow's cond training graph, which uses it",
     **{op: "internal: only the partitioner and the session create it" for op in ("_Arg", "_Retval", "_Send", "_Recv")},
     **{op: "random: TensorFlow's generator is not ours (shapes and statistics are tested in random_kernels_test)"

@@ -13,11 +13,13 @@ from tf_peer import BUILD_DIR, require_tensorflow, run_tf_script
 
 TW = os.path.join(BUILD_DIR, "tools", "tw")
 DATA = os.path.join(os.environ.get("TW_SOURCE_DIR", os.path.join(BUILD_DIR, "..")), "tests", "data")
-# Graphs whose every field our GraphDef models, and TF2-era ones carrying fields it does not
-# (the function library, NodeDef.experimental_type), which the text leaves out with a warning.
-PLAIN = ["tf_graphdefs/mlp_inference.pb", "tf_graphdefs/seed_mean.pb", "tf_control_flow/while_collatz.pb",
+# Graphs whose every field our GraphDef models (the function library included), and TF2-era
+# ones carrying fields it does not (NodeDef.experimental_type), which the text leaves out with
+# a warning.
+PLAIN = ["tf_freeze/res_mlp_frozen_tf.pb", "tf_graphdefs/mlp_inference.pb", "tf_graphdefs/seed_mean.pb",
+         "tf_control_flow/while_collatz.pb",
          "tf_control_flow/cond_branches.pb", "tf_examples/parse_graph.pb", "tf_ref_graphs/saver_sharded.pb"]
-UNMODELLED = {"tf_freeze/ref_mlp.pb": "NodeDef field 7", "tf_graphdefs/regression_training.pb": "NodeDef field 7", "tf_freeze/res_mlp_frozen_tf.pb": "GraphDef field 2"}
+UNMODELLED = {"tf_freeze/ref_mlp.pb": "NodeDef field 7", "tf_graphdefs/regression_training.pb": "NodeDef field 7"}
 
 
 def tw(*args):

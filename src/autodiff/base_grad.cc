@@ -26,6 +26,15 @@ void RegisterBaseGradients(GradientRegistry& r) {
                          "ScatterDiv"}) {
     r.RegisterNoGradient(op);
   }
+  // tf.data: datasets and iterators carry no gradient (data_ops.py in TensorFlow).
+  for (const char* op : {"TensorDataset", "TensorSliceDataset", "RangeDataset", "TFRecordDataset", "TextLineDataset",
+                         "FixedLengthRecordDatasetV2", "ZipDataset", "ConcatenateDataset", "RepeatDataset",
+                         "TakeDataset", "SkipDataset", "ShardDataset", "BatchDatasetV2", "PaddedBatchDatasetV2",
+                         "ShuffleDataset", "CacheDataset", "PrefetchDataset", "MapDataset", "ParallelMapDatasetV2",
+                         "FilterDataset", "FlatMapDataset", "InterleaveDataset", "ParallelInterleaveDatasetV2",
+                         "IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext", "IteratorGetNextSync"}) {
+    r.RegisterNoGradient(op);
+  }
 }
 
 void RegisterStateGradients(GradientRegistry& r) {

@@ -79,6 +79,7 @@ std::string AttrValueTypeName(const AttrValue& value) {
     case AttrValue::kType: return "type";
     case AttrValue::kShape: return "shape";
     case AttrValue::kTensor: return "tensor";
+    case AttrValue::kFunc: return "func";
     case AttrValue::kList: {
       const auto& l = value.list();
       if (l.s_size()) return "list(string)";
@@ -105,6 +106,7 @@ std::string AttrValueToString(const AttrValue& value) {
       auto s = PartialShapeFromProto(value.shape());
       return s.ok() ? s->DebugString() : "<invalid shape>";
     }
+    case AttrValue::kFunc: return absl::StrCat("func ", value.func().name());
     case AttrValue::kTensor: {
       auto t = TensorFromProto(value.tensor());
       return t.ok() ? t->DebugString(6) : "<invalid tensor>";

@@ -233,9 +233,28 @@ absl::StatusOr<Node*> FlowGraph::AddNode(NodeSpec spec) {
 // semantics these graphs have (producer 1 asked TF for the behaviour of its first graphs).
 constexpr int kGraphDefProducer = 134;
 
+absl::Status FlowGraph::AddFunction(const FunctionDef& fn) {
+  const std::string& name = fn.signature().name();
+  if (name.empty()) return absl::InvalidArgumentError("a function in the library has no name");
+  auto it = function_index_.find(name);
+  if (it != function_index_.end()) {
+    if (library_.function(it->second).SerializeAsString() == fn.SerializeAsString()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is already defined with another body"));
+  }
+  function_index_[name] = library_.function_size();
+  *library_.add_function() = fn;
+  return absl::OkStatus();
+}
+
+const FunctionDef* FlowGraph::FindFunction(const std::string& name) const {
+  auto it = function_index_.find(name);
+  return it == function_index_.end() ? nullptr : &library_.function(it->second);
+}
+
 GraphDef FlowGraph::ToGraphDefSince(int first) const {
   GraphDef def;
   def.mutable_versions()->set_producer(kGraphDefProducer);
+  if (library_.function_size() > 0) *def.mutable_library() = library_;
   for (int i = first; i < num_nodes(); ++i) *def.add_node() = nodes_[i]->ToNodeDef();
   return def;
 }

@@ -114,8 +114,15 @@ class FlowGraph {
   // A name not yet used, built from `base` ("add", "add_1", ...).
   std::string UniqueName(const std::string& base) const;
 
+  // The functions the graph's nodes may call (GraphDef.library), by name. Adding one
+  // that exists with another body is InvalidArgument naming it; the same body again is ok.
+  absl::Status AddFunction(const FunctionDef& fn);
+  const FunctionDef* FindFunction(const std::string& name) const;
+  const FunctionDefLibrary& library() const { return library_; }
+
   GraphDef ToGraphDef() const;
-  // Nodes [first, num_nodes()) only: what was added since an earlier export.
+  // Nodes [first, num_nodes()) only: what was added since an earlier export (with the
+  // whole function library, which importing merges by name).
   GraphDef ToGraphDefSince(int first) const;
 
  private:
@@ -125,6 +132,8 @@ class FlowGraph {
   std::vector<std::unique_ptr<Edge>> edges_;
   absl::flat_hash_map<std::string, Node*> by_name_;
   mutable absl::flat_hash_map<std::string, int> name_counters_;
+  FunctionDefLibrary library_;
+  absl::flat_hash_map<std::string, int> function_index_;  // name -> position in library_
 };
 
 // Checks a node name: [A-Za-z0-9._][A-Za-z0-9_./-]*

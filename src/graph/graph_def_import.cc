@@ -72,6 +72,7 @@ absl::Status ImportGraphDef(const GraphDef& def, FlowGraph* graph, const Resourc
     TW_ASSIGN_OR_RETURN(GraphDef lowered, LowerRefVariables(def, *graph));
     return ImportGraphDef(lowered, graph, limits, source);
   }
+  for (const FunctionDef& fn : def.library().function()) TW_RETURN_IF_ERROR(graph->AddFunction(fn));
   const int n = def.node_size();
   absl::flat_hash_map<std::string, int> index;  // name -> position in def
   for (int i = 0; i < n; ++i) {

@@ -145,7 +145,7 @@ absl::StatusOr<AttrDef> ParseAttr(const std::string& spec) {
     attr.type = rest;
   }
   static const char* kTypes[] = {"int", "float", "bool", "string", "type", "shape", "tensor",
-                                 "list(int)", "list(type)", "list(string)", "list(shape)"};
+                                 "list(int)", "list(type)", "list(string)", "list(shape)", "func"};
   if (std::find(std::begin(kTypes), std::end(kTypes), attr.type) == std::end(kTypes)) {
     return absl::InvalidArgumentError("unknown attr type in " + spec);
   }

@@ -60,10 +60,12 @@ const KernelRegistry::Registration* KernelRegistry::FindForType(const std::strin
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::Create(const Node& node,
                                                                  const std::string& device_name,
                                                                  const std::string& device_type,
-                                                                 ResourceMgr* resource_mgr) const {
+                                                                 ResourceMgr* resource_mgr,
+                                                                 FunctionLibraryRuntime* function_library) const {
   auto reg = Find(node, device_type);
   if (!reg.ok()) return NodeError(node.name(), node.op(), reg.status());
   OpKernelConstruction c(node, device_name, device_type, resource_mgr);
+  c.set_function_library(function_library);
   auto kernel = (*reg)->factory(c);
   if (!kernel.ok()) return NodeError(node.name(), node.op(), kernel.status());
   return kernel;

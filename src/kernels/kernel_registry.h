@@ -39,7 +39,8 @@ class KernelRegistry {
   // Builds the kernel for `node`, prefixing construction errors with the node.
   absl::StatusOr<std::unique_ptr<OpKernel>> Create(const Node& node, const std::string& device_name,
                                                    const std::string& device_type,
-                                                   ResourceMgr* resource_mgr) const;
+                                                   ResourceMgr* resource_mgr,
+                                                   FunctionLibraryRuntime* function_library = nullptr) const;
 
  private:
   absl::flat_hash_map<std::string, std::vector<Registration>> by_op_;

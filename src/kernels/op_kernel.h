@@ -24,6 +24,7 @@
 namespace tw {
 
 class Node;
+class FunctionLibraryRuntime;
 
 // Feeds in and fetches out of one executor run (read by _Arg, written by _Retval).
 struct CallFrame {
@@ -43,6 +44,10 @@ class OpKernelConstruction {
   const std::string& device_type() const { return device_type_; }
   const AttrMap& attrs() const { return attrs_; }
   ResourceMgr* resource_mgr() const { return resource_mgr_; }
+  // The functions of the session's graph (kernels/function_runtime.h); null where the
+  // kernel runs without a library. It outlives the kernel and what the kernel makes.
+  FunctionLibraryRuntime* function_library() const { return function_library_; }
+  void set_function_library(FunctionLibraryRuntime* flr) { function_library_ = flr; }
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   DType input_type(int i) const { return input_types_[i]; }
@@ -76,6 +81,7 @@ class OpKernelConstruction {
   AttrMap attrs_;
   std::vector<DType> input_types_, output_types_;
   ResourceMgr* resource_mgr_;
+  FunctionLibraryRuntime* function_library_ = nullptr;
   absl::Status status_;
 };
 

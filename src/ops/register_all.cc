@@ -25,6 +25,7 @@ void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 void RegisterCollectiveOps(OpRegistry& r);      // collective_ops.cc
 void RegisterStackOps(OpRegistry& r);           // stack_ops.cc
 void RegisterTensorArrayOps(OpRegistry& r);     // tensor_array_ops.cc
+void RegisterDatasetOps(OpRegistry& r);         // dataset_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterBaseOps(r);
@@ -75,6 +76,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterCollectiveOps(r);
   RegisterStackOps(r);
   RegisterTensorArrayOps(r);
+  RegisterDatasetOps(r);
 }
 
 }  // namespace tw

@@ -55,9 +55,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
   if (ex->options_.device == nullptr) return absl::InvalidArgumentError("executor needs a device");
   if (!ex->options_.create_kernel) {
     Device* device = ex->options_.device;
-    ex->options_.create_kernel = [device](const Node& node) -> absl::StatusOr<std::shared_ptr<OpKernel>> {
+    FunctionLibraryRuntime* flr = ex->options_.function_library;
+    ex->options_.create_kernel = [device, flr](const Node& node) -> absl::StatusOr<std::shared_ptr<OpKernel>> {
       auto k = KernelRegistry::Global().Create(node, device->name(), device->device_type(),
-                                               device->resource_mgr());
+                                               device->resource_mgr(), flr);
       if (!k.ok()) return k.status();
       return std::shared_ptr<OpKernel>(*std::move(k));
     };

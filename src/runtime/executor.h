@@ -52,6 +52,8 @@ struct ExecutorOptions {
   // Cap on any one output a kernel allocates (OpKernelContext::allocate_output): a
   // server passes its ResourceLimits, a local session its SessionOptions.
   int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
+  // Handed to the kernels the default create_kernel builds (functions calling functions).
+  FunctionLibraryRuntime* function_library = nullptr;
 };
 
 class Executor {

@@ -27,14 +27,17 @@ struct LocalSession::Prepared {
 LocalSession::LocalSession(const SessionOptions& options)
     : options_(options),
       devices_(DeviceMgr::CreateLocal("localhost", 0, options.intra_op_threads, options.cpu_device_count)),
-      inter_op_pool_(std::make_unique<ThreadPool>("inter_op", options.inter_op_threads)) {}
+      inter_op_pool_(std::make_unique<ThreadPool>("inter_op", options.inter_op_threads)) {
+  functions_ = std::make_unique<LocalFunctionRuntime>(devices_->default_device(), options.max_tensor_bytes);
+}
 
 LocalSession::~LocalSession() = default;
 
 absl::Status LocalSession::Extend(const GraphDef& graph) {
   if (closed_) return absl::FailedPreconditionError("session is closed");
   absl::MutexLock lock(&graph_mu_);
-  return ImportGraphDef(graph, &graph_);
+  TW_RETURN_IF_ERROR(ImportGraphDef(graph, &graph_));
+  return functions_->AddLibrary(graph.library());
 }
 
 std::vector<std::string> LocalSession::ListDevices() const { return devices_->DeviceNames(); }
@@ -58,7 +61,7 @@ absl::StatusOr<std::shared_ptr<OpKernel>> LocalSession::KernelFor(const Node& no
   }
   auto create = [&]() -> absl::StatusOr<std::shared_ptr<OpKernel>> {
     auto k = KernelRegistry::Global().Create(node, device->name(), device->device_type(),
-                                             device->resource_mgr());
+                                             device->resource_mgr(), functions_.get());
     if (!k.ok()) return k.status();
     return std::shared_ptr<OpKernel>(*std::move(k));
   };

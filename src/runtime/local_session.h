@@ -14,6 +14,7 @@
 #include "graph/graph.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/function_runtime.h"
 #include "runtime/session.h"
 #include "runtime/subgraph.h"
 
@@ -50,6 +51,9 @@ class LocalSession : public SessionInterface {
                              StepStatsCollector* stats);
 
   const SessionOptions options_;
+  // Declared before the devices so that it outlives them: iterators in a device's
+  // ResourceMgr may still be running functions while they shut down.
+  std::unique_ptr<LocalFunctionRuntime> functions_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
   std::atomic<int64_t> next_step_id_{1};

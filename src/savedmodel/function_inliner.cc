@@ -167,19 +167,14 @@ bool IsFunctionCall(const NodeDef& node) {
 
 absl::StatusOr<std::string> CalledFunction(const NodeDef& node) {
   auto it = node.attr().find("f");
-  AttrValueFunc f;
-  if (it == node.attr().end() || !f.ParseFromString(it->second.SerializeAsString()) || f.func().name().empty()) {
+  if (it == node.attr().end() || !it->second.has_func() || it->second.func().name().empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("node '", node.name(), "' (", node.op(), ") names no function in its attr 'f'"));
   }
-  return f.func().name();
+  return it->second.func().name();
 }
 
-FunctionDefLibrary LibraryOf(const GraphDef& def) {
-  GraphDefLibrary wrapper;
-  wrapper.ParseFromString(def.SerializeAsString());
-  return wrapper.library();
-}
+FunctionDefLibrary LibraryOf(const GraphDef& def) { return def.library(); }
 
 absl::Status InlineFunctionCalls(GraphDef* def, const FunctionDefLibrary& library,
                                  std::map<std::string, std::string>* renamed) {

@@ -25,6 +25,7 @@ size_t DTypeSize(DType dtype) {
     case DType::kUint16: return sizeof(uint16_t);
     case DType::kHalf: return sizeof(half);
     case DType::kResource: return sizeof(ResourceHandle);
+    case DType::kVariant: return sizeof(VariantValue);
     case DType::kInvalid: return 0;
   }
   return 0;
@@ -44,6 +45,7 @@ std::string DTypeName(DType dtype) {
     case DType::kUint16: return "uint16";
     case DType::kHalf: return "float16";
     case DType::kResource: return "resource";
+    case DType::kVariant: return "variant";
     case DType::kInvalid: return "invalid";
   }
   return absl::StrCat("dtype(", static_cast<int>(dtype), ")");
@@ -64,6 +66,7 @@ absl::StatusOr<DType> DTypeFromName(absl::string_view name) {
   if (n == "uint16") return DType::kUint16;
   if (n == "float16" || n == "half") return DType::kHalf;
   if (n == "resource") return DType::kResource;
+  if (n == "variant") return DType::kVariant;
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown dtype '", name,
       "' (expected float32, float64, float16, int8, int16, int32, int64, uint8, uint16, bool or string)"));
@@ -101,6 +104,7 @@ bool IsValidDType(int value) {
     case DType::kUint16:
     case DType::kHalf:
     case DType::kResource:
+    case DType::kVariant:
       return true;
     default:
       return false;

@@ -62,7 +62,7 @@ Tensor::Tensor(DType dtype, const TensorShape& shape, Buffer* buffer)
 }
 
 absl::StatusOr<Tensor> Tensor::Allocate(DType dtype, const TensorShape& shape) {
-  if (dtype == DType::kInvalid || dtype == DType::kResource) {
+  if (dtype == DType::kInvalid || dtype == DType::kResource || dtype == DType::kVariant) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot allocate a tensor of dtype ", DTypeName(dtype)));
   }
@@ -89,6 +89,14 @@ Tensor Tensor::Resource(ResourceHandle handle) {
   return t;
 }
 
+Tensor Tensor::Variant(VariantValue value) {
+  auto* v = new VariantValue(std::move(value));
+  Buffer* b = Buffer::Wrap(v, sizeof(VariantValue), [v] { delete v; });
+  Tensor t(DType::kVariant, TensorShape(), b);
+  b->Unref();
+  return t;
+}
+
 absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   if (shape.num_elements() != NumElements()) {
     return absl::InvalidArgumentError(
@@ -101,6 +109,7 @@ absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
 Tensor Tensor::Copy() const {
   if (!IsInitialized()) return Tensor();
   if (dtype_ == DType::kResource) return Resource(resource());
+  if (dtype_ == DType::kVariant) return Variant(variant());
   Tensor t(dtype_, shape_);
   if (dtype_ == DType::kString) {
     std::copy_n(data<std::string>(), NumElements(), t.data<std::string>());
@@ -113,6 +122,7 @@ Tensor Tensor::Copy() const {
 bool Tensor::Equals(const Tensor& other) const {
   if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
   if (dtype_ == DType::kResource) return resource() == other.resource();
+  if (dtype_ == DType::kVariant) return variant() == other.variant();
   if (dtype_ == DType::kString) return std::equal(data<std::string>(), data<std::string>() + NumElements(), other.data<std::string>());
   if (dtype_ == DType::kBool) {
     // Any non-zero byte is true.
@@ -180,6 +190,7 @@ std::string Tensor::ValueString(int max_entries) const {
     const ResourceHandle& h = resource();
     return absl::StrCat("<resource ", h.container, "/", h.name, " on ", h.device, ">");
   }
+  if (dtype_ == DType::kVariant) return absl::StrCat("<", variant().type_name, ">");
   std::string out;
   int64_t index = 0, budget = max_entries;
   if (dtype_ == DType::kString) {

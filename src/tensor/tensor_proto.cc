@@ -127,6 +127,8 @@ TensorProto TensorToProto(const Tensor& tensor) {
   TensorProto proto;
   proto.set_dtype(DTypeToProto(tensor.dtype()));
   *proto.mutable_tensor_shape() = ShapeToProto(tensor.shape());
+  // A variant holds a runtime object, not bytes: it travels as its dtype and shape only.
+  if (tensor.dtype() == DType::kVariant) return proto;
   if (tensor.dtype() == DType::kResource) {
     const ResourceHandle& h = tensor.resource();
     auto* p = proto.add_resource_handle_val();

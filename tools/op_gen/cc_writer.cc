@@ -41,7 +41,8 @@ std::string CcType(const std::string& attr_type) {
       {"list(bool)", "std::vector<bool>"},
       {"list(string)", "std::vector<std::string>"},
       {"list(type)", "std::vector<DType>"},
-      {"list(shape)", "std::vector<PartialShape>"}};
+      {"list(shape)", "std::vector<PartialShape>"},
+      {"func", "std::string"}};  // The name of a function in the graph's library.
   auto it = types.find(attr_type);
   return it == types.end() ? "" : it->second;
 }
@@ -86,6 +87,10 @@ std::string DefaultLiteral(const AttrParam& attr) {
 // The statement adding attr `value` (a C++ expression) to the AttrMap `a`.
 std::string SetAttr(const AttrParam& attr, const std::string& value) {
   const std::string& t = attr.type;
+  if (t == "func") {
+    return absl::StrCat("  { AttrValue v; v.mutable_func()->set_name(", value, ");\n    attr_map_[\"", attr.name,
+                        "\"] = v; }\n");
+  }
   if (t == "list(float)" || t == "list(bool)") {
     const char* adder = t == "list(float)" ? "add_f" : "add_b";
     return absl::StrCat("  { AttrValue v; v.mutable_list();\n    for (auto x : ", value, ") v.mutable_list()->", adder,

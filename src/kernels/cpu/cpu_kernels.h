@@ -32,6 +32,10 @@ void RegisterActivationKernels(KernelRegistry& r);  // activation_kernels.cc: Re
 void RegisterTopKKernels(KernelRegistry& r);  // topk_kernels.cc: TopKV2, InTopK, InTopKV2
 void RegisterScanKernels(KernelRegistry& r);  // scan_kernels.cc: Cumsum, Cumprod
 void RegisterClipKernels(KernelRegistry& r);  // clip_kernels.cc: ClipByValue
+void RegisterDatasetSourceKernels(KernelRegistry& r);     // dataset_source_kernels.cc
+void RegisterDatasetTransformKernels(KernelRegistry& r);  // dataset_transform_kernels.cc
+void RegisterDatasetFunctionKernels(KernelRegistry& r);   // dataset_function_kernels.cc
+void RegisterIteratorKernels(KernelRegistry& r);          // iterator_kernels.cc
 
 }  // namespace tw
 

@@ -84,6 +84,10 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterCollectiveKernels(r);
   RegisterStackKernels(r);
   RegisterTensorArrayKernels(r);
+  RegisterDatasetSourceKernels(r);
+  RegisterDatasetTransformKernels(r);
+  RegisterDatasetFunctionKernels(r);
+  RegisterIteratorKernels(r);
 }
 
 }  // namespace tw

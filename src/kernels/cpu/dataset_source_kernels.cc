@@ -1,0 +1,262 @@
+// Datasets that start a pipeline: from tensors (TensorDataset, TensorSliceDataset), a
+// range, and from files (TextLineDataset, TFRecordDataset, FixedLengthRecordDatasetV2).
+// Every file goes through the device's file access root (core/file_access.h).
+#include <cstdio>
+
+#include "absl/strings/str_cat.h"
+#include "core/file_access.h"
+#include "io/record_io.h"
+#include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dataset_util.h"
+#include "kernels/dataset.h"
+#include "kernels/kernel_registry.h"
+
+namespace tw {
+namespace {
+
+class TensorDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    Element e(ctx.num_inputs());
+    for (int i = 0; i < ctx.num_inputs(); ++i) e[i] = ctx.input(i);
+    return MakeClosureDataset(types_, shapes_, [e]() -> absl::StatusOr<NextFn> {
+      auto given = std::make_shared<bool>(false);
+      return NextFn([e, given](Element* out, bool* end) {
+        *end = *given;
+        if (!*end) *out = e;
+        *given = true;
+        return absl::OkStatus();
+      });
+    });
+  }
+};
+
+class TensorSliceDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    Element components(ctx.num_inputs());
+    int64_t n = -1;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      components[i] = ctx.input(i);
+      if (components[i].rank() == 0) return absl::InvalidArgumentError("cannot slice a scalar component");
+      if (n >= 0 && components[i].dim(0) != n) {
+        return absl::InvalidArgumentError(absl::StrCat("all components must have the same size in the 0th dimension, ",
+                                                       "got ", n, " and ", components[i].dim(0)));
+      }
+      n = components[i].dim(0);
+    }
+    return MakeClosureDataset(types_, shapes_, [components, n]() -> absl::StatusOr<NextFn> {
+      auto next = std::make_shared<int64_t>(0);
+      return NextFn([components, n, next](Element* out, bool* end) -> absl::Status {
+        *end = *next >= n;
+        if (*end) return absl::OkStatus();
+        out->clear();
+        for (const Tensor& c : components) {
+          TW_ASSIGN_OR_RETURN(Tensor row, TensorRow(c, *next));
+          out->push_back(std::move(row));
+        }
+        ++*next;
+        return absl::OkStatus();
+      });
+    });
+  }
+};
+
+class RangeDatasetOp : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(int64_t start, ScalarInt64Input(ctx, 0, "start"));
+    TW_ASSIGN_OR_RETURN(int64_t stop, ScalarInt64Input(ctx, 1, "stop"));
+    TW_ASSIGN_OR_RETURN(int64_t step, ScalarInt64Input(ctx, 2, "step"));
+    if (step == 0) return absl::InvalidArgumentError("step must be a non-zero integer.");
+    DType dtype = types_.empty() ? DType::kInt64 : types_[0];
+    return MakeClosureDataset(types_, shapes_, [=]() -> absl::StatusOr<NextFn> {
+      auto next = std::make_shared<int64_t>(start);
+      return NextFn([=](Element* out, bool* end) -> absl::Status {
+        *end = step > 0 ? *next >= stop : *next <= stop;
+        if (*end) return absl::OkStatus();
+        Tensor t(dtype, TensorShape());
+        if (dtype == DType::kInt32) {
+          t.scalar<int32_t>() = static_cast<int32_t>(*next);
+        } else if (dtype == DType::kInt64) {
+          t.scalar<int64_t>() = *next;
+        } else {
+          return absl::InvalidArgumentError(absl::StrCat("RangeDataset of ", DTypeName(dtype), " is not supported"));
+        }
+        *out = {t};
+        *next += step;
+        return absl::OkStatus();
+      });
+    });
+  }
+};
+
+Tensor StringScalar(std::string s) {
+  Tensor t(DType::kString, TensorShape());
+  t.scalar<std::string>() = std::move(s);
+  return t;
+}
+
+// A file reader giving one record per call: OutOfRange at the end of the file.
+using RecordFn = std::function<absl::StatusOr<std::string>()>;
+using OpenFn = std::function<absl::StatusOr<RecordFn>(const std::string& path)>;
+
+// The records of each file in turn, each checked against the file access root.
+absl::StatusOr<NextFn> FileRecords(std::vector<std::string> files, std::string root, OpenFn open) {
+  struct State {
+    size_t file = 0;
+    RecordFn read;
+  };
+  auto state = std::make_shared<State>();
+  return NextFn([=](Element* out, bool* end) -> absl::Status {
+    while (true) {
+      if (!state->read) {
+        if (state->file >= files.size()) {
+          *end = true;
+          return absl::OkStatus();
+        }
+        const std::string& path = files[state->file];
+        TW_RETURN_IF_ERROR(CheckFileAccess(path, root));
+        TW_ASSIGN_OR_RETURN(state->read, open(path));
+      }
+      absl::StatusOr<std::string> record = state->read();
+      if (record.ok()) {
+        *end = false;
+        *out = {StringScalar(*std::move(record))};
+        return absl::OkStatus();
+      }
+      if (!absl::IsOutOfRange(record.status())) return record.status();
+      state->read = nullptr;
+      ++state->file;
+    }
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> FileNames(const OpKernelContext& ctx) {
+  const Tensor& t = ctx.input(0);
+  if (t.dtype() != DType::kString || t.rank() > 1) {
+    return absl::InvalidArgumentError("`filenames` must be a scalar or a vector of strings.");
+  }
+  return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + t.NumElements());
+}
+
+absl::StatusOr<std::string> StringInput(const OpKernelContext& ctx, int i) {
+  const Tensor& t = ctx.input(i);
+  if (t.dtype() != DType::kString || t.NumElements() != 1) {
+    return absl::InvalidArgumentError("expected a scalar string");
+  }
+  return t.data<std::string>()[0];
+}
+
+// The file's bytes: whole (text lines and fixed-length records are read from memory).
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, "; No such file or directory"));
+  std::string data;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) data.append(buf, n);
+  std::fclose(f);
+  return data;
+}
+
+class FileDatasetOp : public DatasetOpKernel {
+ public:
+  explicit FileDatasetOp(OpKernelConstruction& c) : DatasetOpKernel(c), root_(FileAccessRootOf(c.resource_mgr())) {
+    types_ = {DType::kString};
+    shapes_ = {PartialShape(TensorShape())};
+  }
+
+ protected:
+  absl::StatusOr<DatasetPtr> Files(std::vector<std::string> files, OpenFn open) {
+    std::string root = root_;
+    return MakeClosureDataset(types_, shapes_, [=]() { return FileRecords(files, root, open); });
+  }
+  std::string root_;
+};
+
+class TFRecordDatasetOp : public FileDatasetOp {
+ public:
+  using FileDatasetOp::FileDatasetOp;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx));
+    TW_ASSIGN_OR_RETURN(std::string compression, StringInput(ctx, 1));
+    TW_RETURN_IF_ERROR(io::CheckRecordCompression(compression));
+    return Files(files, [compression](const std::string& path) -> absl::StatusOr<RecordFn> {
+      TW_ASSIGN_OR_RETURN(std::unique_ptr<io::RecordReader> r, io::RecordReader::Open(path, compression));
+      std::shared_ptr<io::RecordReader> reader(std::move(r));
+      return RecordFn([reader] { return reader->Read(); });
+    });
+  }
+};
+
+class TextLineDatasetOp : public FileDatasetOp {
+ public:
+  using FileDatasetOp::FileDatasetOp;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx));
+    TW_ASSIGN_OR_RETURN(std::string compression, StringInput(ctx, 1));
+    if (!compression.empty()) {
+      return absl::UnimplementedError("TextLineDataset: compressed text files are not supported yet");
+    }
+    return Files(files, [](const std::string& path) -> absl::StatusOr<RecordFn> {
+      TW_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path));
+      auto text = std::make_shared<std::string>(std::move(data));
+      auto pos = std::make_shared<size_t>(0);
+      return RecordFn([text, pos]() -> absl::StatusOr<std::string> {
+        if (*pos >= text->size()) return absl::OutOfRangeError("end of file");
+        size_t nl = text->find('\n', *pos);
+        if (nl == std::string::npos) nl = text->size();
+        std::string line = text->substr(*pos, nl - *pos);
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        *pos = nl + 1;
+        return line;
+      });
+    });
+  }
+};
+
+class FixedLengthRecordDatasetOp : public FileDatasetOp {
+ public:
+  using FileDatasetOp::FileDatasetOp;
+  absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext& ctx) override {
+    TW_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx));
+    TW_ASSIGN_OR_RETURN(int64_t header, ScalarInt64Input(ctx, 1, "header_bytes"));
+    TW_ASSIGN_OR_RETURN(int64_t record, ScalarInt64Input(ctx, 2, "record_bytes"));
+    TW_ASSIGN_OR_RETURN(int64_t footer, ScalarInt64Input(ctx, 3, "footer_bytes"));
+    if (header < 0 || footer < 0) return absl::InvalidArgumentError("header_bytes and footer_bytes must be >= 0");
+    if (record <= 0) return absl::InvalidArgumentError("record_bytes must be > 0");
+    if (ctx.num_inputs() > 5) {
+      TW_ASSIGN_OR_RETURN(std::string compression, StringInput(ctx, 5));
+      if (!compression.empty()) return absl::UnimplementedError("compressed fixed-length records are not supported yet");
+    }
+    return Files(files, [=](const std::string& path) -> absl::StatusOr<RecordFn> {
+      TW_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path));
+      auto bytes = std::make_shared<std::string>(std::move(data));
+      auto pos = std::make_shared<int64_t>(header);
+      const int64_t stop = static_cast<int64_t>(bytes->size()) - footer;
+      return RecordFn([=]() -> absl::StatusOr<std::string> {
+        if (*pos + record > stop) return absl::OutOfRangeError("end of file");
+        std::string r = bytes->substr(*pos, record);
+        *pos += record;
+        return r;
+      });
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterDatasetSourceKernels(KernelRegistry& r) {
+  r.Register("TensorDataset", kDeviceCpu, Factory<TensorDatasetOp>());
+  r.Register("TensorSliceDataset", kDeviceCpu, Factory<TensorSliceDatasetOp>());
+  r.Register("RangeDataset", kDeviceCpu, Factory<RangeDatasetOp>());
+  r.Register("TFRecordDataset", kDeviceCpu, Factory<TFRecordDatasetOp>());
+  r.Register("TextLineDataset", kDeviceCpu, Factory<TextLineDatasetOp>());
+  r.Register("FixedLengthRecordDatasetV2", kDeviceCpu, Factory<FixedLengthRecordDatasetOp>());
+}
+
+}  // namespace tw
