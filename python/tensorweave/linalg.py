@@ -20,5 +20,6 @@ from tensorweave.linalg_factor_ops import qr, svd  # noqa: F401,E402
 from tensorweave.linalg_factor_ops import self_adjoint_eig as eigh  # noqa: F401,E402
 from tensorweave.linalg_factor_ops import self_adjoint_eigvals as eigvalsh  # noqa: F401,E402
 from tensorweave.einsum_ops import einsum  # noqa: F401,E402
+from tensorweave.linalg_pinv import pinv  # noqa: F401,E402
 from tensorweave.clip_ops import global_norm  # noqa: F401,E402
 from tensorweave.nn import l2_normalize  # noqa: F401,E402
