@@ -336,6 +336,12 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   };
   std::string log = WaitForText(out, "running");
   ASSERT_NE(log.find("tw cluster: local|localhost:"), std::string::npos) << log;
+  // Each task's state as it comes up.
+  EXPECT_NE(log.find("tw cluster: starting 2 tasks on free loopback ports\n"), std::string::npos) << log;
+  for (const char* task : {"/job:local/task:0", "/job:local/task:1"}) {
+    EXPECT_NE(log.find(absl::StrCat("tw cluster: ", task, " started (pid ")), std::string::npos) << log;
+    EXPECT_NE(log.find(absl::StrCat("tw cluster: ", task, " serving (after ")), std::string::npos) << log;
+  }
   const size_t at = log.find("/job:local/task:0  ") + 19;
   const std::string target = log.substr(at, log.find('\n', at) - at);
   {
@@ -358,6 +364,21 @@ TEST(DistributedTest, TwClusterServesUntilStopped) {
   EXPECT_THROW(Session(g, target).run(y), StatusError);  // Nothing listens any more.
 
   EXPECT_EQ(testing::RunCommand(kTw + " cluster --jobs ps").exit_code, 2);
+}
+
+// A task that exits before it serves fails `tw cluster` at once, naming the task and its
+// exit status (rather than a 20 s wait ending in "did not start").
+TEST(DistributedTest, TwClusterNamesATaskThatExitsBeforeServing) {
+  const testing::CommandResult r =
+      testing::RunCommand(kTw + " cluster --jobs local:1 --file_access_root=/nonexistent/tw_cluster_root 2>&1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("tw cluster: /job:local/task:0 started (pid "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tw server /job:local/task:0 at localhost:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" exited with status 2 before serving"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("file access root '/nonexistent/tw_cluster_root' is not an existing directory"),
+            std::string::npos)
+      << r.output;  // The task's own stderr, passed through.
+  EXPECT_EQ(r.output.find("did not start within"), std::string::npos) << r.output;
 }
 
 // A task given --parent_pid stops by itself once that process ends: how a test or `tw

