@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "tensorweave/status.h"
 
 namespace tw {
@@ -238,7 +239,9 @@ absl::Status FlowGraph::AddFunction(const FunctionDef& fn) {
   if (name.empty()) return absl::InvalidArgumentError("a function in the library has no name");
   auto it = function_index_.find(name);
   if (it != function_index_.end()) {
-    if (library_.function(it->second).SerializeAsString() == fn.SerializeAsString()) return absl::OkStatus();
+    // Compared as messages: the bytes of a map field (attr, ret) may come in any order, so
+    // the same function sent again by a session extending its graph would not match.
+    if (google::protobuf::util::MessageDifferencer::Equals(library_.function(it->second), fn)) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is already defined with another body"));
   }
   function_index_[name] = library_.function_size();
