@@ -46,3 +46,15 @@ def make_saveable_from_iterator(iterator, external_state_policy=None):
 
 def is_saveable(obj):
     return isinstance(obj, _IteratorSaveable)
+
+
+def to_core(saveables):
+    """The C++ Saver's Saveables of `saveables` (one per SaveSpec)."""
+    from tensorweave import _core
+    return [_core.Saver.Saveable(spec.name, spec.tensor._core, s.op._core, "DeserializeIterator")
+            for s in saveables for spec in s.specs]
+
+
+def in_collection(graph):
+    """The saveables in `graph`'s SAVEABLE_OBJECTS collection."""
+    return [s for s in graph.get_collection(framework.GraphKeys.SAVEABLE_OBJECTS) if is_saveable(s)]

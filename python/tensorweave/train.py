@@ -356,27 +356,22 @@ class Saver:
             var_list = [v for v in var_list if not iterator_saveable.is_saveable(v)]
         if self._saveables and not (var_list if var_list is not None else _variables_module().global_variables()):
             # Only saveables: the C++ Saver takes an empty variable list beside them.
-            core = [_core.Saver.Saveable(*args) for args in self._core_saveables()]
+            core = iterator_saveable.to_core(self._saveables)
             self._named, self._specs = [], []
             self._core = _core.Saver(self._graph._core, [], core, int(max_to_keep))
             return
         self._init_variables(var_list, max_to_keep)
-        for args in self._core_saveables():
-            self._core.add_saveable(_core.Saver.Saveable(*args))
+        for saveable in iterator_saveable.to_core(self._saveables):
+            self._core.add_saveable(saveable)
 
     def _take_saveables(self, var_list):
         """The saveables (tf.data iterators' positions) among var_list, or in
         SAVEABLE_OBJECTS when var_list is None (as TF 1.x's Saver)."""
-        from tensorweave import framework as _framework
         if var_list is None:
-            return list(_framework.get_collection(_framework.GraphKeys.SAVEABLE_OBJECTS))
+            return iterator_saveable.in_collection(self._graph)
         if isinstance(var_list, dict):
             return [v for v in var_list.values() if iterator_saveable.is_saveable(v)]
         return [v for v in var_list if iterator_saveable.is_saveable(v)]
-
-    def _core_saveables(self):
-        return [(spec.name, spec.tensor._core, s.op._core, "DeserializeIterator")
-                for s in self._saveables for spec in s.specs]
 
     def _init_variables(self, var_list, max_to_keep):
         if isinstance(var_list, dict):

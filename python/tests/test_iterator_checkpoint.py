@@ -235,3 +235,43 @@ def test_contrib_data_and_bad_arguments():
     assert tf.contrib.data.make_saveable_from_iterator is tf.data.experimental.make_saveable_from_iterator
     with pytest.raises(TypeError, match="expects a tf.data iterator"):
         tf.data.experimental.make_saveable_from_iterator(tf.constant(1))
+
+
+def _chief_graph():
+    step = tf.train.get_or_create_global_step()
+    it = tf.data.make_one_shot_iterator(tf.data.Dataset.range(100).map(lambda x: x * 3).shuffle(10, seed=5)
+                                        .batch(2).prefetch(2))
+    tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, tf.data.experimental.make_saveable_from_iterator(it))
+    batch = it.get_next()
+    with tf.control_dependencies([batch]):
+        train = step.assign_add(1)
+    return batch, train
+
+
+def test_monitored_training_session_chief_resumes_its_pipeline(tmp_path):
+    ckpt = str(tmp_path)
+    g = tf.Graph()
+    with g.as_default():
+        batch, train = _chief_graph()
+        seen = []
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=ckpt, save_checkpoint_steps=100,
+                                               hooks=[tf.train.StopAtStepHook(last_step=4)]) as sess:
+            while not sess.should_stop():
+                seen.append(sess.run([batch, train])[0].tolist())
+        # What the pipeline would have given next, had the chief not stopped.
+        with tf.Session(graph=g) as plain:
+            plain.run(tf.global_variables_initializer())
+            uninterrupted = [plain.run(batch).tolist() for _ in range(7)]
+    assert len(seen) == 4 and uninterrupted[:4] == seen
+    assert tf.train.latest_checkpoint(ckpt).endswith("model.ckpt-4")
+    assert "OneShotIterator:0_STATE" in [n for n, _ in tf.train.list_variables(tf.train.latest_checkpoint(ckpt))]
+    # A restarted chief (new graph) restores step 4 and the iterator: batches 5..7.
+    g = tf.Graph()
+    with g.as_default():
+        batch, train = _chief_graph()
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=ckpt, save_checkpoint_steps=100,
+                                               hooks=[tf.train.StopAtStepHook(last_step=7)]) as sess:
+            resumed = []
+            while not sess.should_stop():
+                resumed.append(sess.run([batch, train])[0].tolist())
+    assert resumed == uninterrupted[4:]
