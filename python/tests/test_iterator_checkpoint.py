@@ -275,3 +275,38 @@ def test_monitored_training_session_chief_resumes_its_pipeline(tmp_path):
             while not sess.should_stop():
                 resumed.append(sess.run([batch, train])[0].tolist())
     assert resumed == uninterrupted[4:]
+
+
+def test_a_file_cut_short_after_the_save_fails_the_restore_clearly(tmp_path):
+    """The TFRecord reader restores by seeking to the saved byte offset; a file now too
+    short for it fails with FailedPrecondition naming the file, not a silent restart."""
+    path = str(tmp_path / "cut.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(6):
+            w.write(b"record %d" % i)
+
+    def pipeline():
+        it = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(path))
+        return it.get_next(), tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(it)])
+
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            assert [sess.run(nxt) for _ in range(4)][-1] == b"record 3"
+            ckpt = saver.save(sess, str(tmp_path / "model"))
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            saver.restore(sess, ckpt)
+            assert sess.run(nxt) == b"record 4"
+    with open(path, "r+b") as f:
+        f.truncate(30)
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="cannot restore the reader of '.*cut.tfrecord' "
+                                                                        "to offset 96"):  # 4 records of 12 + 8 + 4 bytes
+                saver.restore(sess, ckpt)

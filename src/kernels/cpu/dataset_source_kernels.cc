@@ -156,12 +156,20 @@ Tensor StringScalar(std::string s) {
 }
 
 // A file reader giving one record per call: OutOfRange at the end of the file.
-using RecordFn = std::function<absl::StatusOr<std::string>()>;
-using OpenFn = std::function<absl::StatusOr<RecordFn>(const std::string& path)>;
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  virtual absl::StatusOr<std::string> Read() = 0;
+  // The byte offset of the next record, and back to one such offset: Unimplemented when
+  // the file cannot seek (compressed), InvalidArgument or OutOfRange for a bad offset.
+  virtual int64_t offset() const = 0;
+  virtual absl::Status Seek(int64_t offset) = 0;
+};
+using OpenFn = std::function<absl::StatusOr<std::unique_ptr<RecordSource>>(const std::string& path)>;
 
 // The records of each file in turn, each checked against the file access root. Its
-// position is (file index, records read in that file): a restore reopens the file and
-// reads past those records, which works for compressed files too.
+// position is (file index, byte offset, records read in that file): a restore reopens the
+// file and seeks, or, where it cannot (compressed), reads past those records.
 class FileRecordIterator : public IteratorImpl {
  public:
   FileRecordIterator(std::vector<std::string> files, std::string root, OpenFn open)
@@ -176,7 +184,7 @@ class FileRecordIterator : public IteratorImpl {
         }
         TW_RETURN_IF_ERROR(Open());
       }
-      absl::StatusOr<std::string> record = read_();
+      absl::StatusOr<std::string> record = read_->Read();
       if (record.ok()) {
         ++records_;
         *end = false;
@@ -192,12 +200,14 @@ class FileRecordIterator : public IteratorImpl {
   absl::Status Save(IteratorStateWriter& w) override {
     w.WriteInt("file", static_cast<int64_t>(file_));
     w.WriteInt("records", read_ ? records_ : 0);
+    w.WriteInt("offset", read_ ? read_->offset() : 0);
     return absl::OkStatus();
   }
 
   absl::Status Restore(const IteratorStateReader& r) override {
     TW_ASSIGN_OR_RETURN(int64_t file, r.ReadInt("file"));
     TW_ASSIGN_OR_RETURN(int64_t records, r.ReadInt("records"));
+    TW_ASSIGN_OR_RETURN(int64_t offset, r.ReadInt("offset"));
     if (file < 0 || file > static_cast<int64_t>(files_.size()) || records < 0) {
       return absl::InvalidArgumentError(absl::StrCat("iterator state '", r.prefix(), "': file ", file, " of ",
                                                      files_.size(), " files, record ", records));
@@ -206,8 +216,18 @@ class FileRecordIterator : public IteratorImpl {
     read_ = nullptr;
     if (records == 0) return absl::OkStatus();
     TW_RETURN_IF_ERROR(Open());
+    absl::Status seek = read_->Seek(offset);
+    if (seek.ok()) {
+      records_ = records;
+      return absl::OkStatus();
+    }
+    if (!absl::IsUnimplemented(seek)) {
+      return absl::FailedPreconditionError(absl::StrCat("cannot restore the reader of '", files_[file_],
+                                                        "' to offset ", offset, ": ", seek.message(),
+                                                        " (the file changed?)"));
+    }
     for (int64_t i = 0; i < records; ++i) {
-      absl::StatusOr<std::string> record = read_();
+      absl::StatusOr<std::string> record = read_->Read();
       if (!record.ok()) {
         return absl::FailedPreconditionError(absl::StrCat("cannot restore the reader of '", files_[file_],
                                                           "' to record ", records, ": ",
@@ -231,7 +251,7 @@ class FileRecordIterator : public IteratorImpl {
   const std::string root_;
   const OpenFn open_;
   size_t file_ = 0;
-  RecordFn read_;
+  std::unique_ptr<RecordSource> read_;
   int64_t records_ = 0;  // read from files_[file_]
 };
 
@@ -263,6 +283,70 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   return data;
 }
 
+class TFRecordSource : public RecordSource {
+ public:
+  explicit TFRecordSource(std::unique_ptr<io::RecordReader> reader) : reader_(std::move(reader)) {}
+  absl::StatusOr<std::string> Read() override { return reader_->Read(); }
+  int64_t offset() const override { return static_cast<int64_t>(reader_->offset()); }
+  absl::Status Seek(int64_t offset) override {
+    if (offset < 0) return absl::InvalidArgumentError(absl::StrCat("negative offset ", offset));
+    return reader_->Seek(static_cast<uint64_t>(offset));
+  }
+
+ private:
+  std::unique_ptr<io::RecordReader> reader_;
+};
+
+// Whole files read into memory: the offset is the position in `bytes`.
+class InMemorySource : public RecordSource {
+ public:
+  int64_t offset() const override { return pos_; }
+  absl::Status Seek(int64_t offset) override {
+    if (offset < first_ || offset > static_cast<int64_t>(bytes_.size())) {
+      return absl::OutOfRangeError(absl::StrCat("offset ", offset, " is outside the file's ", bytes_.size(), " bytes"));
+    }
+    pos_ = offset;
+    return absl::OkStatus();
+  }
+
+ protected:
+  InMemorySource(std::string bytes, int64_t first) : bytes_(std::move(bytes)), first_(first), pos_(first) {}
+  const std::string bytes_;
+  const int64_t first_;
+  int64_t pos_;
+};
+
+class TextLineSource : public InMemorySource {
+ public:
+  explicit TextLineSource(std::string text) : InMemorySource(std::move(text), 0) {}
+  absl::StatusOr<std::string> Read() override {
+    const size_t pos = static_cast<size_t>(pos_);
+    if (pos >= bytes_.size()) return absl::OutOfRangeError("end of file");
+    size_t nl = bytes_.find('\n', pos);
+    if (nl == std::string::npos) nl = bytes_.size();
+    std::string line = bytes_.substr(pos, nl - pos);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    pos_ = static_cast<int64_t>(nl + 1);
+    return line;
+  }
+};
+
+class FixedLengthSource : public InMemorySource {
+ public:
+  FixedLengthSource(std::string bytes, int64_t header, int64_t record, int64_t footer)
+      : InMemorySource(std::move(bytes), header), record_(record),
+        stop_(static_cast<int64_t>(bytes_.size()) - footer) {}
+  absl::StatusOr<std::string> Read() override {
+    if (pos_ + record_ > stop_) return absl::OutOfRangeError("end of file");
+    std::string r = bytes_.substr(pos_, record_);
+    pos_ += record_;
+    return r;
+  }
+
+ private:
+  const int64_t record_, stop_;
+};
+
 class FileDatasetOp : public DatasetOpKernel {
  public:
   explicit FileDatasetOp(OpKernelConstruction& c) : DatasetOpKernel(c), root_(FileAccessRootOf(c.resource_mgr())) {
@@ -287,10 +371,9 @@ class TFRecordDatasetOp : public FileDatasetOp {
     TW_ASSIGN_OR_RETURN(std::vector<std::string> files, FileNames(ctx));
     TW_ASSIGN_OR_RETURN(std::string compression, StringInput(ctx, 1));
     TW_RETURN_IF_ERROR(io::CheckRecordCompression(compression));
-    return Files("TFRecord", files, [compression](const std::string& path) -> absl::StatusOr<RecordFn> {
-      TW_ASSIGN_OR_RETURN(std::unique_ptr<io::RecordReader> r, io::RecordReader::Open(path, compression));
-      std::shared_ptr<io::RecordReader> reader(std::move(r));
-      return RecordFn([reader] { return reader->Read(); });
+    return Files("TFRecord", files, [compression](const std::string& path) -> absl::StatusOr<std::unique_ptr<RecordSource>> {
+      TW_ASSIGN_OR_RETURN(std::unique_ptr<io::RecordReader> reader, io::RecordReader::Open(path, compression));
+      return std::unique_ptr<RecordSource>(new TFRecordSource(std::move(reader)));
     });
   }
 };
@@ -304,19 +387,9 @@ class TextLineDatasetOp : public FileDatasetOp {
     if (!compression.empty()) {
       return absl::UnimplementedError("TextLineDataset: compressed text files are not supported yet");
     }
-    return Files("TextLine", files, [](const std::string& path) -> absl::StatusOr<RecordFn> {
+    return Files("TextLine", files, [](const std::string& path) -> absl::StatusOr<std::unique_ptr<RecordSource>> {
       TW_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path));
-      auto text = std::make_shared<std::string>(std::move(data));
-      auto pos = std::make_shared<size_t>(0);
-      return RecordFn([text, pos]() -> absl::StatusOr<std::string> {
-        if (*pos >= text->size()) return absl::OutOfRangeError("end of file");
-        size_t nl = text->find('\n', *pos);
-        if (nl == std::string::npos) nl = text->size();
-        std::string line = text->substr(*pos, nl - *pos);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        *pos = nl + 1;
-        return line;
-      });
+      return std::unique_ptr<RecordSource>(new TextLineSource(std::move(data)));
     });
   }
 };
@@ -335,17 +408,9 @@ class FixedLengthRecordDatasetOp : public FileDatasetOp {
       TW_ASSIGN_OR_RETURN(std::string compression, StringInput(ctx, 5));
       if (!compression.empty()) return absl::UnimplementedError("compressed fixed-length records are not supported yet");
     }
-    return Files("FixedLengthRecord", files, [=](const std::string& path) -> absl::StatusOr<RecordFn> {
+    return Files("FixedLengthRecord", files, [=](const std::string& path) -> absl::StatusOr<std::unique_ptr<RecordSource>> {
       TW_ASSIGN_OR_RETURN(std::string data, ReadWholeFile(path));
-      auto bytes = std::make_shared<std::string>(std::move(data));
-      auto pos = std::make_shared<int64_t>(header);
-      const int64_t stop = static_cast<int64_t>(bytes->size()) - footer;
-      return RecordFn([=]() -> absl::StatusOr<std::string> {
-        if (*pos + record > stop) return absl::OutOfRangeError("end of file");
-        std::string r = bytes->substr(*pos, record);
-        *pos += record;
-        return r;
-      });
+      return std::unique_ptr<RecordSource>(new FixedLengthSource(std::move(data), header, record, footer));
     });
   }
 };
