@@ -178,4 +178,3 @@ TEST(RecordIoTest, SeeksToARecordsOffset) {
 
 }  // namespace
 }  // namespace tw::io
-
