@@ -48,7 +48,7 @@ def our_results(data_dir, tmp_path_factory):
 def test_restored_iterator_continues_where_it_stopped(our_results, name):
     kind, k, _ = programs.PROGRAMS[name]
     r = our_results[name]
-    assert len(r["before"]) == k
+    assert len(r["before"]) == (5 if name == "past_end" else k)
     assert r["end"] == "OutOfRange"
     assert r["resumed"] == r["after"], name  # values, dtypes and shapes of every element
     assert r["resumed_end"] == "OutOfRange"
@@ -62,9 +62,10 @@ def test_checkpointed_sequence_matches_tensorflow(our_results, tf_results, name)
         assert ours[part] == theirs[part], (name, part, ours[part], theirs[part])
 
 
-def test_state_saved_at_the_end_restores_to_the_end(our_results):
-    r = our_results["at_end"]
-    assert [e[0]["value"] for e in r["before"]] == [[0], [1], [2], [3], [4]]
+@pytest.mark.parametrize("name,first", [("at_end", 0), ("past_end", 1)])
+def test_state_saved_at_the_end_restores_to_the_end(our_results, name, first):
+    r = our_results[name]
+    assert [e[0]["value"] for e in r["before"]] == [[first + i] for i in range(5)]
     assert r["after"] == r["resumed"] == []
     assert r["resumed_end"] == "OutOfRange"
 
@@ -310,3 +311,36 @@ def test_a_file_cut_short_after_the_save_fails_the_restore_clearly(tmp_path):
             with pytest.raises(tf.errors.FailedPreconditionError, match="cannot restore the reader of '.*cut.tfrecord' "
                                                                         "to offset 96"):  # 4 records of 12 + 8 + 4 bytes
                 saver.restore(sess, ckpt)
+
+
+def test_a_failed_call_in_flight_fails_again_after_the_restore(tmp_path):
+    """parallel map saves each buffered call's error beside the results: the restored
+    iterator gives the same elements, then the same error in its turn."""
+    def pipeline():
+        ds = tf.data.Dataset.range(6).map(lambda x: tf.gather(tf.constant([10, 11, 12], tf.int64), x),
+                                          num_parallel_calls=4)
+        it = tf.data.make_one_shot_iterator(ds)
+        return it.get_next(), tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(it)])
+
+    def rest(sess, nxt):
+        values = []
+        while True:
+            try:
+                values.append(int(sess.run(nxt)))
+            except tf.errors.InvalidArgumentError as e:
+                return values, str(e).split(": ")[-1]
+
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            assert sess.run(nxt) == 10
+            ckpt = saver.save(sess, str(tmp_path / "model"))  # calls for 1, 2, 3 (fails) in flight
+            before_restore = rest(sess, nxt)
+    assert before_restore == ([11, 12], "indices[0] = 3 is not in [0, 3)")
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            saver.restore(sess, ckpt)
+            assert rest(sess, nxt) == before_restore

@@ -40,6 +40,8 @@ PROGRAMS = {
     "tfrecord_gzip": ("one_shot", 3, "ds = tf.data.TFRecordDataset([os.path.join(DIR, 'z.tfrecord.gz')], compression_type='GZIP')"),
     "tfrecord_pipeline": ("initializable", 3, PARSE + "ds = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=2).repeat(2).batch(4).prefetch(2)"),
     "at_end": ("one_shot", 5, "ds = tf.data.Dataset.range(5)"),
+    # Saved after the OutOfRange (6 asked, 5 given).
+    "past_end": ("one_shot", 6, "ds = tf.data.Dataset.range(5).map(lambda x: x + 1, num_parallel_calls=2).prefetch(2)"),
 }
 
 

@@ -107,15 +107,12 @@ class ParallelMapIterator : public IteratorImpl {
   }
 
   absl::Status Save(IteratorStateWriter& w) override {
+    // Each call's result, or its error (given out in its turn after a restore, as now).
     std::vector<Element> results;
-    for (const std::shared_ptr<Slot>& slot : slots_) {
-      slot->done.WaitForNotification();
-      if (!slot->status.ok()) {
-        // The error is this element's; saving past it would drop it silently.
-        return absl::FailedPreconditionError(absl::StrCat(
-            "ParallelMap: cannot save while a buffered call failed: ", slot->status.message()));
-      }
-      results.push_back(slot->result);
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      slots_[i]->done.WaitForNotification();
+      results.push_back(slots_[i]->status.ok() ? slots_[i]->result : Element());
+      w.WriteStatus(absl::StrCat("status_", i), slots_[i]->status);
     }
     w.WriteElements("results", results);
     w.WriteInt("input_done", input_done_);
@@ -127,9 +124,10 @@ class ParallelMapIterator : public IteratorImpl {
     TW_ASSIGN_OR_RETURN(int64_t input_done, r.ReadInt("input_done"));
     for (const std::shared_ptr<Slot>& slot : slots_) slot->done.WaitForNotification();
     slots_.clear();
-    for (Element& e : results) {
+    for (size_t i = 0; i < results.size(); ++i) {
       auto slot = std::make_shared<Slot>();
-      slot->result = std::move(e);
+      TW_ASSIGN_OR_RETURN(slot->status, r.ReadStatus(absl::StrCat("status_", i)));
+      slot->result = std::move(results[i]);
       slot->done.Notify();
       slots_.push_back(std::move(slot));
     }
