@@ -344,3 +344,36 @@ def test_a_failed_call_in_flight_fails_again_after_the_restore(tmp_path):
         with tf.Session(graph=g) as sess:
             saver.restore(sess, ckpt)
             assert rest(sess, nxt) == before_restore
+
+
+@pytest.mark.parametrize("k", [3, 14])  # in the first epoch, in the second
+def test_unseeded_shuffle_resumes_its_later_epochs_too(tmp_path, k):
+    """The shuffle's random seeds are in the checkpoint: after a restore the epochs repeat
+    makes later reshuffle as they would have without the restart."""
+    def pipeline():
+        it = tf.data.make_one_shot_iterator(tf.data.Dataset.range(10).shuffle(4).repeat(3))
+        return it.get_next(), tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(it)])
+
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            before = [int(sess.run(nxt)) for _ in range(k)]
+            ckpt = saver.save(sess, str(tmp_path / "model"))
+            after = [int(v) for v in _drain_values_plain(sess, nxt)]
+    assert sorted(before + after) == sorted(list(range(10)) * 3)
+    g = tf.Graph()
+    with g.as_default():
+        nxt, saver = pipeline()
+        with tf.Session(graph=g) as sess:
+            saver.restore(sess, ckpt)
+            assert [int(v) for v in _drain_values_plain(sess, nxt)] == after
+
+
+def _drain_values_plain(sess, nxt):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(nxt))
+        except tf.errors.OutOfRangeError:
+            return out

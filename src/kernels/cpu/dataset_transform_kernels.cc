@@ -355,13 +355,26 @@ class BatchDatasetOp : public DatasetOpKernel {
 // shuffle: a buffer of buffer_size elements; each output is a uniformly chosen one,
 // replaced by the next input. Seeded (seed, seed2) runs repeat exactly; each iterator
 // made from one dataset gets the next epoch's order when reshuffle_each_iteration.
-// Saved: the buffer, the generator's state and the epoch, so a restored iterator (and
-// the iterators made after it) continue bit for bit.
+// Saved: the buffer, the generator's state, the seeds and the epoch, so a restored
+// iterator (and the iterators its dataset makes after it, e.g. repeat's next epochs)
+// continue bit for bit, even with the random seeds of an unseeded shuffle.
+struct ShuffleSeeds {
+  absl::Mutex mu;
+  int64_t seed ABSL_GUARDED_BY(mu) = 0;
+  int64_t seed2 ABSL_GUARDED_BY(mu) = 0;
+  int64_t next_epoch ABSL_GUARDED_BY(mu) = 0;  // The next iterator's (when reshuffling).
+};
+
 class ShuffleIterator : public IteratorImpl {
  public:
-  ShuffleIterator(IteratorPtr input, size_t capacity, int64_t epoch, std::shared_ptr<std::atomic<int64_t>> epochs,
-                  std::seed_seq& seq)
-      : input_(std::move(input)), capacity_(capacity), epoch_(epoch), epochs_(std::move(epochs)) {
+  ShuffleIterator(IteratorPtr input, size_t capacity, std::shared_ptr<ShuffleSeeds> seeds, bool reshuffle)
+      : input_(std::move(input)), capacity_(capacity), seeds_(std::move(seeds)) {
+    absl::MutexLock lock(&seeds_->mu);
+    seed_ = seeds_->seed;
+    seed2_ = seeds_->seed2;
+    epoch_ = reshuffle ? seeds_->next_epoch++ : 0;
+    std::seed_seq seq{static_cast<uint32_t>(seed_), static_cast<uint32_t>(seed_ >> 32), static_cast<uint32_t>(seed2_),
+                      static_cast<uint32_t>(seed2_ >> 32), static_cast<uint32_t>(epoch_)};
     rng_.seed(seq);
   }
 
@@ -390,6 +403,8 @@ class ShuffleIterator : public IteratorImpl {
     rng << rng_;
     w.WriteString("rng", rng.str());
     w.WriteInt("epoch", epoch_);
+    w.WriteInt("seed", seed_);
+    w.WriteInt("seed2", seed2_);
     w.WriteInt("input_done", input_done_);
     w.WriteElements("buffer", buffer_);
     return input_done_ ? absl::OkStatus() : SaveInput(w, "input", *input_);
@@ -401,19 +416,26 @@ class ShuffleIterator : public IteratorImpl {
     in >> rng_;
     if (!in) return absl::InvalidArgumentError(absl::StrCat("iterator state '", r.prefix(), "::rng' is not a generator state"));
     TW_ASSIGN_OR_RETURN(epoch_, r.ReadInt("epoch"));
+    TW_ASSIGN_OR_RETURN(seed_, r.ReadInt("seed"));
+    TW_ASSIGN_OR_RETURN(seed2_, r.ReadInt("seed2"));
     TW_ASSIGN_OR_RETURN(int64_t done, r.ReadInt("input_done"));
     input_done_ = done != 0;
     TW_ASSIGN_OR_RETURN(buffer_, r.ReadElements("buffer"));
     // The next iterator of this dataset takes the next epoch's order, as it would have.
-    epochs_->store(epoch_ + 1);
+    {
+      absl::MutexLock lock(&seeds_->mu);
+      seeds_->seed = seed_;
+      seeds_->seed2 = seed2_;
+      seeds_->next_epoch = epoch_ + 1;
+    }
     return input_done_ ? absl::OkStatus() : RestoreInput(r, "input", *input_);
   }
 
  private:
   const IteratorPtr input_;
   const size_t capacity_;
-  int64_t epoch_;
-  const std::shared_ptr<std::atomic<int64_t>> epochs_;
+  const std::shared_ptr<ShuffleSeeds> seeds_;
+  int64_t seed_ = 0, seed2_ = 0, epoch_ = 0;
   std::mt19937_64 rng_;
   std::vector<Element> buffer_;
   bool input_done_ = false;
@@ -437,15 +459,17 @@ class ShuffleDatasetOp : public DatasetOpKernel {
       seed = rd();
       seed2 = rd();
     }
-    auto epochs = std::make_shared<std::atomic<int64_t>>(0);
+    auto seeds = std::make_shared<ShuffleSeeds>();
+    {
+      absl::MutexLock lock(&seeds->mu);
+      seeds->seed = seed;
+      seeds->seed2 = seed2;
+    }
     const bool reshuffle = reshuffle_;
     const size_t capacity = buffer_size == -2 ? size_t{1} << 40 : static_cast<size_t>(buffer_size);
     return MakeIteratorDataset("Shuffle", types_, shapes_, [=]() -> ImplPtr {
       TW_ASSIGN_OR_RETURN(IteratorPtr it, Start(input));
-      const int64_t e = reshuffle ? epochs->fetch_add(1) : 0;
-      std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(seed2),
-                        static_cast<uint32_t>(seed2 >> 32), static_cast<uint32_t>(e)};
-      return std::make_unique<ShuffleIterator>(std::move(it), capacity, e, epochs, seq);
+      return std::make_unique<ShuffleIterator>(std::move(it), capacity, seeds, reshuffle);
     });
   }
 
