@@ -35,6 +35,9 @@ PROGRAMS = {
     "cache_replaying": ("one_shot", 7, "ds = tf.data.Dataset.range(5).map(lambda x: x * 3).cache().repeat(2)"),
     "filter_map_batch": ("one_shot", 2, "ds = tf.data.Dataset.range(40).filter(lambda x: x % 3 > 0).map(lambda x: (x, tf.cast(x, tf.float32) / 2)).batch(4)"),
     "prefetch_parallel_map": ("one_shot", 6, "ds = tf.data.Dataset.range(30).map(lambda x: x * x, num_parallel_calls=3).prefetch(5)"),
+    # A fresh prefetch must pull nothing before the restore (its input is short).
+    "prefetch_short": ("one_shot", 1, "ds = tf.data.Dataset.range(3).prefetch(10)"),
+    "prefetch_in_repeat": ("one_shot", 3, "ds = tf.data.Dataset.range(2).prefetch(5).repeat(3)"),
     "text_lines": ("one_shot", 3, "ds = tf.data.TextLineDataset([os.path.join(DIR, 'a.txt'), os.path.join(DIR, 'b.txt')])"),
     "fixed_length": ("one_shot", 2, "ds = tf.data.FixedLengthRecordDataset(os.path.join(DIR, 'fixed.bin'), record_bytes=4, header_bytes=2, footer_bytes=1)"),
     "tfrecord_gzip": ("one_shot", 3, "ds = tf.data.TFRecordDataset([os.path.join(DIR, 'z.tfrecord.gz')], compression_type='GZIP')"),

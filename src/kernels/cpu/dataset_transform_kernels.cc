@@ -586,15 +586,20 @@ class CacheDatasetOp : public DatasetOpKernel {
 };
 
 // prefetch(n): a thread runs the input ahead, keeping up to n elements (n <= 0, AUTOTUNE
-// among them: 2). Its destructor stops the thread and waits for it. Save and Restore stop
-// the thread too (so the input and the buffer hold still), then start it again: the
-// state is the buffered elements plus the input's, nothing pulled is lost or repeated.
+// among them: 2). The thread starts at the first GetNext (as TF's), so a fresh iterator
+// pulls nothing before a Restore; its destructor stops the thread and waits for it. Save
+// and Restore stop the thread too (so the input and the buffer hold still): the state is
+// the buffered elements plus the input's, nothing pulled is lost or repeated.
 class PrefetchIterator : public IteratorImpl {
  public:
-  PrefetchIterator(IteratorPtr input, size_t capacity) : input_(std::move(input)), capacity_(capacity) { Resume(); }
+  PrefetchIterator(IteratorPtr input, size_t capacity) : input_(std::move(input)), capacity_(capacity) {}
   ~PrefetchIterator() override { Pause(); }
 
   absl::Status GetNext(Element* out, bool* end) override {
+    if (!running_) {
+      running_ = true;
+      Resume();
+    }
     absl::MutexLock lock(&mu_);
     mu_.Await(absl::Condition(
         +[](PrefetchIterator* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) { return !p->buffer_.empty() || p->finished_; },
@@ -612,15 +617,14 @@ class PrefetchIterator : public IteratorImpl {
   absl::Status Save(IteratorStateWriter& w) override {
     Pause();
     absl::Status s = SaveLocked(w);
-    Resume();
+    if (running_) Resume();
     return s;
   }
 
   absl::Status Restore(const IteratorStateReader& r) override {
     Pause();
-    absl::Status s = RestoreLocked(r);
-    Resume();
-    return s;
+    running_ = false;  // Starts again at the next GetNext.
+    return RestoreLocked(r);
   }
 
  private:
@@ -701,6 +705,7 @@ class PrefetchIterator : public IteratorImpl {
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status status_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;  // Started and joined by the consumer's thread only.
+  bool running_ = false;  // The consumer's: whether the thread should be filling.
 };
 
 class PrefetchDatasetOp : public DatasetOpKernel {
