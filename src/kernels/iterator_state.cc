@@ -90,7 +90,8 @@ absl::StatusOr<std::string> IteratorStateReader::ReadString(absl::string_view ke
 absl::StatusOr<std::vector<Element>> IteratorStateReader::ReadElements(absl::string_view key) const {
   IteratorStateReader r = Child(key);
   TW_ASSIGN_OR_RETURN(int64_t size, r.ReadInt("size"));
-  if (size < 0) return Mismatch(r.Key("size"), "a count");
+  // Each element has its own entries: a larger count is a damaged state, not an allocation.
+  if (size < 0 || size > static_cast<int64_t>(entries_->size())) return Mismatch(r.Key("size"), "a count");
   std::vector<Element> elements(size);
   for (int64_t i = 0; i < size; ++i) {
     IteratorStateReader e = r.Child(absl::StrCat(i));

@@ -81,6 +81,14 @@ class TensorSliceIterator : public IndexIterator {
     ++next_;
     return absl::OkStatus();
   }
+  absl::Status Restore(const IteratorStateReader& r) override {
+    TW_RETURN_IF_ERROR(IndexIterator::Restore(r));
+    if (next_ < 0 || next_ > n_) {
+      return absl::InvalidArgumentError(absl::StrCat("iterator state '", r.prefix(), "::next' is ", next_,
+                                                     ", outside the ", n_, " slices"));
+    }
+    return absl::OkStatus();
+  }
 
  private:
   const Element components_;

@@ -55,6 +55,9 @@ TEST(IteratorStateTest, MissingOrMistypedKeysAreInvalidArgumentNamingThem) {
   EXPECT_TRUE(absl::IsInvalidArgument(mistyped.status()));
   EXPECT_THAT(mistyped.status().message(), HasSubstr("'Iterator::next' is not an int64 scalar"));
   EXPECT_TRUE(absl::IsInvalidArgument(ParseIteratorState("\xff\xff not a proto").status()));
+  // A damaged count is an error, not an allocation of that many elements.
+  IteratorStateWriter(&state, "Iterator").Child("buffer").WriteInt("size", int64_t{1} << 60);
+  EXPECT_THAT(r.ReadElements("buffer").status().message(), HasSubstr("'Iterator::buffer::size' is not a count"));
 }
 
 TEST(IteratorStateTest, SerializedVariantBytes) {
