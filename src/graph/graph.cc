@@ -239,8 +239,8 @@ absl::Status FlowGraph::AddFunction(const FunctionDef& fn) {
   if (name.empty()) return absl::InvalidArgumentError("a function in the library has no name");
   auto it = function_index_.find(name);
   if (it != function_index_.end()) {
-    // Compared as messages: the bytes of a map field (attr, ret) may come in any order, so
-    // the same function sent again by a session extending its graph would not match.
+    // Compared as messages: a FunctionDef's maps (attr, ret, its nodes' attrs) serialize
+    // in no fixed order, so the same body parsed twice (a client's Extend) may differ in bytes.
     if (google::protobuf::util::MessageDifferencer::Equals(library_.function(it->second), fn)) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat("function '", name, "' is already defined with another body"));
   }
