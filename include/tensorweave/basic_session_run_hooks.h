@@ -66,8 +66,9 @@ class StopAtStepHook : public SessionRunHook {
 // created, every `every_steps` steps or `every_secs` seconds, and at the end.
 class CheckpointSaverHook : public SessionRunHook {
  public:
+  // Saves the global variables and `saveables` (e.g. tf.data iterators' positions).
   CheckpointSaverHook(std::string checkpoint_dir, int64_t every_steps, double every_secs = 0,
-                      int max_to_keep = 5);
+                      int max_to_keep = 5, std::vector<Saver::Saveable> saveables = {});
   void begin(Graph& graph) override;
   void after_create_session(Session& session) override;
   SessionRunArgs before_run(SessionRunContext& context) override;
@@ -78,6 +79,7 @@ class CheckpointSaverHook : public SessionRunHook {
   void Save(Session& session, int64_t step);
   std::string prefix_;
   int max_to_keep_;
+  std::vector<Saver::Saveable> saveables_;
   SecondOrStepTimer timer_;
   Output step_;
   std::unique_ptr<Saver> saver_;

@@ -51,6 +51,10 @@ struct MonitoredTrainingSessionOptions {
   double max_wait_secs = 7200;           // A non-chief's wait for the chief's initialization.
   double recovery_wait_secs = 30;        // Between readiness checks and recovery attempts.
   double recovery_deadline_secs = 600;   // How long to try to re-create a session.
+  // Saved in the chief's checkpoints and restored with the variables (TF's
+  // SAVEABLE_OBJECTS, e.g. a one-shot tf.data iterator, so a restarted chief resumes its
+  // input pipeline).
+  std::vector<Saver::Saveable> saveables;
 };
 
 class MonitoredTrainingSession {

@@ -38,11 +38,23 @@ inline constexpr char kCheckpointStateFile[] = "checkpoint";
 
 class Saver {
  public:
+  // Something saved beside the variables (TF's SaveableObject), e.g. a tf.data iterator's
+  // position: `tensor` (SerializeIterator's output) is written under `name`; a restore
+  // runs `restore_op` (e.g. "DeserializeIterator") on (`handle`, the value read back).
+  struct Saveable {
+    std::string name;
+    Output tensor;
+    Output handle;
+    std::string restore_op;
+  };
+
   // Saves the global variables that exist now (later ones are not included).
   explicit Saver(Graph& g, int max_to_keep = 5);
   // Saves `var_list`, each under its variable's name. Throws InvalidArgument when the list
   // is empty. max_to_keep <= 0 keeps every checkpoint.
   Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep = 5);
+  // Saves `var_list` and `saveables` (either may be empty, not both).
+  Saver(Graph& g, std::vector<Variable> var_list, std::vector<Saveable> saveables, int max_to_keep = 5);
   // Saves each variable under the name paired with it (TF's Saver(var_list=dict)), e.g.
   // to read a checkpoint written by a graph whose variables are named differently.
   // `slice_specs` (none, or one per variable) makes shards of a partitioned variable
@@ -72,6 +84,11 @@ class Saver {
   // truncated file, InvalidArgument naming the tensor for a dtype or shape mismatch.
   void restore(Session& sess, const std::string& path);
 
+  // Adds a saveable to what later saves write and restores read. InvalidArgument when its
+  // name is a variable's or another saveable's, or its tensors are not of this graph.
+  void add_saveable(Saveable saveable);
+  const std::vector<Saveable>& saveables() const { return saveables_; }
+
   // The checkpoints this Saver wrote and still keeps, oldest first.
   std::vector<std::string> last_checkpoints() const;
   const std::vector<Variable>& var_list() const { return var_list_; }
@@ -89,6 +106,7 @@ class Saver {
   std::vector<Variable> var_list_;
   std::vector<std::string> names_;  // The checkpoint name of each of var_list_.
   std::vector<std::string> slice_specs_;  // Empty, or the slice spec of each of var_list_.
+  std::vector<Saveable> saveables_;  // Saved after the variables, in this order.
   int max_to_keep_;
   // save/restore may be called from several threads (a Supervisor's checkpoint thread
   // and the training thread); guards the members below. Steps run outside it.

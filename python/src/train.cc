@@ -207,7 +207,16 @@ void BindOptimizers(py::module_& m) {
 }
 
 void BindSaver(py::module_& m) {
-  py::class_<Saver>(m, "Saver")
+  py::class_<Saver> saver(m, "Saver");
+  py::class_<Saver::Saveable>(saver, "Saveable")
+      .def(py::init([](const std::string& name, const Output& tensor, const Output& handle,
+                       const std::string& restore_op) { return Saver::Saveable{name, tensor, handle, restore_op}; }),
+           py::arg("name"), py::arg("tensor"), py::arg("handle"), py::arg("restore_op"))
+      .def_readonly("name", &Saver::Saveable::name)
+      .def_readonly("tensor", &Saver::Saveable::tensor)
+      .def_readonly("handle", &Saver::Saveable::handle)
+      .def_readonly("restore_op", &Saver::Saveable::restore_op);
+  saver
       .def(py::init([](Graph& g, const std::optional<std::vector<Variable>>& var_list, int max_to_keep) {
              return var_list ? std::make_unique<Saver>(g, *var_list, max_to_keep)
                              : std::make_unique<Saver>(g, max_to_keep);
@@ -219,6 +228,10 @@ void BindSaver(py::module_& m) {
            }),
            py::arg("graph"), py::arg("named"), py::arg("max_to_keep"), py::arg("slice_specs") = std::vector<std::string>(),
            py::keep_alive<1, 2>())
+      .def(py::init([](Graph& g, const std::vector<Variable>& var_list, const std::vector<Saver::Saveable>& saveables,
+                       int max_to_keep) { return std::make_unique<Saver>(g, var_list, saveables, max_to_keep); }),
+           py::arg("graph"), py::arg("var_list"), py::arg("saveables"), py::arg("max_to_keep"), py::keep_alive<1, 2>())
+      .def("add_saveable", &Saver::add_saveable)
       .def("save", &Saver::save, py::call_guard<py::gil_scoped_release>())
       .def("restore", &Saver::restore, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("last_checkpoints", &Saver::last_checkpoints)

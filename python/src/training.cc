@@ -162,7 +162,7 @@ void BindMonitoredSession(py::module_& m) {
       .def(py::init([](Graph& g, const std::string& master, bool is_chief, const std::string& checkpoint_dir,
                        int64_t save_checkpoint_steps, double save_checkpoint_secs, int64_t log_step_count_steps,
                        std::vector<HookPtr> hooks, std::vector<HookPtr> chief_only_hooks,
-                       const SessionConfig& config, double max_wait_secs) {
+                       const SessionConfig& config, double max_wait_secs, std::vector<Saver::Saveable> saveables) {
              MonitoredTrainingSessionOptions o;
              o.master = master;
              o.is_chief = is_chief;
@@ -174,6 +174,7 @@ void BindMonitoredSession(py::module_& m) {
              o.chief_only_hooks = std::move(chief_only_hooks);
              o.config = config;
              o.max_wait_secs = max_wait_secs;
+             o.saveables = std::move(saveables);
              py::gil_scoped_release no_gil;  // A non-chief waits for the chief; hooks take the GIL.
              return std::make_unique<MonitoredTrainingSession>(g, std::move(o));
            }),

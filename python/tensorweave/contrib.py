@@ -83,6 +83,11 @@ layers = _Namespace("contrib.layers", xavier_initializer=xavier_initializer, l2_
 opt = _Namespace("contrib.opt", LazyAdamOptimizer=_train.LazyAdamOptimizer)
 
 
+def _data_namespace():
+    from tensorweave.iterator_saveable import make_saveable_from_iterator
+    return _Namespace("contrib.data", make_saveable_from_iterator=make_saveable_from_iterator)
+
+
 def _rnn_namespace():
     from tensorweave import rnn as _rnn_ops, rnn_cell as _cells
     names = {n: getattr(_cells, n) for n in ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell",
@@ -94,4 +99,7 @@ def __getattr__(name):
     if name == "rnn":  # Built on first use: rnn_cell imports modules that import this one.
         globals()["rnn"] = _rnn_namespace()
         return globals()["rnn"]
+    if name == "data":
+        globals()["data"] = _data_namespace()
+        return globals()["data"]
     raise AttributeError(f"tf.contrib.{name} is not in tensorweave yet")

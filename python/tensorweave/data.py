@@ -6,7 +6,9 @@ from tensorweave.data_ops import (AUTOTUNE, Dataset, FixedLengthRecordDataset, I
                                   TextLineDataset, TFRecordDataset, make_initializable_iterator,
                                   make_one_shot_iterator)
 
-experimental = _types.SimpleNamespace(AUTOTUNE=AUTOTUNE)
+from tensorweave.iterator_saveable import make_saveable_from_iterator  # noqa: E402
+
+experimental = _types.SimpleNamespace(AUTOTUNE=AUTOTUNE, make_saveable_from_iterator=make_saveable_from_iterator)
 
 
 def get_output_types(dataset_or_iterator):

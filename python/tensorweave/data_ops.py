@@ -477,8 +477,13 @@ class Iterator:
         specs = nest.pack_sequence_as(output_types, [
             _Spec(t, s) for t, s in zip(nest.flatten(output_types), flat_shapes)])
         handle = framework._op("IteratorV2", [], dict(_attrs(specs), shared_name=shared_name or "", container=""),
-                               name="Iterator", graph=framework.get_default_graph()).outputs[0]
+                               name="IteratorV2", graph=framework.get_default_graph()).outputs[0]
         return Iterator(handle, None, specs)
+
+    @property
+    def _iterator_resource(self):
+        """The iterator's resource handle (TF's name for it)."""
+        return self._handle
 
     @property
     def initializer(self):

@@ -24,6 +24,7 @@ class GraphKeys:
     LOCAL_VARIABLES = "local_variables"
     METRIC_VARIABLES = "metric_variables"
     QUEUE_RUNNERS = "queue_runners"
+    SAVEABLE_OBJECTS = "saveable_objects"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.

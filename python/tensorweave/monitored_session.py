@@ -4,7 +4,7 @@ tw::MonitoredTrainingSession: initialization or restore by the chief, waiting by
 others, checkpoints, hooks around each step, recovery when a task fails."""
 import sys
 
-from tensorweave import _core
+from tensorweave import _core, iterator_saveable
 from tensorweave.framework import Tensor, get_default_graph
 from tensorweave.security import _security_to_core
 from tensorweave.session import ConfigProto, _FetchPlan, _SessionView, _feed_arrays
@@ -212,7 +212,7 @@ class MonitoredTrainingSession:
             self._graph._core, master, bool(is_chief), checkpoint_dir or "", steps, secs,
             int(log_step_count_steps or 0), [_core_hook(h, self._graph, master) for h in hooks or []],
             [_core_hook(h, self._graph, master) for h in chief_only_hooks or []], core_config,
-            float(max_wait_secs))
+            float(max_wait_secs), iterator_saveable.to_core(iterator_saveable.in_collection(self._graph)))
         self._stop_grace_period_secs = stop_grace_period_secs
         self._start_input_pipeline()
 

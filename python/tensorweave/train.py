@@ -10,6 +10,12 @@ from tensorweave.framework import Operation, Tensor, convert_to_tensor, get_defa
 from tensorweave.security import ResourceLimits, TransportSecurity, _limits_to_core, _security_to_core  # noqa: F401
 from tensorweave.indexed_slices import IndexedSlices, as_sparse_gradient
 from tensorweave.variables import Variable
+from tensorweave import iterator_saveable
+
+
+def _variables_module():
+    from tensorweave import variables
+    return variables
 
 
 # ---- global step
@@ -343,6 +349,31 @@ class Saver:
 
     def __init__(self, var_list=None, max_to_keep=5, **kwargs):
         self._graph = get_default_graph()
+        self._saveables = self._take_saveables(var_list)
+        if isinstance(var_list, dict):
+            var_list = {k: v for k, v in var_list.items() if not iterator_saveable.is_saveable(v)}
+        elif var_list is not None:
+            var_list = [v for v in var_list if not iterator_saveable.is_saveable(v)]
+        if self._saveables and not (var_list if var_list is not None else _variables_module().global_variables()):
+            # Only saveables: the C++ Saver takes an empty variable list beside them.
+            core = iterator_saveable.to_core(self._saveables)
+            self._named, self._specs = [], []
+            self._core = _core.Saver(self._graph._core, [], core, int(max_to_keep))
+            return
+        self._init_variables(var_list, max_to_keep)
+        for saveable in iterator_saveable.to_core(self._saveables):
+            self._core.add_saveable(saveable)
+
+    def _take_saveables(self, var_list):
+        """The saveables (tf.data iterators' positions) among var_list, or in
+        SAVEABLE_OBJECTS when var_list is None (as TF 1.x's Saver)."""
+        if var_list is None:
+            return iterator_saveable.in_collection(self._graph)
+        if isinstance(var_list, dict):
+            return [v for v in var_list.values() if iterator_saveable.is_saveable(v)]
+        return [v for v in var_list if iterator_saveable.is_saveable(v)]
+
+    def _init_variables(self, var_list, max_to_keep):
         if isinstance(var_list, dict):
             named = []
             for name, v in sorted(var_list.items()):

@@ -136,6 +136,22 @@ RecordReader::~RecordReader() {
   std::fclose(file_);
 }
 
+absl::Status RecordReader::Seek(uint64_t offset) {
+  if (zlib_ != nullptr) {
+    return absl::UnimplementedError(absl::StrCat("TFRecord file '", path_, "' is compressed: it cannot seek"));
+  }
+  if (std::fseek(file_, 0, SEEK_END) != 0) return absl::InternalError(absl::StrCat("cannot seek in '", path_, "'"));
+  const long size = std::ftell(file_);
+  if (size < 0 || offset > static_cast<uint64_t>(size)) {
+    return absl::OutOfRangeError(absl::StrCat("TFRecord file '", path_, "' has ", size, " bytes, no offset ", offset));
+  }
+  if (std::fseek(file_, static_cast<long>(offset), SEEK_SET) != 0) {
+    return absl::InternalError(absl::StrCat("cannot seek in '", path_, "'"));
+  }
+  offset_ = offset;
+  return absl::OkStatus();
+}
+
 size_t RecordReader::ReadBytes(char* out, size_t n) {
   return zlib_ != nullptr ? zlib_->Read(out, n) : std::fread(out, 1, n, file_);
 }

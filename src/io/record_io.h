@@ -55,6 +55,10 @@ class RecordReader {
   // record's offset when it is truncated or fails a checksum.
   absl::StatusOr<std::string> Read();
   uint64_t offset() const { return offset_; }
+  // Moves to `offset`, an offset() this file had (the start of a record): a restored
+  // tf.data iterator goes on from there. Unimplemented for a compressed file (its stream
+  // cannot seek: read past the records instead); OutOfRange past the end of the file.
+  absl::Status Seek(uint64_t offset);
 
  private:
   RecordReader(std::string path, FILE* file) : path_(std::move(path)), file_(file) {}

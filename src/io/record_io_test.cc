@@ -150,5 +150,31 @@ TEST(RecordIoTest, CompressedFilesRoundTripAndDamageIsDataLoss) {
   EXPECT_STATUS(end, absl::StatusCode::kDataLoss, "decompressing: zlib error");
 }
 
+TEST(RecordIoTest, SeeksToARecordsOffset) {
+  ScratchDir dir;
+  const std::string path = dir / "seek.tfrecord";
+  for (const std::string compression : {"", "GZIP"}) {
+    auto writer = RecordWriter::Open(path, compression);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (const char* r : {"first", "second", "third"}) ASSERT_TRUE((*writer)->Write(r).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+    auto reader = RecordReader::Open(path, compression);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    ASSERT_TRUE((*reader)->Read().ok());
+    const uint64_t second = (*reader)->offset();
+    EXPECT_EQ(second, 12u + 5 + 4);
+    ASSERT_EQ(*(*reader)->Read(), "second");
+    absl::Status seek = (*reader)->Seek(second);
+    if (!compression.empty()) {
+      EXPECT_STATUS(seek, absl::StatusCode::kUnimplemented, "compressed");
+      continue;
+    }
+    ASSERT_TRUE(seek.ok()) << seek;
+    EXPECT_EQ(*(*reader)->Read(), "second");
+    EXPECT_EQ(*(*reader)->Read(), "third");
+    EXPECT_STATUS((*reader)->Seek(1000), absl::StatusCode::kOutOfRange, "no offset 1000");
+  }
+}
+
 }  // namespace
 }  // namespace tw::io

@@ -7,47 +7,99 @@ namespace tw {
 namespace {
 constexpr char kDatasetTypeName[] = "Dataset";
 
-class ClosureIterator : public DatasetIterator {
+// Keeps the dataset alive beside its iterator; after the end, drops the iterator (and so
+// its inputs and their threads) and answers end from then on.
+class WrappedIterator : public DatasetIterator {
  public:
-  ClosureIterator(DatasetPtr keep, NextFn next) : keep_(std::move(keep)), next_(std::move(next)) {}
+  WrappedIterator(DatasetPtr keep, std::string kind, std::unique_ptr<IteratorImpl> impl)
+      : keep_(std::move(keep)), kind_(std::move(kind)), impl_(std::move(impl)) {}
   absl::Status GetNext(Element* out, bool* end) override {
-    if (done_) {
+    if (!impl_) {
       *end = true;
       return absl::OkStatus();
     }
-    TW_RETURN_IF_ERROR(next_(out, end));
-    if (*end) {
-      done_ = true;
-      next_ = nullptr;  // Releases the input iterators (and stops their threads) now.
-    }
+    TW_RETURN_IF_ERROR(impl_->GetNext(out, end));
+    if (*end) impl_ = nullptr;  // Releases the input iterators (and stops their threads) now.
     return absl::OkStatus();
   }
+  absl::Status Save(IteratorStateWriter& writer) override {
+    writer.WriteInt("exhausted", impl_ ? 0 : 1);
+    return impl_ ? impl_->Save(writer) : absl::OkStatus();
+  }
+  absl::Status Restore(const IteratorStateReader& reader) override {
+    TW_ASSIGN_OR_RETURN(int64_t exhausted, reader.ReadInt("exhausted"));
+    if (exhausted) {
+      impl_ = nullptr;
+      return absl::OkStatus();
+    }
+    if (!impl_) return absl::FailedPreconditionError(absl::StrCat(kind_, ": restore into a used iterator"));
+    return impl_->Restore(reader);
+  }
+  std::string kind() const override { return kind_; }
 
  private:
   DatasetPtr keep_;
-  NextFn next_;
-  bool done_ = false;
+  const std::string kind_;
+  std::unique_ptr<IteratorImpl> impl_;
 };
 
-class ClosureDataset : public DatasetBase {
+class FactoryDataset : public DatasetBase {
  public:
-  ClosureDataset(std::vector<DType> types, std::vector<PartialShape> shapes,
-                 std::function<absl::StatusOr<NextFn>()> make)
-      : DatasetBase(std::move(types), std::move(shapes)), make_(std::move(make)) {}
+  FactoryDataset(std::string kind, std::vector<DType> types, std::vector<PartialShape> shapes, IteratorFactory make)
+      : DatasetBase(std::move(types), std::move(shapes)), kind_(std::move(kind)), make_(std::move(make)) {}
   absl::StatusOr<std::unique_ptr<DatasetIterator>> MakeIterator() const override {
-    TW_ASSIGN_OR_RETURN(NextFn next, make_());
-    return std::unique_ptr<DatasetIterator>(new ClosureIterator(shared_from_this(), std::move(next)));
+    TW_ASSIGN_OR_RETURN(std::unique_ptr<IteratorImpl> impl, make_());
+    return std::unique_ptr<DatasetIterator>(new WrappedIterator(shared_from_this(), kind_, std::move(impl)));
   }
 
  private:
-  std::function<absl::StatusOr<NextFn>()> make_;
+  const std::string kind_;
+  IteratorFactory make_;
+};
+
+class InputIterator : public IteratorImpl {
+ public:
+  InputIterator(IteratorPtr input, NextFromInput next) : input_(std::move(input)), next_(std::move(next)) {}
+  absl::Status GetNext(Element* out, bool* end) override { return next_(*input_, out, end); }
+  absl::Status Save(IteratorStateWriter& w) override { return SaveInput(w, "input", *input_); }
+  absl::Status Restore(const IteratorStateReader& r) override { return RestoreInput(r, "input", *input_); }
+
+ private:
+  const IteratorPtr input_;
+  const NextFromInput next_;
 };
 
 }  // namespace
 
-DatasetPtr MakeClosureDataset(std::vector<DType> types, std::vector<PartialShape> shapes,
-                              std::function<absl::StatusOr<NextFn>()> make) {
-  return std::make_shared<ClosureDataset>(std::move(types), std::move(shapes), std::move(make));
+absl::StatusOr<IteratorPtr> StartIterator(const DatasetPtr& d) {
+  TW_ASSIGN_OR_RETURN(std::unique_ptr<DatasetIterator> it, d->MakeIterator());
+  return IteratorPtr(std::move(it));
+}
+
+std::unique_ptr<IteratorImpl> MakeInputIterator(IteratorPtr input, NextFromInput next) {
+  return std::make_unique<InputIterator>(std::move(input), std::move(next));
+}
+
+DatasetPtr MakeIteratorDataset(std::string kind, std::vector<DType> types, std::vector<PartialShape> shapes,
+                               IteratorFactory make) {
+  return std::make_shared<FactoryDataset>(std::move(kind), std::move(types), std::move(shapes), std::move(make));
+}
+
+absl::Status SaveInput(IteratorStateWriter& writer, const std::string& name, DatasetIterator& input) {
+  IteratorStateWriter w = writer.Child(name);
+  w.WriteString("kind", input.kind());
+  return input.Save(w);
+}
+
+absl::Status RestoreInput(const IteratorStateReader& reader, const std::string& name, DatasetIterator& input) {
+  IteratorStateReader r = reader.Child(name);
+  TW_ASSIGN_OR_RETURN(std::string kind, r.ReadString("kind"));
+  if (kind != input.kind()) {
+    return absl::InvalidArgumentError(absl::StrCat("iterator state at '", r.prefix(), "' was saved from a ", kind,
+                                                   " dataset, but this pipeline has a ", input.kind(),
+                                                   " dataset there"));
+  }
+  return input.Restore(r);
 }
 
 Tensor DatasetToTensor(DatasetPtr dataset) {

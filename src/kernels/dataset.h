@@ -4,6 +4,8 @@
 // makes one dataset from its inputs; IteratorGetNext pulls elements through the chain of
 // iterators. Iterators are used by one thread at a time (their IteratorResource locks);
 // some (prefetch, parallel map) run their own threads, stopped and joined on destruction.
+// Every iterator can save its position (Save) and a fresh iterator of the same dataset can
+// take it back (Restore): see kernels/iterator_state.h and docs/ARCHITECTURE.md.
 #ifndef TENSORWEAVE_SRC_KERNELS_DATASET_H_
 #define TENSORWEAVE_SRC_KERNELS_DATASET_H_
 
@@ -13,19 +15,30 @@
 
 #include "absl/status/statusor.h"
 #include "kernels/function_runtime.h"
+#include "kernels/iterator_state.h"
 #include "kernels/op_kernel.h"
 #include "tensorweave/tensor.h"
 
 namespace tw {
-
-using Element = std::vector<Tensor>;
 
 class DatasetIterator {
  public:
   virtual ~DatasetIterator() = default;
   // The next element in *out, or *end = true when there is none (and every later call).
   virtual absl::Status GetNext(Element* out, bool* end) = 0;
+  // Writes the position (and what it buffered) so that Restore on a fresh iterator of the
+  // same dataset continues with the same elements. Not const: threads pause meanwhile.
+  virtual absl::Status Save(IteratorStateWriter& writer) = 0;
+  // Called on a fresh iterator (made by MakeIterator, nothing pulled yet).
+  virtual absl::Status Restore(const IteratorStateReader& reader) = 0;
+  // The dataset's op name without "Dataset" ("Range"), written beside the state.
+  virtual std::string kind() const = 0;
 };
+
+// The input iterator's state under "<writer's prefix>::<name>", with its kind; restoring
+// checks the kind so a state saved from another pipeline fails with InvalidArgument.
+absl::Status SaveInput(IteratorStateWriter& writer, const std::string& name, DatasetIterator& input);
+absl::Status RestoreInput(const IteratorStateReader& reader, const std::string& name, DatasetIterator& input);
 
 class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
  public:
@@ -44,12 +57,28 @@ class DatasetBase : public std::enable_shared_from_this<DatasetBase> {
 
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
-// The iterator as one closure: each call yields the next element (its state lives in
-// what the closure captures; a captured object's destructor stops its threads).
-using NextFn = std::function<absl::Status(Element* out, bool* end)>;
-// A dataset whose iterators are made by `make` (each call: a fresh closure at the start).
-DatasetPtr MakeClosureDataset(std::vector<DType> types, std::vector<PartialShape> shapes,
-                              std::function<absl::StatusOr<NextFn>()> make);
+// The iterator's state without the dataset: what a dataset's MakeIterator wraps (the
+// wrapper keeps the dataset alive and names its kind).
+class IteratorImpl {
+ public:
+  virtual ~IteratorImpl() = default;
+  virtual absl::Status GetNext(Element* out, bool* end) = 0;
+  virtual absl::Status Save(IteratorStateWriter& writer) = 0;
+  virtual absl::Status Restore(const IteratorStateReader& reader) = 0;
+};
+using IteratorFactory = std::function<absl::StatusOr<std::unique_ptr<IteratorImpl>>()>;
+// A dataset named `kind` ("Range") whose iterators `make` makes, each at the start.
+DatasetPtr MakeIteratorDataset(std::string kind, std::vector<DType> types, std::vector<PartialShape> shapes,
+                               IteratorFactory make);
+
+using IteratorPtr = std::shared_ptr<DatasetIterator>;
+// A fresh iterator of `d`.
+absl::StatusOr<IteratorPtr> StartIterator(const DatasetPtr& d);
+
+// An iterator whose only state is its input's (map, filter, batch): each element is
+// next(input, out, end); saving saves the input.
+using NextFromInput = std::function<absl::Status(DatasetIterator& input, Element* out, bool* end)>;
+std::unique_ptr<IteratorImpl> MakeInputIterator(IteratorPtr input, NextFromInput next);
 
 // The DT_VARIANT scalar holding `dataset`, and back (InvalidArgument naming what input i
 // holds instead).

@@ -101,6 +101,15 @@ void RegisterDatasetOps(OpRegistry& r) {
                  .SetShapeFn(ScalarOutput));
   r.Register(OpDefBuilder("MakeIterator").Input("dataset: variant").Input("iterator: resource").SetStateful()
                  .SetShapeFn(NoOutput));
+  // An iterator's position as a variant (TF: a vector of them; here one, so its shape is
+  // left unknown), and back into an iterator of a dataset of the same structure.
+  r.Register(OpDefBuilder("SerializeIterator").Input("resource_handle: resource").Output("serialized: variant")
+                 .Attr("external_state_policy: int = 0").SetStateful().SetShapeFn([](InferenceContext& c) {
+                   c.set_output(0, PartialShape::UnknownRank());
+                   return absl::OkStatus();
+                 }));
+  r.Register(OpDefBuilder("DeserializeIterator").Input("resource_handle: resource").Input("serialized: variant")
+                 .SetStateful().SetShapeFn(NoOutput));
   for (const char* name : {"IteratorGetNext", "IteratorGetNextSync"}) {
     r.Register(OpDefBuilder(name).Input("iterator: resource").Output("components: output_types")
                    .Attr("output_types: list(type)").Attr("output_shapes: list(shape)").SetStateful()

@@ -80,16 +80,17 @@ void StopAtStepHook::after_run(SessionRunContext& context, const SessionRunValue
 }
 
 CheckpointSaverHook::CheckpointSaverHook(std::string checkpoint_dir, int64_t every_steps, double every_secs,
-                                         int max_to_keep)
+                                         int max_to_keep, std::vector<Saver::Saveable> saveables)
     : prefix_((std::filesystem::path(checkpoint_dir) / "model.ckpt").string()),
       max_to_keep_(max_to_keep),
+      saveables_(std::move(saveables)),
       timer_(every_steps, every_secs) {
   if (checkpoint_dir.empty()) throw StatusError(absl::InvalidArgumentError("CheckpointSaverHook needs a checkpoint_dir"));
 }
 
 void CheckpointSaverHook::begin(Graph& graph) {
   step_ = GlobalStepRead(graph, "CheckpointSaverHook");
-  saver_ = std::make_unique<Saver>(graph, max_to_keep_);
+  saver_ = std::make_unique<Saver>(graph, global_variables(graph), saveables_, max_to_keep_);
   const std::filesystem::path dir = std::filesystem::path(prefix_).parent_path();
   std::error_code error;
   std::filesystem::create_directories(dir, error);

@@ -24,7 +24,7 @@ MonitoredTrainingSession::MonitoredTrainingSession(Graph& graph, MonitoredTraini
       const bool by_steps = options_.save_checkpoint_steps > 0;
       hooks_.push_back(std::make_shared<CheckpointSaverHook>(
           options_.checkpoint_dir, by_steps ? options_.save_checkpoint_steps : 0,
-          by_steps ? 0 : options_.save_checkpoint_secs));
+          by_steps ? 0 : options_.save_checkpoint_secs, /*max_to_keep=*/5, options_.saveables));
     }
   }
   for (const auto& hook : hooks_) {
@@ -33,7 +33,7 @@ MonitoredTrainingSession::MonitoredTrainingSession(Graph& graph, MonitoredTraini
   }
   // After the hooks' begin, so that variables they make are initialized too.
   manager_ = std::make_unique<train::SessionManager>(
-      graph, /*restores=*/options_.is_chief && !options_.checkpoint_dir.empty());
+      graph, /*restores=*/options_.is_chief && !options_.checkpoint_dir.empty(), options_.saveables);
   CreateSessionWithRecovery(absl::Now() + absl::Seconds(options_.recovery_deadline_secs));
 }
 

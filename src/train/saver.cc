@@ -90,8 +90,11 @@ absl::StatusOr<CheckpointState> ParseState(const std::string& path, const std::s
 Saver::Saver(Graph& g, int max_to_keep) : Saver(g, global_variables(g), max_to_keep) {}
 
 Saver::Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep)
+    : Saver(g, std::move(var_list), std::vector<Saveable>(), max_to_keep) {}
+
+Saver::Saver(Graph& g, std::vector<Variable> var_list, std::vector<Saveable> saveables, int max_to_keep)
     : graph_(&g), var_list_(std::move(var_list)), max_to_keep_(max_to_keep) {
-  if (var_list_.empty()) {
+  if (var_list_.empty() && saveables.empty()) {
     throw StatusError(absl::InvalidArgumentError("Saver: no variables to save"));
   }
   for (const Variable& v : var_list_) {
@@ -102,6 +105,26 @@ Saver::Saver(Graph& g, std::vector<Variable> var_list, int max_to_keep)
     }
     names_.push_back(v.name());
   }
+  for (Saveable& saveable : saveables) add_saveable(std::move(saveable));
+}
+
+void Saver::add_saveable(Saveable saveable) {
+  if (saveable.name.empty()) throw StatusError(absl::InvalidArgumentError("Saver: a saveable's name is empty"));
+  if (!saveable.tensor.op().valid() || saveable.tensor.op().graph() != graph_ || !saveable.handle.op().valid() ||
+      saveable.handle.op().graph() != graph_) {
+    throw StatusError(absl::InvalidArgumentError(
+        absl::StrCat("Saver: saveable '", saveable.name, "' is not from this graph")));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  bool taken = std::find(names_.begin(), names_.end(), saveable.name) != names_.end();
+  for (const Saveable& s : saveables_) taken = taken || s.name == saveable.name;
+  if (taken) {
+    throw StatusError(absl::InvalidArgumentError(absl::StrCat("Saver: the name '", saveable.name,
+                                                              "' is given twice")));
+  }
+  saveables_.push_back(std::move(saveable));
+  save_ops_.clear();  // Ops built before now lack it.
+  restore_ops_.clear();
 }
 
 Saver::Saver(Graph& g, const std::vector<std::pair<std::string, Variable>>& named_vars, int max_to_keep,
@@ -161,10 +184,19 @@ Node* Saver::AddNode(const std::string& name, const std::string& op,
 AttrMap Saver::TensorListAttrs(const std::string& path) const {
   std::vector<DType> dtypes;
   for (const Variable& v : var_list_) dtypes.push_back(v.dtype());
+  std::vector<std::string> names = names_;
+  for (const Saveable& s : saveables_) {
+    dtypes.push_back(s.tensor.dtype());
+    names.push_back(s.name);
+  }
   AttrMap attrs = {{"path", MakeAttr(path)},
-                   {"names", MakeAttr(absl::Span<const std::string>(names_))},
+                   {"names", MakeAttr(absl::Span<const std::string>(names))},
                    {"dtypes", MakeAttr(absl::Span<const DType>(dtypes))}};
-  if (!slice_specs_.empty()) attrs["shape_and_slices"] = MakeAttr(absl::Span<const std::string>(slice_specs_));
+  if (!slice_specs_.empty()) {
+    std::vector<std::string> specs = slice_specs_;
+    specs.resize(names.size());  // Saveables are whole ("").
+    attrs["shape_and_slices"] = MakeAttr(absl::Span<const std::string>(specs));
+  }
   return attrs;
 }
 
@@ -180,6 +212,7 @@ Operation Saver::SaveOp(const std::string& path) {
   }
   std::vector<NodeInput> values;
   for (const Output& read : reads_) values.push_back(NodeInput{read.op().node(), 0});
+  for (const Saveable& s : saveables_) values.push_back(NodeInput{s.tensor.op().node(), s.tensor.index()});
   Operation save(graph_, AddNode("SaveTensors", "SaveTensors", values, TensorListAttrs(path)));
   save_ops_.emplace(path, save);
   return save;
@@ -191,6 +224,7 @@ Operation Saver::RestoreOp(const std::string& path) {
   AttrMap attrs = TensorListAttrs(path);
   std::vector<PartialShape> shapes;
   for (const Variable& v : var_list_) shapes.push_back(v.shape());
+  for (size_t i = 0; i < saveables_.size(); ++i) shapes.push_back(PartialShape::UnknownRank());
   attrs["shapes"] = MakeAttr(absl::Span<const PartialShape>(shapes));
   Node* restore = AddNode("RestoreTensors", "RestoreTensors", {}, std::move(attrs));
   std::vector<NodeInput> assigns;
@@ -201,6 +235,14 @@ Operation Saver::RestoreOp(const std::string& path) {
                             {restore, static_cast<int>(i)}},
                            {{"dtype", MakeAttr(v.dtype())}});
     assigns.push_back(NodeInput{assign, kControlSlot});
+  }
+  for (size_t i = 0; i < saveables_.size(); ++i) {
+    const Saveable& s = saveables_[i];
+    Node* take = AddNode("restore_saveable", s.restore_op,
+                         {{s.handle.op().node(), s.handle.index()},
+                          {restore, static_cast<int>(var_list_.size() + i)}},
+                         {});
+    assigns.push_back(NodeInput{take, kControlSlot});
   }
   Operation restore_all(graph_, AddNode("restore_all", "NoOp", assigns, {}));
   restore_ops_.emplace(path, restore_all);

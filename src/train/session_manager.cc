@@ -17,14 +17,15 @@ Status CaptureStatus(const std::function<void()>& fn) {
 
 bool IsPreemption(const Status& status) { return absl::IsUnavailable(status) || absl::IsAborted(status); }
 
-SessionManager::SessionManager(Graph& graph, bool restores) : graph_(&graph), variables_(global_variables(graph)) {
+SessionManager::SessionManager(Graph& graph, bool restores, std::vector<Saver::Saveable> saveables)
+    : graph_(&graph), variables_(global_variables(graph)), saveables_(std::move(saveables)) {
   for (const Variable& v : variables_) is_initialized_.push_back(v.is_initialized());
   init_op_ = variables_initializer(graph, variables_, "init");
-  if (restores && !variables_.empty()) saver_ = MakeSaver();
+  if (restores && (!variables_.empty() || !saveables_.empty())) saver_ = MakeSaver();
 }
 
 std::unique_ptr<Saver> SessionManager::MakeSaver() {
-  return std::make_unique<Saver>(*graph_, variables_, /*max_to_keep=*/0);
+  return std::make_unique<Saver>(*graph_, variables_, saveables_, /*max_to_keep=*/0);
 }
 
 StatusOr<std::vector<std::string>> SessionManager::ReportUninitialized(Session& session) {

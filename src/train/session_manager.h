@@ -21,7 +21,8 @@ class SessionManager {
   // Builds the init op and the readiness checks of the global variables that exist now,
   // and the restoring Saver when `restores` (else at the first restore): no op is added to
   // the graph later, while other threads (a sync chief runner) may be running it.
-  explicit SessionManager(Graph& graph, bool restores = false);
+  // `saveables` (e.g. tf.data iterators' positions) are restored with the variables.
+  explicit SessionManager(Graph& graph, bool restores = false, std::vector<Saver::Saveable> saveables = {});
 
   // Restores the latest checkpoint of `checkpoint_dir` ("" = none) or, without one, runs
   // the initializers; then checks that every variable is initialized (FailedPrecondition
@@ -40,6 +41,7 @@ class SessionManager {
   std::unique_ptr<Saver> MakeSaver();
   Graph* graph_;
   std::vector<Variable> variables_;
+  std::vector<Saver::Saveable> saveables_;
   std::vector<Output> is_initialized_;
   Operation init_op_;
   std::unique_ptr<Saver> saver_;  // Made at the first restore.

@@ -9,6 +9,7 @@
 #include "core/file_access.h"
 #include "kernels/cpu/checkpoint_access.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/iterator_state.h"
 #include "kernels/op_kernel.h"
 #include "checkpoint/checkpoint_reader.h"
 #include "checkpoint/checkpoint_writer.h"
@@ -64,8 +65,19 @@ class SaveTensorsOp : public CheckpointIoKernel {
     std::vector<checkpoint::NamedTensor> tensors;
     std::vector<checkpoint::NamedSlice> slices;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
-      if (slices_[i].whole()) tensors.push_back({names_[i], ctx.input(i)});
-      else slices.push_back({names_[i], slices_[i], ctx.input(i)});
+      Tensor value = ctx.input(i);
+      if (value.dtype() == DType::kVariant) {
+        // Only serialized bytes (an iterator's state) have a file form: a string scalar.
+        absl::StatusOr<std::string> bytes = SerializedVariantBytes(value);
+        if (!bytes.ok()) {
+          return absl::InvalidArgumentError(absl::StrCat("tensor '", names_[i], "': cannot save a variant of type ",
+                                                         value.NumElements() == 1 ? value.variant().type_name : "?"));
+        }
+        value = Tensor(DType::kString, TensorShape());
+        value.scalar<std::string>() = *std::move(bytes);
+      }
+      if (slices_[i].whole()) tensors.push_back({names_[i], value});
+      else slices.push_back({names_[i], slices_[i], value});
     }
     return checkpoint::WriteTensorBundle(path_, tensors, slices);
   }
@@ -110,7 +122,11 @@ class RestoreTensorsOp : public CheckpointIoKernel {
       TW_ASSIGN_OR_RETURN(values[i],
                           reads.Block(names_[i], slices_[i], path_, [&] { return reader.Read(*found[i]); }));
     }
-    for (int i = 0; i < n; ++i) ctx.set_output(i, std::move(values[i]));
+    for (int i = 0; i < n; ++i) {
+      // A variant saved as its serialized bytes (see SaveTensors) comes back as one.
+      if (dtypes_[i] == DType::kVariant) values[i] = SerializedVariant(values[i].scalar<std::string>());
+      ctx.set_output(i, std::move(values[i]));
+    }
     return absl::OkStatus();
   }
 
@@ -129,12 +145,13 @@ class RestoreTensorsOp : public CheckpointIoKernel {
       }
       return absl::OkStatus();
     }
-    if (dtype != dtypes_[i]) {
+    const bool serialized_variant = dtypes_[i] == DType::kVariant && dtype == DType::kString && shape.num_elements() == 1;
+    if (dtype != dtypes_[i] && !serialized_variant) {
       return absl::InvalidArgumentError(absl::StrCat(what, "has dtype ", DTypeName(dtype),
                                                      " but variable '", names_[i], "' has dtype ",
                                                      DTypeName(dtypes_[i])));
     }
-    if (!shapes_[i].Matches(shape)) {
+    if (!serialized_variant && !shapes_[i].Matches(shape)) {
       return absl::InvalidArgumentError(absl::StrCat(what, "has shape ", shape.DebugString(),
                                                      " but variable '", names_[i], "' has shape ",
                                                      shapes_[i].DebugString()));
