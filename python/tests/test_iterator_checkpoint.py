@@ -377,3 +377,33 @@ def _drain_values_plain(sess, nxt):
             out.append(sess.run(nxt))
         except tf.errors.OutOfRangeError:
             return out
+
+
+def test_a_pipeline_on_another_task_resumes_from_the_checkpoint(ps_and_worker, tmp_path):
+    """The pipeline (its map function too) runs on the ps task, the Saver's ops on the
+    worker the session talks to: the state crosses tasks both ways. After reading past the
+    checkpoint, a new session restores it and gets exactly the elements that followed it."""
+    cluster, worker = ps_and_worker
+
+    def build():
+        with tf.device("/job:ps/task:0"):
+            ds = tf.data.Dataset.range(20).map(lambda x: x * 3).shuffle(5, seed=2).batch(3)
+            it = tf.data.make_initializable_iterator(ds)
+        return it, it.get_next(), tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(it)])
+
+    with tf.Graph().as_default():
+        it, nxt, saver = build()
+        with tf.Session(worker.target) as sess:
+            sess.run(it.initializer)
+            before = [sess.run(nxt).tolist() for _ in range(2)]
+            path = saver.save(sess, str(tmp_path / "model"))
+            after = [b.tolist() for b in _drain_values_plain(sess, nxt)]
+    assert sorted(v for b in before + after for v in b) == [3 * i for i in range(20)]
+    assert [len(b) for b in after] == [3, 3, 3, 3, 2]
+    with tf.Graph().as_default():
+        it, nxt, saver = build()
+        with tf.Session(worker.target) as sess:
+            sess.run(it.initializer)
+            assert sess.run(nxt).tolist() == before[0]  # a fresh start, then back to the checkpoint
+            saver.restore(sess, path)
+            assert [b.tolist() for b in _drain_values_plain(sess, nxt)] == after

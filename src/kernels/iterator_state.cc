@@ -1,6 +1,7 @@
 #include "kernels/iterator_state.h"
 
 #include "absl/strings/str_cat.h"
+#include "tensor/bytes_variant.h"
 #include "tensor/tensor_proto.h"
 #include "tensorweave/proto/iterator_state.pb.h"
 #include "tensorweave/status.h"
@@ -136,16 +137,11 @@ absl::StatusOr<IteratorStateMap> ParseIteratorState(const std::string& bytes) {
   return state;
 }
 
-Tensor SerializedVariant(std::string bytes) {
-  auto object = std::make_shared<const std::string>(std::move(bytes));
-  return Tensor::Variant(VariantValue{kSerializedVariantType, std::shared_ptr<const void>(object, object.get())});
-}
+Tensor SerializedVariant(std::string bytes) { return BytesVariant(std::move(bytes)); }
 
 absl::StatusOr<std::string> SerializedVariantBytes(const Tensor& t) {
   if (t.NumElements() == 1 && t.dtype() == DType::kString) return t.data<std::string>()[0];
-  if (t.NumElements() == 1 && t.dtype() == DType::kVariant && t.variant().type_name == kSerializedVariantType) {
-    return *static_cast<const std::string*>(t.variant().object.get());
-  }
+  if (const std::string* bytes = BytesOfVariant(t)) return *bytes;
   return absl::InvalidArgumentError(absl::StrCat("expected a serialized iterator state (a variant scalar from ",
                                                  "SerializeIterator), got ", DTypeName(t.dtype()), " ",
                                                  t.shape().DebugString()));

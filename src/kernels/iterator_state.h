@@ -66,9 +66,9 @@ class IteratorStateReader {
 std::string SerializeIteratorState(const IteratorStateMap& state);
 absl::StatusOr<IteratorStateMap> ParseIteratorState(const std::string& bytes);
 
-// A DT_VARIANT scalar carrying serialized bytes (SerializeIterator's output): checkpoint
-// writers store it as a string scalar, and restore it as this variant again.
-inline constexpr char kSerializedVariantType[] = "tensorweave.SerializedBytes";
+// A DT_VARIANT scalar carrying serialized bytes (SerializeIterator's output; a
+// tensor/bytes_variant.h): checkpoint writers store it as a string scalar, and restore it
+// as this variant again; it may cross tasks.
 Tensor SerializedVariant(std::string bytes);
 // The bytes of such a variant, or of a string scalar; InvalidArgument for anything else.
 absl::StatusOr<std::string> SerializedVariantBytes(const Tensor& t);

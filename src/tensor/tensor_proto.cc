@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tensor/bytes_variant.h"
 #include "tensor/tf_dtype_name.h"
 #include "tensorweave/status.h"
 
@@ -127,8 +128,12 @@ TensorProto TensorToProto(const Tensor& tensor) {
   TensorProto proto;
   proto.set_dtype(DTypeToProto(tensor.dtype()));
   *proto.mutable_tensor_shape() = ShapeToProto(tensor.shape());
-  // A variant holds a runtime object, not bytes: it travels as its dtype and shape only.
-  if (tensor.dtype() == DType::kVariant) return proto;
+  // A variant holds a runtime object, not bytes: it travels as its dtype and shape only,
+  // unless it is serialized bytes (string_val, as a string scalar).
+  if (tensor.dtype() == DType::kVariant) {
+    if (const std::string* bytes = BytesOfVariant(tensor)) proto.add_string_val(*bytes);
+    return proto;
+  }
   if (tensor.dtype() == DType::kResource) {
     const ResourceHandle& h = tensor.resource();
     auto* p = proto.add_resource_handle_val();
@@ -173,6 +178,14 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     }
     const auto& p = proto.resource_handle_val(0);
     return Tensor::Resource(ResourceHandle{p.device(), p.container(), p.name()});
+  }
+  if (dtype == DType::kVariant) {
+    if (shape.num_elements() != 1 || proto.string_val_size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a variant TensorProto (", shape.DebugString(), ") carries no serialized value: only a scalar of serialized "
+          "bytes (an iterator's saved state) can be decoded; runtime objects such as datasets stay on their task"));
+    }
+    return BytesVariant(proto.string_val(0));
   }
   TW_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
   if (dtype == DType::kString && !proto.tensor_content().empty()) {

@@ -70,9 +70,12 @@ class PieceCursor {
   size_t piece_ = 0, offset_ = 0, remaining_ = 0;
 };
 
-// Resource handles and strings are objects, not bytes: they travel whole in the header,
-// as a TensorProto (strings as string_val), in the first message.
-bool TravelsInHeader(DType dtype) { return dtype == DType::kResource || dtype == DType::kString; }
+// Resource handles, strings and variants are objects, not bytes: they travel whole in the
+// header, as a TensorProto (strings as string_val), in the first message. Of variants only
+// serialized bytes can (tensor/bytes_variant.h); decoding any other names the problem.
+bool TravelsInHeader(DType dtype) {
+  return dtype == DType::kResource || dtype == DType::kString || dtype == DType::kVariant;
+}
 
 // What a data slice keeps alive until gRPC drops it: the tensor's buffer and the
 // writer's hold (a RecvTensors stream's share of the task's reply budget).
