@@ -592,7 +592,7 @@ class CacheDatasetOp : public DatasetOpKernel {
 // the buffered elements plus the input's, nothing pulled is lost or repeated.
 class PrefetchIterator : public IteratorImpl {
  public:
-  PrefetchIterator(IteratorPtr input, size_t capacity) : input_(std::move(input)), capacity_(capacity) {}
+  PrefetchIterator(IteratorPtr input, size_t capacity) : capacity_(capacity), input_(std::move(input)) {}
   ~PrefetchIterator() override { Pause(); }
 
   absl::Status GetNext(Element* out, bool* end) override {
