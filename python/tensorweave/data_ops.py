@@ -22,6 +22,26 @@ class _Spec:
         self.shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
+class _Structure:
+    """The element structure's views that datasets and iterators share (from self._specs)."""
+
+    @property
+    def output_types(self):
+        return nest.map_structure(lambda s: s.dtype, self._specs)
+
+    @property
+    def output_shapes(self):
+        return nest.map_structure(lambda s: s.shape, self._specs)
+
+    @property
+    def output_classes(self):
+        return nest.map_structure(lambda s: Tensor, self._specs)
+
+    @property
+    def element_spec(self):
+        return self._specs
+
+
 def _shape_list(shape):
     return None if shape.ndims is None else shape.as_list()
 
@@ -60,7 +80,7 @@ def _lists_as_leaves(structure):
     return structure
 
 
-class Dataset:
+class Dataset(_Structure):
     """A sequence of elements (tf.data.Dataset)."""
 
     def __init__(self, specs):
@@ -83,22 +103,6 @@ class Dataset:
     def _op(self, op_type, inputs, attrs, name=None):
         return framework._op(op_type, inputs, attrs, name=name or op_type, graph=framework.get_default_graph()).outputs[0]
 
-    # ---- structure
-    @property
-    def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._specs)
-
-    @property
-    def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._specs)
-
-    @property
-    def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._specs)
-
-    @property
-    def element_spec(self):
-        return self._specs
 
     # ---- sources
     @staticmethod
@@ -461,7 +465,7 @@ class FixedLengthRecordDataset(_FileDataset):
                                   array_ops.constant(compression_type or "", name="compression_type")])
 
 
-class Iterator:
+class Iterator(_Structure):
     """tf.data.Iterator (TF 1.x): a resource walking a dataset."""
 
     def __init__(self, handle, initializer, specs):
@@ -510,21 +514,6 @@ class Iterator:
     def string_handle(self, name=None):
         raise NotImplementedError("Iterator.string_handle is not supported by tensorweave yet")
 
-    @property
-    def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._specs)
-
-    @property
-    def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._specs)
-
-    @property
-    def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._specs)
-
-    @property
-    def element_spec(self):
-        return self._specs
 
 
 def _normalize_shapes_like(shapes, types):
