@@ -13,6 +13,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from data_pipelines import _flatten, _leaf  # noqa: E402  (one JSON form of elements for both tests)
+
 # name -> (iterator kind, k, source). The source sees tf, np, os and DIR and sets `ds`.
 PARSE = ("def parse(r):\n"
          "    f = tf.io.parse_single_example(r, {'x': tf.io.FixedLenFeature([2], tf.int64),\n"
@@ -69,22 +72,6 @@ def write_files(tf, directory):
         f.write("b one\nb two\n")
     with open(os.path.join(directory, "fixed.bin"), "wb") as f:
         f.write(b"HH" + bytes(range(16)) + b"F")
-
-
-def _leaf(value):
-    a = np.asarray(value)
-    if a.dtype.kind in "SO":
-        return {"dtype": "string", "shape": list(a.shape),
-                "value": [v.decode("latin1") if isinstance(v, bytes) else v for v in a.reshape(-1).tolist()]}
-    return {"dtype": a.dtype.name, "shape": list(a.shape), "value": a.reshape(-1).tolist()}
-
-
-def _flatten(x):
-    if isinstance(x, dict):
-        return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
-    if isinstance(x, (tuple, list)):
-        return [leaf for item in x for leaf in _flatten(item)]
-    return [x]
 
 
 def build(tf, source, directory, kind):
