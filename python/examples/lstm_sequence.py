@@ -17,6 +17,7 @@ import tensorweave as tf
 from tensorweave.local_cluster import start_local_cluster
 
 from progress import Progress, say
+from worker_threads import run_worker_threads
 
 SYMBOLS, MAX_LEN = 4, 20
 
@@ -88,13 +89,7 @@ def train_on_cluster(args, train_data, test_data):
                 if task == 0:
                     result["accuracy"] = accuracy(sess, model, test_data)
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for server in servers:
-        server.stop()
+    run_worker_threads(worker, (0, 1), servers)
     return result["accuracy"]
 
 

@@ -26,6 +26,7 @@ import tensorweave as tf
 from tensorweave.local_cluster import start_local_cluster
 
 from progress import Progress, say
+from worker_threads import run_worker_threads
 
 
 def make_templates(rng):
@@ -135,30 +136,18 @@ def train_on_cluster(args, train_files):
     variables on the ps (replica_device_setter) and its input pipeline on itself, reading
     shard `task` of 2, and trains until the shared global step reaches --steps."""
     cluster, servers = start_local_cluster(jobs={"ps": 1, "worker": 2})
-    results, errors, initialized = {}, [], threading.Event()
+    results, initialized = {}, threading.Event()
 
     def worker(task):
-        try:
-            with tf.Graph().as_default():
-                tf.set_random_seed(args.seed)
-                with tf.device(tf.train.replica_device_setter(cluster=cluster,
-                                                              worker_device="/job:worker/task:%d" % task)):
-                    model = build(*input_batches(args, train_files, 2, task))
-                own, results[task] = train(args, model, servers[1 + task].target, task == 0, "worker %d  " % task,
-                                           initialized)
-                say("worker %d  trained %d of the steps" % (task, own))
-        except Exception as e:  # Reported by the main thread.
-            errors.append(e)
+        with tf.Graph().as_default():
+            tf.set_random_seed(args.seed)
+            with tf.device(tf.train.replica_device_setter(cluster=cluster, worker_device="/job:worker/task:%d" % task)):
+                model = build(*input_batches(args, train_files, 2, task))
+            own, results[task] = train(args, model, servers[1 + task].target, task == 0, "worker %d  " % task,
+                                       initialized)
+            say("worker %d  trained %d of the steps" % (task, own))
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in (0, 1)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for server in servers:
-        server.stop()
-    if errors:
-        raise errors[0]
+    run_worker_threads(worker, (0, 1), servers)
     return results[0]
 
 
