@@ -101,6 +101,35 @@ TEST(ReductionMaxMin, NanPropagates) {
   EXPECT_TENSOR_EQ(RunOpOk("Min", {x, I32({1}, {0})}), F32({3}, {1, kNaN, 3}));
 }
 
+// Long rows take the unrolled packet loop (at least 2 x 8 packets) and its scalar tail: the
+// extremum and a NaN are planted at the start, inside the loop and in the tail, for every length.
+template <typename T>
+void CheckLongRowExtrema() {
+  auto make = [](std::initializer_list<int64_t> shape, std::vector<T> v) { return testing::Make<T>(shape, v); };
+  for (int64_t n : {255, 256, 257, 300, 1000, 4099}) {
+    for (int64_t at : {int64_t{0}, n / 2, n - 1}) {
+      std::vector<T> v(n);
+      for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>((i * 37) % 101) - T(50);
+      v[at] = T(1000);
+      EXPECT_TENSOR_EQ(RunOpOk("Max", {make({n}, v), I32({1}, {0})}), make({}, {T(1000)}))
+          << "n=" << n << " at=" << at;
+      v[at] = T(-1000);
+      EXPECT_TENSOR_EQ(RunOpOk("Min", {make({n}, v), I32({1}, {0})}), make({}, {T(-1000)}))
+          << "n=" << n << " at=" << at;
+      v[at] = std::numeric_limits<T>::quiet_NaN();
+      EXPECT_TENSOR_EQ(RunOpOk("Max", {make({n}, v), I32({1}, {0})}), make({}, {v[at]}))
+          << "n=" << n << " at=" << at;
+      EXPECT_TENSOR_EQ(RunOpOk("Min", {make({n}, v), I32({1}, {0})}), make({}, {v[at]}))
+          << "n=" << n << " at=" << at;
+    }
+  }
+}
+
+TEST(ReductionMaxMin, LongRowsFindTheExtremumAndNanAnywhere) {
+  CheckLongRowExtrema<float>();
+  CheckLongRowExtrema<double>();
+}
+
 TEST(ReductionProd, EveryDtype) {
   EXPECT_TENSOR_EQ(RunOpOk("Prod", {F32({2, 3}, {1, 2, 3, 4, 5, 6}), I32({1}, {1})}),
                    F32({2}, {6, 120}));
