@@ -92,7 +92,8 @@ def _rnn_namespace():
     from tensorweave import rnn as _rnn_ops, rnn_cell as _cells
     names = {n: getattr(_cells, n) for n in ("RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell",
                                             "GRUCell", "MultiRNNCell", "DropoutWrapper", "LSTMStateTuple")}
-    return _Namespace("contrib.rnn", static_rnn=_rnn_ops.static_rnn, **names)
+    from tensorweave.lstm_fused import LSTMBlockFusedCell
+    return _Namespace("contrib.rnn", static_rnn=_rnn_ops.static_rnn, LSTMBlockFusedCell=LSTMBlockFusedCell, **names)
 
 
 def __getattr__(name):

@@ -47,6 +47,7 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterTopKGradients(*r);
     RegisterScanGradients(*r);
     RegisterClipGradients(*r);
+    RegisterRnnGradients(*r);
     RegisterPartitionGradients(*r);
     RegisterSegmentGradients(*r);
     RegisterReorderGradients(*r);

@@ -71,6 +71,7 @@ void RegisterActivationGradients(GradientRegistry& r);  // activation_grad.cc
 void RegisterTopKGradients(GradientRegistry& r);        // topk_grad.cc
 void RegisterScanGradients(GradientRegistry& r);        // scan_grad.cc
 void RegisterClipGradients(GradientRegistry& r);        // clip_grad.cc
+void RegisterRnnGradients(GradientRegistry& r);         // rnn_grad.cc
 
 }  // namespace tw
 

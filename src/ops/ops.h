@@ -17,6 +17,7 @@ void RegisterArrayOps(OpRegistry& r);      // shapes, slicing, joining, filling,
 void RegisterNnConvOps(OpRegistry& r);     // Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter
 void RegisterNnPoolOps(OpRegistry& r);     // MaxPool, AvgPool and their gradients
 void RegisterNnNormOps(OpRegistry& r);     // FusedBatchNorm(V2/V3) and their gradients (nn_norm_ops.cc)
+void RegisterRnnOps(OpRegistry& r);        // BlockLSTM and BlockLSTMGrad (rnn_ops.cc)
 void RegisterNnOps(OpRegistry& r);         // Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits
 void RegisterRandomOps(OpRegistry& r);     // RandomUniform, RandomNormal, TruncatedNormal
 void RegisterStateOps(OpRegistry& r);      // resource variables

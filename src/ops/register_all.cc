@@ -37,6 +37,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnConvOps(r);
   RegisterNnPoolOps(r);
   RegisterNnNormOps(r);
+  RegisterRnnOps(r);
   RegisterRandomOps(r);
   RegisterStateOps(r);
   RegisterTrainingOps(r);

@@ -15,6 +15,7 @@ void RegisterNnKernels(KernelRegistry& r);
 void RegisterConvKernels(KernelRegistry& r);  // conv_kernels.cc
 void RegisterPoolKernels(KernelRegistry& r);  // pool_kernels.cc
 void RegisterBatchNormKernels(KernelRegistry& r);  // batch_norm_kernels.cc
+void RegisterBlockLstmKernels(KernelRegistry& r);  // block_lstm_kernels.cc: BlockLSTM, BlockLSTMGrad
 void RegisterRandomKernels(KernelRegistry& r);
 void RegisterStateKernels(KernelRegistry& r);
 void RegisterTrainingKernels(KernelRegistry& r);

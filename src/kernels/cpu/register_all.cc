@@ -40,6 +40,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterConvKernels(r);
   RegisterPoolKernels(r);
   RegisterBatchNormKernels(r);
+  RegisterBlockLstmKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);
