@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Issue 18's LSTM training step (batch 32, 50 steps, 128 -> 256, dynamic_rnn, Adam) against
+# Issue 18's LSTM training step (batch 32, 50 steps, 128 -> 256, Adam; BasicLSTMCell through
+# dynamic_rnn and LSTMBlockFusedCell) against
 # current PyTorch's nn.LSTM on 1 thread, in one run (tensorweave through its Python module,
 # bench/lstm_training.py; PyTorch in bench/torch_lstm_training.py); prints the ratio.
 #   bench/lstm_training.sh [steps]
@@ -8,10 +9,13 @@ cd "$(dirname "$0")/.."
 steps=${1:-20}
 source bench/lib.sh
 build_targets tw_python
-tw=$(PYTHONPATH=build/python /usr/bin/python3 bench/lstm_training.py 1 "$steps" | show | grep RESULT)
 pt=$(peer bench/torch_lstm_training.py 1 "$steps" | show | grep RESULT)
-t=$(result_field "$tw" ms_per_step)
 p=$(result_field "$pt" ms_per_step)
-awk -v t="$t" -v p="$p" 'BEGIN {
-  printf "1 thread, ms/step: tensorweave %.1f, PyTorch %.1f; PyTorch / tensorweave %.2fx (above 1: tensorweave is faster)\n",
-         t, p, p / t }'
+# Both of TF1's ways: BasicLSTMCell through dynamic_rnn, and LSTMBlockFusedCell.
+for cell in basic fused; do
+  tw=$(PYTHONPATH=build/python /usr/bin/python3 bench/lstm_training.py 1 "$steps" "$cell" | show | grep RESULT)
+  t=$(result_field "$tw" ms_per_step)
+  awk -v t="$t" -v p="$p" -v cell="$cell" 'BEGIN {
+    printf "1 thread, ms/step: tensorweave (%s) %.1f, PyTorch %.1f; PyTorch / tensorweave %.2fx (above 1: tensorweave is faster)\n",
+           cell, t, p, p / t }'
+done

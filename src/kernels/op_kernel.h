@@ -107,6 +107,8 @@ class OpKernelContext {
     // Cap on one allocated output: shapes computed at run time (Fill of a fed shape,
     // Tile, MatMul...) must fail the step, not exhaust the process's memory.
     int64_t max_tensor_bytes = ResourceLimits{}.max_tensor_bytes;
+    // Bit i set: output i has a consumer in the step's graph (all set when not known).
+    uint64_t used_outputs = ~uint64_t{0};
   };
   explicit OpKernelContext(const Params& params) : p_(params), outputs_(params.num_outputs) {}
   // What this context was made with: a kernel running another kernel makes its context
@@ -116,6 +118,9 @@ class OpKernelContext {
   int num_inputs() const { return p_.num_inputs; }
   const Tensor& input(int i) const { return p_.inputs[i]; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // False when nothing in the step reads output i (TF's output_required): a kernel may then
+  // skip computing it, though it must still set it.
+  bool output_required(int i) const { return i >= 64 || ((p_.used_outputs >> i) & 1) != 0; }
 
   // Allocates output i and returns it for writing; ResourceExhausted when it would take
   // more than Params::max_tensor_bytes.

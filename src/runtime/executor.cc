@@ -101,7 +101,9 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const FlowGraph& grap
       const Item& dst = ex->items_[it->second];
       ex->out_edges_.push_back(
           OutEdge{it->second, e->IsControl() ? -1 : dst.input_start + e->dst_input, e->src_output});
+      if (!e->IsControl() && e->src_output < 64) item.used_outputs |= uint64_t{1} << e->src_output;
     }
+    if (item.num_outputs > 64) item.used_outputs = ~uint64_t{0};
     item.out_end = static_cast<int>(ex->out_edges_.size());
   }
   TW_RETURN_IF_ERROR(ex->BuildFrames(graph));
@@ -244,6 +246,7 @@ class ExecutorState {
     params.rendezvous = args_.rendezvous;
     params.step_id = args_.step_id;
     params.max_tensor_bytes = ex_->options_.max_tensor_bytes;
+    params.used_outputs = item.used_outputs;
     if (t.iter->frame != nullptr) params.frame_iter = &t.iter->frame_iter;
     params.input_dead = dead_transfer;
     NodeExecStats* trace = args_.stats == nullptr ? nullptr : TraceStart(t.id);

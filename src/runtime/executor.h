@@ -97,6 +97,7 @@ class Executor {
     bool expensive = false;
     bool async = false;
     int out_begin = 0, out_end = 0;  // Range in out_edges_.
+    uint64_t used_outputs = 0;       // Bit i: output i has a data edge (64 and up: always set).
     bool is_merge = false;          // Fires on its first live input (see above).
     bool may_leave_unset = false;   // Switch, _Recv: an unset output is dead, not a bug.
     bool is_transfer = false;       // _Send, _Recv: run even when dead, to carry the deadness over.

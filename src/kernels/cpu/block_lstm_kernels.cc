@@ -22,7 +22,6 @@
 namespace tw {
 namespace {
 
-using Vec = Eigen::ArrayXf;
 using Map = Eigen::Map<Eigen::ArrayXf>;
 using ConstMap = Eigen::Map<const Eigen::ArrayXf>;
 
@@ -78,11 +77,12 @@ absl::StatusOr<Dims> ReadDims(const OpKernelContext& ctx) {
   return d;
 }
 
-// Allocates output i of ctx as [time, batch, cell] (or `shape`), zero-filled.
-absl::StatusOr<float*> ZeroOutput(OpKernelContext& ctx, int i, const TensorShape& shape) {
+// Allocates output i of ctx with `shape` and zeros its elements from `from` on (the steps
+// from seq_len_max on; the others are all written).
+absl::StatusOr<float*> AllocateOutput(OpKernelContext& ctx, int i, const TensorShape& shape, int64_t from = 0) {
   TW_ASSIGN_OR_RETURN(Tensor * t, ctx.allocate_output(i, shape, DType::kFloat));
   float* p = t->data<float>();
-  std::fill(p, p + shape.num_elements(), 0.0f);
+  std::fill(p + std::min(from, shape.num_elements()), p + shape.num_elements(), 0.0f);
   return p;
 }
 
@@ -107,7 +107,7 @@ class BlockLstmOp : public OpKernel {
     const TensorShape shape({d.time, B, H});
     float* out[7];  // i, cs, f, o, ci, co, h
     for (int k = 0; k < 7; ++k) {
-      TW_ASSIGN_OR_RETURN(out[k], ZeroOutput(ctx, k, shape));
+      TW_ASSIGN_OR_RETURN(out[k], AllocateOutput(ctx, k, shape, d.steps * B * H));
     }
     if (d.steps == 0 || B == 0 || H == 0) return absl::OkStatus();
 
@@ -116,34 +116,35 @@ class BlockLstmOp : public OpKernel {
     Gemm<float>(&ctx, x, w, gates.data(), d.steps * B, I, G, false, false);
     for (int64_t r = 0; r < d.steps * B; ++r) Map(gates.data() + r * G, G) += ConstMap(bias, G);
 
-    std::vector<float> recurrent(B * G);
     const float* w_h = w + I * G;  // rows I..I+H of w: h_prev's part
     for (int64_t t = 0; t < d.steps; ++t) {
       const float* c_in = t == 0 ? cs_prev : out[1] + (t - 1) * B * H;
       const float* h_in = t == 0 ? h_prev : out[6] + (t - 1) * B * H;
-      Gemm<float>(&ctx, h_in, w_h, recurrent.data(), B, H, G, false, false);
+      float* gt = gates.data() + t * B * G;
+      Gemm<float>(&ctx, h_in, w_h, gt, B, H, G, false, false, /*accumulate=*/true);
       for (int64_t r = 0; r < B; ++r) {
         const int64_t at = (t * B + r) * H;
         const ConstMap c_old(c_in + r * H, H);
-        float* g = gates.data() + (t * B + r) * G;
-        const float* rg = recurrent.data() + r * G;
+        const float* g = gt + r * G;
+        const ConstMap pre_i(g, H), pre_ci(g + H, H), pre_f(g + 2 * H, H), pre_o(g + 3 * H, H);
         Map i(out[0] + at, H), cs(out[1] + at, H), f(out[2] + at, H), o(out[3] + at, H), ci(out[4] + at, H),
             co(out[5] + at, H), h(out[6] + at, H);
-        const Vec pre_i = ConstMap(g, H) + ConstMap(rg, H);
-        const Vec pre_f = ConstMap(g + 2 * H, H) + ConstMap(rg + 2 * H, H) + forget_bias_;
         if (use_peephole_) {
           i = Sigmoid(pre_i + c_old * wci);
-          f = Sigmoid(pre_f + c_old * wcf);
+          f = Sigmoid(pre_f + forget_bias_ + c_old * wcf);
         } else {
           i = Sigmoid(pre_i);
-          f = Sigmoid(pre_f);
+          f = Sigmoid(pre_f + forget_bias_);
         }
-        ci = (ConstMap(g + H, H) + ConstMap(rg + H, H)).tanh();
+        ci = pre_ci.tanh();
         cs = i * ci + f * c_old;
         if (cell_clip_ > 0.0f) cs = cs.min(cell_clip_).max(-cell_clip_);
         co = cs.tanh();
-        const Vec pre_o = ConstMap(g + 3 * H, H) + ConstMap(rg + 3 * H, H);
-        o = use_peephole_ ? Vec(Sigmoid(pre_o + cs * wco)) : Vec(Sigmoid(pre_o));
+        if (use_peephole_) {
+          o = Sigmoid(pre_o + cs * wco);
+        } else {
+          o = Sigmoid(pre_o);
+        }
         h = o * co;
       }
     }
@@ -185,15 +186,25 @@ class BlockLstmGradOp : public OpKernel {
     for (int k = 0; k < 9; ++k) seq[k] = ctx.input(9 + k).data<float>();
 
     float* grad[8];  // x, cs_prev, h_prev, w, wci, wcf, wco, b
+    // x's gradient is written for the first seq_len_max steps (unless nothing reads it: x is
+    // often the data), w's, b's and the states' whole when there is a step; the peepholes'
+    // accumulate.
+    const bool any = d.steps > 0 && B > 0 && H > 0;
+    const bool x_grad = ctx.output_required(0);
     for (int k = 0; k < 8; ++k) {
-      TW_ASSIGN_OR_RETURN(grad[k], ZeroOutput(ctx, k, ctx.input(1 + k).shape()));
+      const int64_t written = !any                       ? 0
+                              : k == 0                   ? (x_grad ? d.steps * B * I : 0)
+                              : (k >= 4 && k <= 6)       ? 0
+                                                         : ctx.input(1 + k).NumElements();
+      TW_ASSIGN_OR_RETURN(grad[k], AllocateOutput(ctx, k, ctx.input(1 + k).shape(), written));
     }
-    if (d.steps == 0 || B == 0 || H == 0) return absl::OkStatus();
+    if (!any) return absl::OkStatus();
 
     // dgates of every step, [steps * batch, 4H]; the carries are the gradients flowing into
     // the previous step's cs and h.
     std::vector<float> dgates(d.steps * B * G);
-    std::vector<float> dcs_carry(B * H, 0.0f), dh_carry(B * H, 0.0f);
+    std::vector<float> dcs_carry(B * H, 0.0f), dh_carry(B * H, 0.0f), scratch(2 * H);
+    Map dh(scratch.data(), H), dcs(scratch.data() + H, H);
     const float* w_h = w + I * G;
     Map wci_grad(grad[4], H), wcf_grad(grad[5], H), wco_grad(grad[6], H);
     for (int64_t t = d.steps - 1; t >= 0; --t) {
@@ -204,11 +215,11 @@ class BlockLstmGradOp : public OpKernel {
             ci(seq[4] + at, H), co(seq[5] + at, H);
         const ConstMap c_old(c_in + r * H, H);
         Map dcs_next(dcs_carry.data() + r * H, H);
-        const Vec dh = ConstMap(seq[8] + at, H) + Map(dh_carry.data() + r * H, H);
+        dh = ConstMap(seq[8] + at, H) + Map(dh_carry.data() + r * H, H);
         float* dg = dgates.data() + (t * B + r) * G;
         Map di(dg, H), dci(dg + H, H), df(dg + 2 * H, H), d_o(dg + 3 * H, H);
         d_o = o * (1.0f - o) * dh * co;
-        Vec dcs = (1.0f - co * co) * dh * o + ConstMap(seq[7] + at, H) + dcs_next;
+        dcs = (1.0f - co * co) * dh * o + ConstMap(seq[7] + at, H) + dcs_next;
         if (use_peephole_) dcs += d_o * wco;
         dci = (1.0f - ci * ci) * dcs * i;
         df = f * (1.0f - f) * dcs * c_old;
@@ -229,7 +240,7 @@ class BlockLstmGradOp : public OpKernel {
 
     const int64_t rows = d.steps * B;
     // x_grad = dgates w_x^T; w_grad = [x; h_prev of each step]^T dgates; b_grad = sum of dgates.
-    Gemm<float>(&ctx, dgates.data(), w, grad[0], rows, G, I, false, true);
+    if (x_grad) Gemm<float>(&ctx, dgates.data(), w, grad[0], rows, G, I, false, true);
     Gemm<float>(&ctx, x, dgates.data(), grad[3], I, rows, G, true, false);
     std::vector<float> h_in(rows * H);
     std::copy(h_prev, h_prev + B * H, h_in.begin());

@@ -22,22 +22,27 @@ namespace tw {
 // 512/342/256/128/64 rows cost 0.96/1.0/1.04/1.24/1.37x one whole GEMM.
 constexpr int64_t kGemmGroup = 64;
 
-// c[m, n] = op(a) * op(b), op = transpose when ta / tb; a is [m, k] ([k, m] if ta), b is
-// [k, n] ([n, k] if tb), all row-major. Splits the work over ctx's pool when ctx is set.
+// c[m, n] = op(a) * op(b) (c += ... when accumulate), op = transpose when ta / tb; a is
+// [m, k] ([k, m] if ta), b is [k, n] ([n, k] if tb), all row-major. Splits the work over
+// ctx's pool when ctx is set.
 template <typename T>
 void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n,
-          bool ta, bool tb) {
+          bool ta, bool tb, bool accumulate = false) {
   if (m == 0 || n == 0) return;
   Eigen::Map<RowMatrix<T>> cm(c, m, n);
   if (k == 0) {
-    cm.setZero();
+    if (!accumulate) cm.setZero();
     return;
   }
   Eigen::Map<const RowMatrix<T>> am(a, ta ? k : m, ta ? m : k);
   Eigen::Map<const RowMatrix<T>> bm(b, tb ? n : k, tb ? k : n);
   auto run = [&](const auto& opa, const auto& opb) {
     if (ctx == nullptr) {
-      cm.noalias() = opa * opb;
+      if (accumulate) {
+        cm.noalias() += opa * opb;
+      } else {
+        cm.noalias() = opa * opb;
+      }
       return;
     }
     const bool by_rows = m >= n;
@@ -48,8 +53,12 @@ void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, i
     const int64_t cost = std::max<int64_t>(1, kGemmGroup * k * other / 64);
     ctx->ParallelFor(groups, cost, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * kGemmGroup, len = std::min(split, end * kGemmGroup) - first;
-      if (by_rows) {
+      if (by_rows && accumulate) {
+        cm.middleRows(first, len).noalias() += opa.middleRows(first, len) * opb;
+      } else if (by_rows) {
         cm.middleRows(first, len).noalias() = opa.middleRows(first, len) * opb;
+      } else if (accumulate) {
+        cm.middleCols(first, len).noalias() += opa * opb.middleCols(first, len);
       } else {
         cm.middleCols(first, len).noalias() = opa * opb.middleCols(first, len);
       }
