@@ -20,6 +20,9 @@ NUMERIC = FLOATS + INTS
 EXCLUDED = {
     **{op: "collective across tasks: test_collective_ops.py checks it on 2-4 server processes against NumPy"
        for op in ("CollectiveReduce", "CollectiveBcastSend", "CollectiveBcastRecv")},
+    **{op: "compared with TensorFlow's kernels, gradients included, in test_block_lstm.py (TF leaves the steps "
+           "from seq_len_max on uninitialized, so random-input comparison would read stale memory)"
+       for op in ("BlockLSTM", "BlockLSTMGrad")},
     **{op: "dataflow control flow (dead tensors need a graph): test_control_flow_cond.py runs TensorFlow's cond GraphDefs"
        for op in ("Switch", "Merge")},
     **{op: "dataflow loop (frames need a graph): test_control_flow_while.py runs TensorFlow's while_loop GraphDefs"
