@@ -24,6 +24,9 @@ std::vector<Output> BlockLstmGrad(const GradContext& ctx) {
 
 }  // namespace
 
-void RegisterRnnGradients(GradientRegistry& r) { r.Register("BlockLSTM", BlockLstmGrad); }
+void RegisterRnnGradients(GradientRegistry& r) {
+  r.Register("BlockLSTM", BlockLstmGrad);
+  r.RegisterNoGradient("BlockLSTMGrad");  // TF registers none (no second order).
+}
 
 }  // namespace tw
