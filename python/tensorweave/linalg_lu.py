@@ -10,7 +10,7 @@ from tensorweave.array_reorder_ops import invert_permutation, matrix_band_part
 from tensorweave.framework import _op, control_dependencies, convert_to_tensor, name_scope
 from tensorweave.linalg_ops import matrix_triangular_solve
 from tensorweave.partition_ops import gather_nd, scatter_nd
-from tensorweave.shape_n_ops import broadcast_dynamic_shape
+from tensorweave.shape_n_ops import broadcast_dynamic_shape, ensure_shape
 
 
 def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002 - TensorFlow's argument name
@@ -41,14 +41,15 @@ def lu_reconstruct_assertions(lower_upper, perm, validate_args):
     if lu_rank is not None and lu_rank < 2:
         raise ValueError(message)
     elif validate_args:
-        assertions.append(check_ops.assert_greater_equal(array_ops.rank(lower_upper), 2, message=message))
+        # TensorFlow's rank assertions append ".  " to the message.
+        assertions.append(check_ops.assert_greater_equal(array_ops.rank(lower_upper), 2, message=message + ".  "))
     message = "`rank(lower_upper)` must equal `rank(perm) + 1`"
     if lu_rank is not None and perm_rank is not None:
         if lu_rank != perm_rank + 1:
             raise ValueError(message)
     elif validate_args:
         assertions.append(check_ops.assert_equal(array_ops.rank(lower_upper), array_ops.rank(perm) + 1,
-                                                 message=message))
+                                                 message=message + ".  "))
     message = "`lower_upper` must be square."
     dims = lower_upper.shape.as_list() if lu_rank is not None else None
     if dims is not None and all(d is not None for d in dims[:-2]):
@@ -68,7 +69,7 @@ def _lu_solve_assertions(lower_upper, perm, rhs, validate_args):
         if rhs.shape.ndims < 2:
             raise ValueError(message)
     elif validate_args:
-        assertions.append(check_ops.assert_greater_equal(array_ops.rank(rhs), 2, message=message))
+        assertions.append(check_ops.assert_greater_equal(array_ops.rank(rhs), 2, message=message + ".  "))
     message = "`lower_upper.shape[-1]` must equal `rhs.shape[-1]`."
     n = lower_upper.shape.as_list()[-1] if lower_upper.shape.ndims else None
     d = rhs.shape.as_list()[-2] if rhs.shape.ndims else None
@@ -117,6 +118,10 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
             flat_perm = array_ops.reshape(array_ops.broadcast_to(perm, full_shape[:-1]), array_ops.stack([-1, d]))
             indices = _batch_row_indices(flat_perm, math_ops.reduce_prod(batch_shape), d)
             permuted_rhs = array_ops.reshape(gather_nd(flat_rhs, indices), full_shape)
+            # Our MatrixTriangularSolve does not broadcast batch dims (TensorFlow's does): the
+            # factors are broadcast here, which gives the same values.
+            lower_upper = array_ops.broadcast_to(
+                lower_upper, array_ops.concat([batch_shape, array_ops.shape(lower_upper)[-2:]], axis=0))
         lower = _unit_lower(lower_upper)
         return matrix_triangular_solve(lower_upper, matrix_triangular_solve(lower, permuted_rhs), lower=False)
 
@@ -144,9 +149,9 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
             batch_size, d = math_ops.reduce_prod(shape[:-2]), shape[-1]
             x = array_ops.reshape(x, array_ops.stack([batch_size, d, d]))
             indices = _batch_row_indices(array_ops.reshape(perm, array_ops.stack([batch_size, d])), batch_size, d)
-            static = lower_upper.shape.as_list() if lower_upper.shape.ndims is not None else None
-            known = static is not None and all(d is not None for d in static)
-            x = array_ops.reshape(scatter_nd(indices, x, array_ops.shape(x)), static if known else shape)
+            x = array_ops.reshape(scatter_nd(indices, x, array_ops.shape(x)), shape)
+            if lower_upper.shape.ndims is not None:  # TensorFlow's set_shape: the static dims kept
+                x = ensure_shape(x, lower_upper.shape)
         else:
             x = array_ops.gather(x, invert_permutation(perm))
         return x
