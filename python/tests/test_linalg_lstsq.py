@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
-from tf_peer import TF_SIDE_DIR, shared_cases_names, shared_cases_ours, shared_cases_outputs
+from tf_peer import TF_SIDE_DIR, assert_close_to_tensorflow, shared_cases_fixtures, shared_cases_names
 
 sys.path.insert(0, TF_SIDE_DIR)
 import linalg_lstsq_cases as cases  # noqa: E402
@@ -16,23 +16,13 @@ import linalg_lstsq_cases as cases  # noqa: E402
 ARRAYS = cases.make_arrays()
 
 
-@pytest.fixture(scope="module")
-def theirs(tmp_path_factory):
-    return shared_cases_outputs("test_linalg_lstsq", cases, tmp_path_factory.mktemp("cases"))
-
-
-@pytest.fixture(scope="module")
-def ours():
-    return shared_cases_ours(cases, ARRAYS)
+theirs, ours = shared_cases_fixtures("test_linalg_lstsq", cases, ARRAYS)
 
 
 @pytest.mark.parametrize("name", shared_cases_names(cases, ARRAYS))
 def test_matches_tensorflow(theirs, ours, name):
-    expected, got = theirs[0][name], ours[name]
-    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)
     # Normal equations square the condition number: float32 within a few hundred ulps.
-    tol = 1e-9 if got.dtype == np.float64 else 5e-4
-    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * max(1.0, float(np.abs(expected).max())))
+    assert_close_to_tensorflow(ours[name], theirs[0][name], 1e-9, 5e-4)
 
 
 def test_exact_solution_is_numpys_least_squares(ours):

@@ -4,9 +4,10 @@ regularized, fast and not, shapes known only when running, a batch large enough 
 TensorFlow calls its MatrixSolveLs kernel, and gradients). Run as a script with TensorFlow's
 python: args in.npz out.npz; values to out.npz, a JSON line to stdout."""
 import json
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 SHAPES = [("deep", (6, 3), 2), ("wide", (3, 5), 2), ("batch_deep", (2, 5, 4), 3), ("batch_wide", (2, 2, 4), 1)]
 
@@ -46,15 +47,7 @@ def build(tf, arrays):
 
 
 def main():
-    import tensorflow as tf2
-    tf = tf2.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            values = sess.run(out)
-    np.savez(sys.argv[2], **values)
+    run_build(build)
     print(json.dumps({}))
 
 

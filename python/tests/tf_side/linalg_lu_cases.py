@@ -5,9 +5,10 @@ has no gradient for Lu itself). Run as a script with TensorFlow's python: args i
 the values go to out.npz and static shapes / errors to stdout as JSON."""
 import json
 import re
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 # Plain random matrices (so that rows are pivoted), unbatched and batched.
 SHAPES = [("single", (5, 5)), ("batch", (2, 4, 4)), ("batch2", (2, 3, 3, 3))]
@@ -134,15 +135,7 @@ def error_text(message):
 
 
 def main():
-    import tensorflow as tf2
-    tf = tf2.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            values = sess.run(out)
-    np.savez(sys.argv[2], **values)
+    tf = run_build(build)
     result = {"errors": {}, "static_errors": static_errors(tf)}
     with tf.Graph().as_default():
         result["shapes"] = static_shapes(tf)
