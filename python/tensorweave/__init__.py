@@ -110,6 +110,7 @@ from tensorweave.tensor_scatter_ops import (tensor_scatter_add, tensor_scatter_n
 from tensorweave.einsum_ops import einsum  # noqa: E402,F401
 from tensorweave.script_ops import numpy_function, py_func, py_function  # noqa: E402,F401
 from tensorweave.linalg_factor_ops import qr, self_adjoint_eig, self_adjoint_eigvals, svd  # noqa: E402,F401
+from tensorweave.linalg_lstsq import matrix_solve_ls  # noqa: E402,F401
 from tensorweave.array_diag_ops import (diag, diag_part, lin_space, linspace, matrix_diag,  # noqa: E402,F401
                                         matrix_diag_part, matrix_set_diag, sequence_mask)
 from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_shape, ensure_shape,  # noqa: E402,F401

@@ -23,3 +23,5 @@ from tensorweave.einsum_ops import einsum  # noqa: F401,E402
 from tensorweave.linalg_pinv import pinv  # noqa: F401,E402
 from tensorweave.clip_ops import global_norm  # noqa: F401,E402
 from tensorweave.nn import l2_normalize  # noqa: F401,E402
+from tensorweave.linalg_lu import lu, lu_matrix_inverse, lu_reconstruct, lu_solve  # noqa: F401,E402
+from tensorweave.linalg_lstsq import matrix_solve_ls as lstsq  # noqa: F401,E402

@@ -37,6 +37,8 @@ GRAD_EXCLUDED = {
     **{op: "compared with TensorFlow in test_batch_norm.py (second order: tf.gradients of fused_batch_norm's "
            "gradients, training and inference, NHWC and NCHW)"
        for op in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3")},
+    "Lu": "TensorFlow registers no gradient for Lu; ours is checked against central differences (and through "
+          "lu_solve / lu_matrix_inverse against TensorFlow's tf.gradients) in test_linalg_lu.py",
     "Print": "compared with TensorFlow (tf.gradients through tf.Print) in test_check_ops.py",
     "BlockLSTM": "test_block_lstm.py::test_matches_tensorflow (tf.gradients of every input, peepholes, clip, "
                  "short sequences)",

@@ -735,6 +735,13 @@ SPECS = {
                                                    for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
                                                    for lo in (False, True) for adj in (False, True)] +
                                                   [([np.eye(2), np.ones((3, 1))], {REFUSED: True})], 248), 64),
+    # Lu (linalg_factor_kernels.cc): Eigen's PartialPivLU on both sides, so the same pivots (plain random
+    # matrices pivot); p in either index dtype; non-square and exactly singular refused by both.
+    "Lu": (own_rng(lambda rng: [([well_conditioned(rng, d, s)], {"output_idx_type": t}) for d in FLOATS
+                                for s in ((3, 3), (2, 4, 4), (2, 3, 5, 5), (0, 0), (2, 0, 0)) for t in ("int32", "int64")] +
+                               [([rng.uniform(-1, 1, s).astype(d)], {}) for d in FLOATS for s in ((6, 6), (3, 5, 5))] +
+                               [([np.array([[1.0, 2.0], [2.0, 4.0]], F64)], {REFUSED: True}),
+                                ([np.ones((2, 3), F32)], {REFUSED: True}), ([np.ones(3, F32)], {REFUSED: True})], 290), 64),
     # Diagonals (array_diag_kernels.cc): every dtype, non-square and empty matrices; bad ranks and shapes refused.
     "Diag": (own_rng(lambda rng: [([values(rng, d, s)], {}) for d in NUMERIC for s in ((3,), (2, 2), (0,))] +
                                  [([np.array(1.0, F32)], {REFUSED: True})], 249), 0),
@@ -871,7 +878,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type", "output_idx_type") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 

@@ -84,6 +84,32 @@ def shared_cases_ours(cases_module, arrays):
             return sess.run(out)
 
 
+def shared_cases_fixtures(test_name, cases_module, arrays):
+    """Module-scoped pytest fixtures `theirs` (shared_cases_outputs) and `ours`
+    (shared_cases_ours) for a test module to assign: theirs, ours = shared_cases_fixtures(...)."""
+    import pytest
+
+    @pytest.fixture(scope="module", name="theirs")
+    def theirs(tmp_path_factory):
+        return shared_cases_outputs(test_name, cases_module, tmp_path_factory.mktemp("cases"))
+
+    @pytest.fixture(scope="module", name="ours")
+    def ours():
+        return shared_cases_ours(cases_module, arrays)
+    return theirs, ours
+
+
+def assert_close_to_tensorflow(got, expected, tol64, tol32):
+    """Same shape and dtype; integers equal, floats within tol (of the largest element too)."""
+    import numpy as np
+    assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)
+    if got.dtype.kind in "iub":
+        np.testing.assert_array_equal(got, expected)
+        return
+    tol = tol64 if got.dtype == np.float64 else tol32
+    np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * max(1.0, float(np.abs(expected).max())))
+
+
 def shared_cases_names(cases_module, arrays):
     with tensorweave.Graph().as_default():
         return sorted(cases_module.build(tensorweave, arrays))

@@ -7,6 +7,9 @@
 //                       symmetrized onto the lower triangle (the op reads only that)
 //   svd:                dA = U (diag(ds) + (F o U^T dU + ...) S + S (F o V^T dV + ...)) V^T
 //                       + the M != N term, F_ij = 1 / (s_j^2 - s_i^2)
+//   lu (P A = L U):     dA = P^T L^-T (tril_-1(L^T dL) + triu(dU U^T)) U^-T, dL and dU the
+//                       strictly lower and the upper part of d(lu). TensorFlow registers no
+//                       gradient for Lu; this is the derivative of the factors it returns.
 // Like TensorFlow's they need static matrix dims, and fail for repeated eigen/singular values
 // only through inf/NaN. Unsupported cases (as TensorFlow's: Qr with full_matrices and M > N,
 // Svd with full_matrices and |M - N| > 1) are an error naming
@@ -180,12 +183,37 @@ std::vector<Output> SvdGrad(const GradContext& ctx) {
   return {use_adjoint ? Adjoint(grad_a) : grad_a};
 }
 
+Output BandPart(const Output& x, int64_t lower, int64_t upper) {
+  Graph& g = *x.graph();
+  return grad::Op("MatrixBandPart", {x, grad::IntScalar(g, lower), grad::IntScalar(g, upper)});
+}
+
+std::vector<Output> LuGrad(const GradContext& ctx) {
+  const Output lu = ctx.output(0), perm = ctx.output(1);
+  const Output dlu = ctx.grad_outputs[0];
+  const int64_t n = MatrixDims(lu, "Lu").first;
+  const Output diag = grad::Op("MatrixDiagPart", {lu});
+  const Output l = grad::Op("MatrixSetDiag", {BandPart(lu, -1, 0), grad::Op("OnesLike", {diag})});
+  const Output u = BandPart(lu, 0, -1);
+  const Output dl = grad::Op("MatrixSetDiag", {BandPart(dlu, -1, 0), grad::Op("ZerosLike", {diag})});
+  const Output du = BandPart(dlu, 0, -1);
+  const Output inner = Add(grad::Op("MatrixSetDiag", {BandPart(MatMul(l, dl, true, false), -1, 0),
+                                                      grad::Op("ZerosLike", {diag})}),
+                           BandPart(MatMul(du, u, false, true), 0, -1));
+  // L^-T inner U^-T, then rows back to the input's order: P^T with P = one_hot(p).
+  const Output left = grad::Op("MatrixTriangularSolve", {l, inner}, {{"lower", MakeAttr(true)}, {"adjoint", MakeAttr(true)}});
+  const Output p = grad::Op("OneHot", {perm, grad::IntScalar(ctx.graph(), n), grad::ScalarLike(lu, 1.0),
+                                       grad::ScalarLike(lu, 0.0)});
+  return {MatMul(p, TimesInverseRT(left, u), true, false)};
+}
+
 }  // namespace
 
 void RegisterLinalgFactorGradients(GradientRegistry& r) {
   r.Register("Qr", QrGrad);
   r.Register("SelfAdjointEigV2", EigGrad);
   r.Register("Svd", SvdGrad);
+  r.Register("Lu", LuGrad);
 }
 
 }  // namespace tw

@@ -1,5 +1,5 @@
-// Matrix factorizations on batches of matrices (the last two dims): Qr, Svd and
-// SelfAdjointEigV2, with TensorFlow's names, attrs and output shapes. P = min(M, N).
+// Matrix factorizations on batches of matrices (the last two dims): Qr, Svd,
+// SelfAdjointEigV2 and Lu, with TensorFlow's names, attrs and output shapes. P = min(M, N).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -82,6 +82,27 @@ absl::Status EigShape(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+// input [..., N, N] -> lu [..., N, N], p [..., N].
+absl::Status LuShape(InferenceContext& c) {
+  TW_RETURN_IF_ERROR(c.WithRankAtLeast(0, 2));
+  const PartialShape& s = c.input_shape(0);
+  if (!s.known_rank()) {
+    c.set_output(0, PartialShape::UnknownRank());
+    c.set_output(1, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  const int64_t a = s.dim(s.rank() - 2), b = s.dim(s.rank() - 1);
+  if (a >= 0 && b >= 0 && a != b) {
+    return absl::InvalidArgumentError(absl::StrCat("Dimensions must be equal, but are ", a, " and ", b));
+  }
+  const int64_t n = a >= 0 ? a : b;
+  c.set_output(0, BatchWith(s, {n, n}));
+  DimVector dims(s.dims().begin(), s.dims().end() - 2);
+  dims.push_back(n);
+  c.set_output(1, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterLinalgFactorOps(OpRegistry& r) {
@@ -108,6 +129,13 @@ void RegisterLinalgFactorOps(OpRegistry& r) {
                  .Attr("compute_v: bool = true")
                  .Attr("T: {float64, float32}")
                  .SetShapeFn(EigShape));
+  r.Register(OpDefBuilder("Lu")
+                 .Input("input: T")
+                 .Output("lu: T")
+                 .Output("p: output_idx_type")
+                 .Attr("T: {float64, float32}")
+                 .Attr("output_idx_type: {int32, int64} = int32")
+                 .SetShapeFn(LuShape));
 }
 
 }  // namespace tw

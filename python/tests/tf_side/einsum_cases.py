@@ -4,9 +4,10 @@ gradients of a weighted sum with respect to every input). As a script with Tenso
 python: args in.npz out.npz; values to out.npz, static shapes and error texts to stdout."""
 import json
 import re
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 # name -> (equation, input shapes)
 CASES = {
@@ -83,14 +84,7 @@ def error_graph(tf, name):
 
 
 def main():
-    import tensorflow as tf2
-    tf = tf2.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            np.savez(sys.argv[2], **sess.run(out))
+    tf = run_build(build)
     result = {"errors": {}}
     with tf.Graph().as_default():
         result["shapes"] = static_shapes(tf)

@@ -5,9 +5,10 @@ each library's choice). Run as a script with TensorFlow's python: args in.npz ou
 values go to out.npz and static shapes / errors to stdout as JSON."""
 import json
 import re
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 # (name, shape, dtype): well-conditioned random inputs, deep, square, wide and batched.
 SHAPES = [("deep", (5, 3)), ("square", (4, 4)), ("wide", (3, 5)), ("batch_deep", (2, 4, 3)),
@@ -115,15 +116,7 @@ def error_graph(tf, name):
 
 
 def main():
-    import tensorflow as tf2
-    tf = tf2.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            values = sess.run(out)
-    np.savez(sys.argv[2], **values)
+    tf = run_build(build)
     result = {"shapes": {}, "errors": {}}
     with tf.Graph().as_default():
         result["shapes"] = static_shapes(tf)

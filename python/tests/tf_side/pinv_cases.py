@@ -2,9 +2,10 @@
 name -> tensor (the pseudo-inverse, and the gradient of a weighted sum of it). As a script
 with TensorFlow's python: args in.npz out.npz; values to out.npz, static shapes as JSON."""
 import json
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 # name -> (shape, rank): rank < min(rows, cols) makes singular values the cutoff drops.
 CASES = {
@@ -47,14 +48,7 @@ def static_shapes(tf):
 
 
 def main():
-    import tensorflow as tf
-    tf = tf.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            np.savez(sys.argv[2], **sess.run(out))
+    tf = run_build(build)
     with tf.Graph().as_default():
         print(json.dumps({"shapes": static_shapes(tf)}))
 

@@ -1,13 +1,14 @@
 // Batched matrix factorizations with the Eigen decompositions TensorFlow's CPU kernels use,
 // so that signs and orders follow TensorFlow's: Qr (HouseholderQR), Svd (BDCSVD, singular
-// values descending) and SelfAdjointEigV2 (SelfAdjointEigenSolver, eigenvalues ascending,
-// reading the lower triangle). The matrices of a batch are split over the intra-op pool.
+// values descending), SelfAdjointEigV2 (SelfAdjointEigenSolver, eigenvalues ascending,
+// reading the lower triangle) and Lu (PartialPivLU, so the same pivots). The matrices of a batch are split over the intra-op pool.
 
 // GCC 12 warns falsely inside its own AVX-512 intrinsics as Eigen inlines them (GCC bug
 // 105593); set before any include so the system headers see it.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <limits>
@@ -162,6 +163,48 @@ class SelfAdjointEigV2Op : public OpKernel {
   bool compute_v_ = true;
 };
 
+// lu packs L (unit diagonal implied) below and U on and above the diagonal, p the row
+// permutation: lu's row i is L U's row i, which is input's row p[i].
+template <typename T>
+class LuOp : public OpKernel {
+ public:
+  explicit LuOp(OpKernelConstruction& c) : OpKernel(c) { c.GetAttr("output_idx_type", &idx_); }
+
+  absl::Status Compute(OpKernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    if (x.rank() < 2) {
+      return absl::InvalidArgumentError(absl::StrCat("Input tensor must have rank >= 2, got ", x.rank()));
+    }
+    const int64_t n = x.dim(x.rank() - 1);
+    if (x.dim(x.rank() - 2) != n) return absl::InvalidArgumentError("Input matrix must be square.");
+    DimVector p_dims(x.shape().dims().begin(), x.shape().dims().end() - 1);
+    TW_ASSIGN_OR_RETURN(Tensor * lu, ctx.allocate_output(0, x.shape(), x.dtype()));
+    TW_ASSIGN_OR_RETURN(Tensor * p, ctx.allocate_output(1, TensorShape(p_dims), idx_));
+    if (n == 0) return absl::OkStatus();
+    return ForEachMatrix(ctx, BatchCount(x.shape()), n * n * n, [&](int64_t b, auto& fail) {
+      // Column-major, as TensorFlow's kernel factors it: the same pivot choices.
+      Eigen::PartialPivLU<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> dec(
+          ConstMap<T>(x.data<T>() + b * n * n, n, n));
+      Map<T> lub(lu->data<T>() + b * n * n, n, n);
+      lub = dec.matrixLU();
+      const Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> inverse = dec.permutationP().transpose();
+      const auto& rows = inverse.indices();
+      for (int64_t i = 0; i < n; ++i) {
+        if (idx_ == DType::kInt64) {
+          p->data<int64_t>()[b * n + i] = rows[i];
+        } else {
+          p->data<int32_t>()[b * n + i] = static_cast<int32_t>(rows[i]);
+        }
+      }
+      // PartialPivLU cannot vouch for invertibility; an exact zero pivot at least is caught.
+      if (!(lub.diagonal().cwiseAbs().minCoeff() > T(0))) fail("Input is not invertible.");
+    });
+  }
+
+ private:
+  DType idx_ = DType::kInt32;
+};
+
 }  // namespace
 
 void RegisterLinalgFactorKernels(KernelRegistry& r) {
@@ -170,6 +213,7 @@ void RegisterLinalgFactorKernels(KernelRegistry& r) {
   r.Register({"Qr", kDeviceCpu, TypedFactory<QrOp, kF>(), "T", floats});
   r.Register({"Svd", kDeviceCpu, TypedFactory<SvdOp, kF>(), "T", floats});
   r.Register({"SelfAdjointEigV2", kDeviceCpu, TypedFactory<SelfAdjointEigV2Op, kF>(), "T", floats});
+  r.Register({"Lu", kDeviceCpu, TypedFactory<LuOp, kF>(), "T", floats});
 }
 
 }  // namespace tw
