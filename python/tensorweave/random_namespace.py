@@ -8,3 +8,6 @@ from tensorweave.random_ops import random_normal as normal  # noqa: F401
 from tensorweave.random_ops import random_poisson as poisson  # noqa: F401
 from tensorweave.random_ops import random_shuffle as shuffle  # noqa: F401
 from tensorweave.random_ops import random_uniform as uniform  # noqa: F401
+from tensorweave.stateless_random_ops import stateless_random_normal as stateless_normal  # noqa: F401
+from tensorweave.stateless_random_ops import stateless_random_uniform as stateless_uniform  # noqa: F401
+from tensorweave.stateless_random_ops import stateless_truncated_normal  # noqa: F401

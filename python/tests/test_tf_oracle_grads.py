@@ -62,6 +62,9 @@ NO_GRADIENT_IN_EITHER = {
     "Unique": "test_embedding_ops.py::test_unique_has_no_gradient_as_in_tensorflow",
     "DecodeCSV": "test_decode_csv.py::test_decode_csv_has_no_gradient_as_in_tensorflow",
     "RandomPoissonV2": "test_random_gamma_poisson.py::test_poisson_has_no_gradient_as_in_tensorflow",
+    **{op: "test_stateless_random.py::test_no_gradient_as_in_tensorflow"
+       for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
+                  "StatelessRandomUniformInt", "StatelessRandomUniformFullInt")},
     **{op: "test_op_gen.py::test_parse_ops_have_no_gradient_as_in_tensorflow"
        for op in ("ParseExample", "ParseExampleV2", "ParseSingleExample")},
 }

@@ -49,6 +49,10 @@ EXCLUDED = {
     **{op: "internal: only the partitioner and the session create it" for op in ("_Arg", "_Retval", "_Send", "_Recv")},
     **{op: "random: TensorFlow's generator is not ours (shapes and statistics are tested in random_kernels_test)"
        for op in ("RandomUniform", "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt")},
+    **{op: "random: compared with TensorFlow bit for bit (several seeds, shapes, dtypes, TensorFlow's GraphDef, "
+           "error texts) in test_stateless_random.py"
+       for op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
+                  "StatelessRandomUniformInt", "StatelessRandomUniformFullInt")},
     **{op: "random: compared with TensorFlow's statistically (frequencies, expected counts, errors) in "
            "test_candidate_sampling.py" for op in ("LogUniformCandidateSampler", "UniformCandidateSampler")},
     **{op: "stateful resource op: compared through whole programs in test_tf_oracle_stateful.py instead"

@@ -12,6 +12,11 @@ void RegisterBaseGradients(GradientRegistry& r) {
                          "UniformCandidateSampler"}) {
     r.RegisterNoGradient(op);
   }
+  // random_grad.py: ops.NotDifferentiable for each stateless random op.
+  for (const char* op : {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",
+                         "StatelessRandomUniformInt", "StatelessRandomUniformFullInt"}) {
+    r.RegisterNoGradient(op);
+  }
   // Numbers decoded from strings: TensorFlow declares both NotDifferentiable.
   for (const char* op : {"DecodeRaw", "StringToNumber"}) r.RegisterNoGradient(op);
   // script_ops.py: ops.NotDifferentiable("PyFunc"), ("PyFuncStateless"). EagerPyFunc's

@@ -2,13 +2,11 @@
 #include "absl/strings/str_cat.h"
 #include "ops/candidate_sampling_ops.h"
 #include "ops/ops.h"
+#include "ops/random_shape.h"
 #include "tensorweave/status.h"
 
 namespace tw {
-namespace {
 
-// Output shape from the "shape" input (input 0): exact when it is a Const, else as much
-// as its own shape tells (a vector of length k gives rank k).
 absl::Status RandomShape(InferenceContext& c) {
   TW_RETURN_IF_ERROR(c.WithRank(0, 1));
   std::vector<int64_t> dims;
@@ -32,6 +30,8 @@ absl::Status RandomShape(InferenceContext& c) {
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 // True when input i is a Const scalar; its value (int32 or int64) goes to *out.
 bool ConstScalar(const InferenceContext& c, int i, int64_t* out) {

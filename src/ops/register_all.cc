@@ -16,6 +16,7 @@ void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
+void RegisterStatelessRandomOps(OpRegistry& r);    // random_ops_stateless.cc
 void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
 void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
 void RegisterControlFlowOps(OpRegistry& r);     // control_flow_ops.cc
@@ -68,6 +69,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArraySpaceDepthOps(r);
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
+  RegisterStatelessRandomOps(r);
   RegisterArrayReverseSequenceOps(r);
   RegisterArrayUnravelIndexOps(r);
   RegisterControlFlowOps(r);

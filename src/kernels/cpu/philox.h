@@ -1,6 +1,6 @@
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", 2011) and
 // the bits-to-values transforms of the random kernels. Everything here is plain integer
-// and IEEE arithmetic (plus log/sqrt/sin/cos in double for normals), so a seed gives the
+// and IEEE arithmetic (plus the libm's log/sqrt/sin/cos for normals), so a seed gives the
 // same numbers with any standard library. The state layout and the transforms follow
 // TensorFlow's PhiloxRandom and random_distributions.h, so a seeded graph imported from
 // TensorFlow draws the same uniform values.
@@ -84,15 +84,15 @@ inline double Uint64ToDouble(uint32_t x0, uint32_t x1) {
 
 inline constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// Box-Muller: two uniforms -> two independent standard normals. Float inputs are
-// widened to double so rounding of the library's log/sin/cos cannot show in the floats.
+// Box-Muller: two uniforms -> two independent standard normals, in float arithmetic as
+// TensorFlow's BoxMullerFloat (logf, sqrtf, sincosf), so seeded normals match its bits.
 inline void BoxMullerFloat(uint32_t x0, uint32_t x1, float* f0, float* f1) {
-  double u1 = Uint32ToFloat(x0);
-  if (u1 < 1.0e-7) u1 = 1.0e-7;  // Keeps log() finite.
-  const double v1 = kTwoPi * Uint32ToFloat(x1);
-  const double r = std::sqrt(-2.0 * std::log(u1));
-  *f0 = static_cast<float>(std::sin(v1) * r);
-  *f1 = static_cast<float>(std::cos(v1) * r);
+  float u1 = Uint32ToFloat(x0);
+  if (u1 < 1.0e-7f) u1 = 1.0e-7f;  // Keeps log() finite.
+  const float v1 = static_cast<float>(kTwoPi * Uint32ToFloat(x1));
+  const float r = std::sqrt(-2.0f * std::log(u1));
+  *f0 = std::sin(v1) * r;
+  *f1 = std::cos(v1) * r;
 }
 
 inline void BoxMullerDouble(uint32_t x0, uint32_t x1, uint32_t x2, uint32_t x3, double* d0,
