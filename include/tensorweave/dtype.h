@@ -2,6 +2,7 @@
 #ifndef TENSORWEAVE_DTYPE_H_
 #define TENSORWEAVE_DTYPE_H_
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,13 +22,18 @@ enum class DType : int {
   kInt16 = 5,
   kInt8 = 6,
   kString = 7,  // Each element a std::string of arbitrary bytes.
+  kComplex64 = 8,  // std::complex<float>: real then imaginary part, as TensorFlow's.
   kInt64 = 9,
   kBool = 10,
   kUint16 = 17,
+  kComplex128 = 18,  // std::complex<double>.
   kHalf = 19,  // IEEE 754 binary16, stored as tw::half.
   kResource = 20,  // A handle naming a variable in a device's ResourceMgr.
   kVariant = 21,   // A scalar holding an object of the runtime (a tf.data dataset).
 };
+
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
 
 struct ResourceHandle;
 struct VariantValue;
@@ -51,7 +57,7 @@ struct half {
 // Size in bytes of one element; 0 for kInvalid.
 size_t DTypeSize(DType dtype);
 // "float32", "float64", "int32", "int64", "bool", "string", "resource", "int8", "uint8",
-// "int16", "uint16", "float16".
+// "int16", "uint16", "float16", "complex64", "complex128".
 std::string DTypeName(DType dtype);
 // Accepts the names above and TensorFlow's ("float", "double", "half", "DT_FLOAT", ...).
 absl::StatusOr<DType> DTypeFromName(absl::string_view name);
@@ -62,6 +68,8 @@ bool IsNumeric(DType dtype);
 bool IsFloating(DType dtype);
 // int8, uint8, int16, uint16, int32 and int64.
 bool IsInteger(DType dtype);
+// complex64 and complex128 (not counted by IsNumeric, which the real-valued ops use).
+bool IsComplex(DType dtype);
 // True for every type a tensor may hold (not kInvalid, not an unsupported enum value).
 bool IsValidDType(int value);
 
@@ -78,9 +86,15 @@ template <> struct DTypeOf<int16_t> { static constexpr DType value = DType::kInt
 template <> struct DTypeOf<int8_t> { static constexpr DType value = DType::kInt8; };
 template <> struct DTypeOf<uint16_t> { static constexpr DType value = DType::kUint16; };
 template <> struct DTypeOf<half> { static constexpr DType value = DType::kHalf; };
+template <> struct DTypeOf<complex64> { static constexpr DType value = DType::kComplex64; };
+template <> struct DTypeOf<complex128> { static constexpr DType value = DType::kComplex128; };
 template <> struct DTypeOf<bool> { static constexpr DType value = DType::kBool; };
 template <> struct DTypeOf<ResourceHandle> { static constexpr DType value = DType::kResource; };
 template <> struct DTypeOf<VariantValue> { static constexpr DType value = DType::kVariant; };
+
+// True for complex64 and complex128.
+template <typename T>
+inline constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
 
 // A tag carrying a type through a generic lambda: `[&](auto tag) { using T = TypeOf<decltype(tag)>; }`.
 template <typename T>
@@ -134,10 +148,19 @@ bool VisitSmall(DType dtype, Fn&& fn) {
     default: return false;
   }
 }
-// VisitPod plus VisitSmall: every dtype stored as plain bytes (casts, protos, feeds).
+// complex64 and complex128.
+template <typename Fn>
+bool VisitComplex(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kComplex64: fn(TypeTag<complex64>{}); return true;
+    case DType::kComplex128: fn(TypeTag<complex128>{}); return true;
+    default: return false;
+  }
+}
+// VisitPod, VisitSmall and VisitComplex: every dtype stored as plain bytes (casts, protos, feeds).
 template <typename Fn>
 bool VisitAllPod(DType dtype, Fn&& fn) {
-  return VisitPod(dtype, fn) || VisitSmall(dtype, fn);
+  return VisitPod(dtype, fn) || VisitSmall(dtype, fn) || VisitComplex(dtype, fn);
 }
 
 }  // namespace tw

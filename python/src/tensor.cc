@@ -20,6 +20,8 @@ py::dtype NumpyDType(DType dtype) {
     case DType::kBool: return py::dtype::of<bool>();
     case DType::kUint16: return py::dtype::of<uint16_t>();
     case DType::kHalf: return py::dtype("float16");  // Same bits as tw::half.
+    case DType::kComplex64: return py::dtype("complex64");  // Same layout as std::complex.
+    case DType::kComplex128: return py::dtype("complex128");
     case DType::kString: return py::dtype("O");  // Elements are bytes objects, as in TensorFlow.
     default:
       throw py::type_error("a " + DTypeName(dtype) + " tensor has no NumPy equivalent");
@@ -42,6 +44,8 @@ DType DTypeOfNumpy(const py::dtype& dt) {
   if (kind == 'u' && size == 1) return DType::kUint8;
   if (kind == 'u' && size == 2) return DType::kUint16;
   if (kind == 'b' && size == 1) return DType::kBool;
+  if (kind == 'c' && size == 8) return DType::kComplex64;
+  if (kind == 'c' && size == 16) return DType::kComplex128;
   if (kind == 'O' || kind == 'S' || kind == 'U') return DType::kString;
   return DType::kInvalid;
 }
@@ -171,6 +175,8 @@ void BindTensor(py::module_& m) {
       .value("int16", DType::kInt16)
       .value("uint16", DType::kUint16)
       .value("float16", DType::kHalf)
+      .value("complex64", DType::kComplex64)
+      .value("complex128", DType::kComplex128)
       .value("bool", DType::kBool)
       .value("string", DType::kString)
       .value("resource", DType::kResource)

@@ -21,8 +21,11 @@ from tensorweave import string_ops as strings  # noqa: F401 - tf.strings.join
 from tensorweave.string_ops import string_join  # noqa: F401
 from tensorweave.string_ops import (as_string, decode_raw, regex_replace, string_split,  # noqa: F401
                                     string_strip, string_to_number, substr)
-from tensorweave.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: F401
-                                int16, int32, int64, resource, string, uint8, uint16)
+from tensorweave.dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16, float32,  # noqa: F401
+                                float64, half, int8, int16, int32, int64, resource, string, uint8, uint16)
+from tensorweave.complex_ops import angle, complex, conj, imag, real  # noqa: F401,A004
+from tensorweave import signal  # noqa: F401,E402 - tf.signal
+from tensorweave.signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402 - TF1's top-level names
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,

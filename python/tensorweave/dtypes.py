@@ -40,6 +40,15 @@ class DType:
     def is_bool(self):
         return self._core == _core.DType.bool
 
+    @property
+    def is_complex(self):
+        return self._core in (_core.DType.complex64, _core.DType.complex128)
+
+    @property
+    def real_dtype(self):
+        """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+        return {_core.DType.complex64: float32, _core.DType.complex128: float64}.get(self._core, self)
+
     def __eq__(self, other):
         try:
             return self._core == as_dtype(other)._core
@@ -67,15 +76,17 @@ half = float16
 bool = DType(_core.DType.bool)  # noqa: A001 - TensorFlow's name.
 string = DType(_core.DType.string)  # Elements are bytes; NumPy holds them in object arrays.
 resource = DType(_core.DType.resource)
+complex64 = DType(_core.DType.complex64)
+complex128 = DType(_core.DType.complex128)
 
 # Every dtype a NumPy array can hold by value, in the order as_dtype tries them.
-_NUMPY_DTYPES = (float32, float64, int32, int64, bool, int8, uint8, int16, uint16, float16)
+_NUMPY_DTYPES = (float32, float64, int32, int64, bool, int8, uint8, int16, uint16, float16, complex64, complex128)
 variant = DType(_core.DType.variant)
 _BY_CORE = {d._core: d for d in _NUMPY_DTYPES + (string, resource, variant)}
 _BY_NAME = {"float32": float32, "float": float32, "float64": float64, "double": float64,
             "int32": int32, "int64": int64, "bool": bool, "string": string, "resource": resource, "variant": variant,
             "int8": int8, "uint8": uint8, "int16": int16, "uint16": uint16,
-            "float16": float16, "half": float16}
+            "float16": float16, "half": float16, "complex64": complex64, "complex128": complex128}
 
 
 def as_dtype(value):

@@ -527,9 +527,11 @@ def _as_operation(x):
 
 def _python_value_dtype(array):
     """TensorFlow's dtypes for Python values: floats -> float32, ints -> int32 (int64 when
-    they do not fit)."""
+    they do not fit), complex -> complex128."""
     if array.dtype.kind == "f":
         return dtypes.float32
+    if array.dtype.kind == "c":
+        return dtypes.complex128
     if array.dtype.kind in "iu":
         if array.size == 0 or (array.min() >= np.iinfo(np.int32).min and array.max() <= np.iinfo(np.int32).max):
             return dtypes.int32

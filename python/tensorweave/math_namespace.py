@@ -20,3 +20,4 @@ from tensorweave.math_fn_ops import betainc, multiply_no_nan  # noqa: F401,E402
 from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: F401,E402
                                        unsorted_segment_min)
 from tensorweave.array_reorder_ops import invert_permutation  # noqa: F401,E402
+from tensorweave.complex_ops import angle, conj, imag, real  # noqa: F401,E402

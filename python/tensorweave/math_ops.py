@@ -48,7 +48,7 @@ logical_and = _binary("LogicalAnd")
 logical_or = _binary("LogicalOr")
 logical_not = gen_ops.logical_not
 negative = neg = gen_ops.neg
-abs = gen_ops.abs  # noqa: A001 - tf.abs.
+from tensorweave.complex_ops import abs  # noqa: A001,E402 - tf.abs: ComplexAbs for complex input.
 square = gen_ops.square
 sqrt = gen_ops.sqrt
 rsqrt = gen_ops.rsqrt

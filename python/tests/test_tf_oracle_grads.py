@@ -46,6 +46,12 @@ GRAD_EXCLUDED = {
            "dys on raw factors would compare the libraries' sign choices)" for op in ("Qr", "Svd", "SelfAdjointEigV2")},
     "RandomGamma": "test_random_gamma_poisson.py::test_gamma_gradient_matches_tensorflows_random_gamma_grad "
                    "(random samples: TensorFlow's RandomGammaGrad evaluated on our samples)",
+    **{op: "test_complex.py::test_matches_tensorflow (tf.gradients of real losses through complex values, by "
+           "the real parts and by a complex tensor)" for op in ("Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj")},
+    **{op: "test_fft.py::test_matches_tensorflow (tf.gradients of real losses through each transform; cropped and "
+           "padded fft_length against central differences)"
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D",
+                  "RFFT3D", "IRFFT3D")},
     "Einsum": "test_einsum.py::test_matches_tensorflow (gradients of 22 equations, broadcasting and diagonals included)",
     "SoftsignGrad": "TensorFlow registers no gradient for SoftsignGrad; ours is checked against finite "
                     "differences in test_activations.py",

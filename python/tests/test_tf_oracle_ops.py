@@ -70,6 +70,13 @@ EXCLUDED = {
     **{op: "not a TensorFlow op (tensorweave's checkpoint ops; TF's V2 files are tested both ways instead)"
        for op in ("SaveTensors", "RestoreTensors")},
     **{op: "no data to compare (graph plumbing)" for op in ("NoOp", "Const", "Placeholder")},
+    **{op: "complex values: compared with TensorFlow (both complex dtypes, broadcasting, gradients, a GraphDef "
+           "TensorFlow wrote) in test_complex.py (tf_side/complex_cases.py)"
+       for op in ("Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj")},
+    **{op: "complex values: compared with TensorFlow (ranks 1-3, both dtypes, cropped and padded fft_length, "
+           "gradients) in test_fft.py (tf_side/fft_cases.py)"
+       for op in ("FFT", "IFFT", "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D",
+                  "RFFT3D", "IRFFT3D")},
     **{op: "compared with TensorFlow, gradients included, in test_conv2d.py"
        for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")},
     **{op: "compared with TensorFlow in test_pooling.py (values, gradients and the gradients' gradients)"

@@ -100,13 +100,14 @@ def shared_cases_fixtures(test_name, cases_module, arrays):
 
 
 def assert_close_to_tensorflow(got, expected, tol64, tol32):
-    """Same shape and dtype; integers equal, floats within tol (of the largest element too)."""
+    """Same shape and dtype; integers equal, floats and complex values within tol (of the
+    largest element too): tol64 for float64 and complex128, tol32 for the others."""
     import numpy as np
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)
     if got.dtype.kind in "iub":
         np.testing.assert_array_equal(got, expected)
         return
-    tol = tol64 if got.dtype == np.float64 else tol32
+    tol = tol64 if got.dtype in (np.float64, np.complex128) else tol32
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol * max(1.0, float(np.abs(expected).max())))
 
 

@@ -15,6 +15,8 @@ Output SumOver(const Output& x, const Output& axes, bool keep_dims) {
 
 Output ScalarLike(const Output& x, double value) { return scalar_like(x, value); }
 
+Output ConjIfComplex(const Output& x) { return IsComplex(x.dtype()) ? Op("Conj", {x}) : x; }
+
 Output Unbroadcast(const Output& grad, const Output& x) {
   const PartialShape xs = x.shape(), gs = grad.shape();
   if (xs.IsFullyDefined() && gs.IsFullyDefined() && xs == gs) return grad;

@@ -24,6 +24,9 @@ Output Unbroadcast(const Output& grad, const Output& x);
 std::vector<Output> UnbroadcastBoth(const GradContext& ctx, const Output& gx, const Output& gy);
 // A scalar of x's dtype.
 Output ScalarLike(const Output& x, double value);
+// conj(x) for complex x, x itself otherwise: TensorFlow's gradients of holomorphic ops
+// multiply by the conjugate of the derivative.
+Output ConjIfComplex(const Output& x);
 
 // ---- integer shape arithmetic in the graph. Results are int32; each is a Const when
 // the answer is known while building, which keeps the shapes of later ops static.

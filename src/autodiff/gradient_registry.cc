@@ -17,6 +17,8 @@ void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
 void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
+void RegisterComplexGradients(GradientRegistry& r);  // complex_grad.cc
+void RegisterFftGradients(GradientRegistry& r);      // fft_grad.cc
 void RegisterControlFlowGradients(GradientRegistry& r);  // control_flow_grad.cc
 void RegisterTensorArrayGradients(GradientRegistry& r);  // tensor_array_grad.cc
 
@@ -60,6 +62,8 @@ const GradientRegistry& GradientRegistry::Global() {
     RegisterMirrorPadGradients(*r);
     RegisterSpaceDepthGradients(*r);
     RegisterRandomShuffleGradients(*r);
+    RegisterComplexGradients(*r);
+    RegisterFftGradients(*r);
     return r;
   }();
   return *registry;

@@ -15,8 +15,8 @@
 namespace tw {
 namespace {
 
-// Gradients flow along floating-point tensors and variable handles only.
-bool IsDifferentiable(DType t) { return IsFloating(t) || t == DType::kResource; }
+// Gradients flow along floating-point and complex tensors and variable handles only.
+bool IsDifferentiable(DType t) { return IsFloating(t) || IsComplex(t) || t == DType::kResource; }
 
 using TensorKey = std::pair<const Node*, int>;
 
@@ -104,7 +104,7 @@ std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std
       has_path_input = has_path_input || on_path.contains(n->input_edge(i)->src);
     if (any && has_path_input) {
       for (int k = 0; k < n->num_outputs(); ++k) {
-        if (!HasGradient(ctx.grad_outputs[k]) && IsFloating(n->output_type(k))) {
+        if (!HasGradient(ctx.grad_outputs[k]) && (IsFloating(n->output_type(k)) || IsComplex(n->output_type(k)))) {
           ctx.grad_outputs[k] = zeros_like(op.output(k));
         }
       }

@@ -28,15 +28,17 @@ std::vector<Output> SubGrad(const GradContext& ctx) {
 
 std::vector<Output> MulGrad(const GradContext& ctx) {
   const Output& g = ctx.grad_outputs[0];
-  return grad::UnbroadcastBoth(ctx, g * ctx.input(1), ctx.input(0) * g);
+  return grad::UnbroadcastBoth(ctx, g * grad::ConjIfComplex(ctx.input(1)), grad::ConjIfComplex(ctx.input(0)) * g);
 }
 
-// z = x / y: dz/dx = 1 / y, dz/dy = -x / y^2. Integer Div truncates, so it has none.
+// z = x / y: dz/dx = 1 / y, dz/dy = -x / y^2 (conjugated for complex, as TensorFlow).
+// Integer Div truncates, so it has none.
 std::vector<Output> DivGrad(const GradContext& ctx) {
-  if (!IsFloating(ctx.input(0).dtype())) return NoGradients(ctx);
+  const DType t = ctx.input(0).dtype();
+  if (!IsFloating(t) && !IsComplex(t)) return NoGradients(ctx);
   const Output& g = ctx.grad_outputs[0];
   const Output x = ctx.input(0), y = ctx.input(1);
-  return grad::UnbroadcastBoth(ctx, g / y, g * (negative(x) / y / y));
+  return grad::UnbroadcastBoth(ctx, g / grad::ConjIfComplex(y), g * grad::ConjIfComplex(negative(x) / y / y));
 }
 
 // z = x - floor(x / y) * y: dz/dx = 1, dz/dy = -floor(x / y) (as TensorFlow; the jumps of
@@ -112,11 +114,13 @@ GradFn SelectGrad(bool row_select) {
   };
 }
 
-// Between floating types the gradient is cast back to the source type; a cast from or
-// to an integer or bool type passes no gradient.
+// Between floating and complex types the gradient is cast back to the source type (a
+// complex one to a real source keeps its real part); a cast from or to an integer or bool
+// type passes no gradient.
 std::vector<Output> CastGrad(const GradContext& ctx) {
   const DType src = ctx.input(0).dtype(), dst = ctx.output(0).dtype();
-  if (!IsFloating(src) || !IsFloating(dst)) return {Output()};
+  auto differentiable = [](DType t) { return IsFloating(t) || IsComplex(t); };
+  if (!differentiable(src) || !differentiable(dst)) return {Output()};
   return {cast(ctx.grad_outputs[0], src)};
 }
 

@@ -23,13 +23,14 @@ void RegisterUnaryGradients(GradientRegistry& r) {
   r.Register("Neg", FromInput([](const Output&, const Output& g) { return negative(g); }));
   // Sign has no gradient, so the second derivative of |x| is 0 away from the kink.
   r.Register("Abs", FromInput([](const Output& x, const Output& g) { return g * grad::Op("Sign", {x}); }));
-  r.Register("Square", FromInput([](const Output& x, const Output& g) { return g * (x * 2.0); }));
-  r.Register("Log", FromInput([](const Output& x, const Output& g) { return g / x; }));
-  r.Register("Exp", FromOutput([](const Output& y, const Output& g) { return g * y; }));
+  r.Register("Square", FromInput([](const Output& x, const Output& g) { return g * (grad::ConjIfComplex(x) * 2.0); }));
+  r.Register("Log", FromInput([](const Output& x, const Output& g) { return g / grad::ConjIfComplex(x); }));
+  r.Register("Exp", FromOutput([](const Output& y, const Output& g) { return g * grad::ConjIfComplex(y); }));
   // d sqrt(x) = 1 / 2y; d x^(-1/2) = -y^3 / 2; d (1/x) = -y^2.
-  r.Register("Sqrt", FromOutput([](const Output& y, const Output& g) { return (g * 0.5) / y; }));
+  r.Register("Sqrt", FromOutput([](const Output& y, const Output& g) { return (g * 0.5) / grad::ConjIfComplex(y); }));
   r.Register("Rsqrt", FromOutput([](const Output& y, const Output& g) { return (g * -0.5) * (square(y) * y); }));
-  r.Register("Reciprocal", FromOutput([](const Output& y, const Output& g) { return negative(g) * square(y); }));
+  r.Register("Reciprocal",
+             FromOutput([](const Output& y, const Output& g) { return negative(g) * square(grad::ConjIfComplex(y)); }));
   // The fused kernels take (y, dy) for Tanh and Sigmoid and (gradients, features) for
   // Relu, where the output is positive exactly where the features are.
   r.Register("Tanh", FromOutput([](const Output& y, const Output& g) { return grad::Op("TanhGrad", {y, g}); }));

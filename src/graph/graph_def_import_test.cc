@@ -90,8 +90,8 @@ TEST(GraphDefImportTest, DisallowedAttrValues) {
                  "attr 'dtype' is int32, not one of {float32, float64}");
   // A dtype tensorweave does not support at all.
   ExpectRejected(
-      N(R"(name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_COMPLEX64 } })"),
-      "node 'p' (Placeholder)", "attr 'dtype' is DT_COMPLEX64 (8), which tensorweave does not support");
+      N(R"(name: "p" op: "Placeholder" attr { key: "dtype" value { type: 14 } })"),  // DT_BFLOAT16
+      "node 'p' (Placeholder)", "attr 'dtype' is DT_BFLOAT16 (14), which tensorweave does not support");
   // An int below the attr's minimum.
   ExpectRejected(N(R"(name: "a" op: "_Arg" attr { key: "T" value { type: DT_FLOAT } }
       attr { key: "index" value { i: -1 } })"),

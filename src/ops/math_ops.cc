@@ -14,10 +14,13 @@ namespace {
 // some kernels support; the others fail at placement with "no CPU kernel".
 constexpr char kNumeric[] = "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}";
 constexpr char kFloat[] = "T: {float16, float32, float64}";
+constexpr char kNumericOrComplex[] =
+    "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16, complex64, complex128}";
+constexpr char kFloatOrComplex[] = "T: {float16, float32, float64, complex64, complex128}";
 constexpr char kNumericOrBool[] =
     "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool}";
 constexpr char kAllPodTypes[] =
-    "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool}";
+    "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool, complex64, complex128}";
 
 // NumPy broadcast of partial shapes. Unknown dims take the known size of another input
 // (they must be 1 or equal to it at run time). The error text matches the kernels':
@@ -163,11 +166,9 @@ void RegisterCheckOps(OpRegistry& r);  // check_ops.cc
 
 void RegisterMathOps(OpRegistry& r) {
   RegisterCheckOps(r);
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
-                         "Pow"}) {
-    Binary(r, op, kNumeric);
-  }
-  Binary(r, "RealDiv", kFloat);
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div"}) Binary(r, op, kNumericOrComplex);
+  for (const char* op : {"FloorDiv", "FloorMod", "Maximum", "Minimum", "Pow"}) Binary(r, op, kNumeric);
+  Binary(r, "RealDiv", kFloatOrComplex);
   Binary(r, "SquaredDifference", kFloat);
 
   for (const char* op : {"TruncateDiv", "TruncateMod", "Mod"}) Binary(r, op, kNumeric);
@@ -212,12 +213,14 @@ void RegisterMathOps(OpRegistry& r) {
   // TensorFlow's Equal, NotEqual, Select and SelectV2 also take strings.
   std::string or_string = kNumericOrBool;
   or_string.insert(or_string.rfind('}'), ", string");
+  std::string or_string_complex = or_string;
+  or_string_complex.insert(or_string_complex.rfind('}'), ", complex64, complex128");
   for (const char* op : {"Equal", "NotEqual"}) {
     r.Register(OpDefBuilder(op)
                    .Input("x: T")
                    .Input("y: T")
                    .Output("z: bool")
-                   .Attr(or_string)
+                   .Attr(or_string_complex)
                    .Attr("incompatible_shape_error: bool = true")
                    .SetShapeFn(EqualityShapeFn));
   }
@@ -228,10 +231,10 @@ void RegisterMathOps(OpRegistry& r) {
   r.Register(
       OpDefBuilder("LogicalNot").Input("x: bool").Output("y: bool").SetShapeFn(UnchangedShape));
 
-  for (const char* op : {"Neg", "Abs", "Square", "Sign"}) Unary(r, op, kNumeric);
-  for (const char* op : {"Sqrt", "Rsqrt", "Exp", "Log", "Tanh", "Sigmoid", "Reciprocal"}) {
-    Unary(r, op, kFloat);
-  }
+  for (const char* op : {"Neg", "Square"}) Unary(r, op, kNumericOrComplex);
+  for (const char* op : {"Abs", "Sign"}) Unary(r, op, kNumeric);
+  for (const char* op : {"Sqrt", "Exp", "Log", "Reciprocal"}) Unary(r, op, kFloatOrComplex);
+  for (const char* op : {"Rsqrt", "Tanh", "Sigmoid"}) Unary(r, op, kFloat);
   for (const char* op : {"Inv", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
                          "Atanh", "Floor", "Ceil", "Rint", "Expm1", "Log1p", "Erf", "Erfc", "Lgamma", "Digamma"}) {
     Unary(r, op, kFloat);
@@ -282,7 +285,7 @@ void RegisterMathOps(OpRegistry& r) {
                  .Input("inputs: N * T")
                  .Output("sum: T")
                  .Attr("N: int >= 1")
-                 .Attr(kNumeric)
+                 .Attr(kNumericOrComplex)
                  .SetShapeFn(AddNShapeFn));
 }
 

@@ -1,4 +1,5 @@
 // Reductions over axes (Sum, Mean, Max, Min, Prod) and along one axis (ArgMax, ArgMin).
+#include <string_view>
 #include <vector>
 
 #include "ops/ops.h"
@@ -80,12 +81,15 @@ absl::Status ArgReductionShape(InferenceContext& c) {
 
 void RegisterReductionOps(OpRegistry& r) {
   for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {
+    const bool complex = std::string_view(op) != "Max" && std::string_view(op) != "Min";
     r.Register(OpDefBuilder(op)
                    .Input("input: T")
                    .Input("reduction_indices: Tidx")
                    .Output("output: T")
                    .Attr("keep_dims: bool = false")
-                   .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
+                   .Attr(complex ? "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16, complex64, "
+                                   "complex128}"
+                                 : "T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16}")
                    .Attr("Tidx: {int32, int64} = int32")
                    .SetShapeFn(ReductionShape));
   }

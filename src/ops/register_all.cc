@@ -17,6 +17,8 @@ void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterStatelessRandomOps(OpRegistry& r);    // random_ops_stateless.cc
+void RegisterComplexOps(OpRegistry& r);            // complex_ops.cc
+void RegisterFftOps(OpRegistry& r);                // fft_ops.cc
 void RegisterArrayReverseSequenceOps(OpRegistry& r);  // array_ops_reverse_sequence.cc
 void RegisterArrayUnravelIndexOps(OpRegistry& r);  // array_ops_unravel_index.cc
 void RegisterControlFlowOps(OpRegistry& r);     // control_flow_ops.cc
@@ -70,6 +72,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
   RegisterStatelessRandomOps(r);
+  RegisterComplexOps(r);
+  RegisterFftOps(r);
   RegisterArrayReverseSequenceOps(r);
   RegisterArrayUnravelIndexOps(r);
   RegisterControlFlowOps(r);

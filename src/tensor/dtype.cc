@@ -24,6 +24,8 @@ size_t DTypeSize(DType dtype) {
     case DType::kBool: return sizeof(bool);
     case DType::kUint16: return sizeof(uint16_t);
     case DType::kHalf: return sizeof(half);
+    case DType::kComplex64: return sizeof(complex64);
+    case DType::kComplex128: return sizeof(complex128);
     case DType::kResource: return sizeof(ResourceHandle);
     case DType::kVariant: return sizeof(VariantValue);
     case DType::kInvalid: return 0;
@@ -44,6 +46,8 @@ std::string DTypeName(DType dtype) {
     case DType::kBool: return "bool";
     case DType::kUint16: return "uint16";
     case DType::kHalf: return "float16";
+    case DType::kComplex64: return "complex64";
+    case DType::kComplex128: return "complex128";
     case DType::kResource: return "resource";
     case DType::kVariant: return "variant";
     case DType::kInvalid: return "invalid";
@@ -65,11 +69,13 @@ absl::StatusOr<DType> DTypeFromName(absl::string_view name) {
   if (n == "bool") return DType::kBool;
   if (n == "uint16") return DType::kUint16;
   if (n == "float16" || n == "half") return DType::kHalf;
+  if (n == "complex64") return DType::kComplex64;
+  if (n == "complex128") return DType::kComplex128;
   if (n == "resource") return DType::kResource;
   if (n == "variant") return DType::kVariant;
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown dtype '", name,
-      "' (expected float32, float64, float16, int8, int16, int32, int64, uint8, uint16, bool or string)"));
+      "' (expected float32, float64, float16, int8, int16, int32, int64, uint8, uint16, complex64, complex128, bool or string)"));
 }
 
 bool IsNumeric(DType dtype) { return IsFloating(dtype) || IsInteger(dtype); }
@@ -90,6 +96,8 @@ bool IsInteger(DType dtype) {
   }
 }
 
+bool IsComplex(DType dtype) { return dtype == DType::kComplex64 || dtype == DType::kComplex128; }
+
 bool IsValidDType(int value) {
   switch (static_cast<DType>(value)) {
     case DType::kFloat:
@@ -103,6 +111,8 @@ bool IsValidDType(int value) {
     case DType::kBool:
     case DType::kUint16:
     case DType::kHalf:
+    case DType::kComplex64:
+    case DType::kComplex128:
     case DType::kResource:
     case DType::kVariant:
       return true;

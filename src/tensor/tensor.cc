@@ -144,6 +144,8 @@ void AppendValue(std::string* out, const T& v) {
     absl::StrAppend(out, "\"", absl::CEscape(v), "\"");
   } else if constexpr (std::is_same_v<T, half>) {
     absl::StrAppend(out, static_cast<float>(v));
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    absl::StrAppend(out, "(", v.real(), v.imag() < 0 ? "-" : "+", std::abs(v.imag()), "j)");  // NumPy's form.
   } else if constexpr (sizeof(T) == 1) {
     absl::StrAppend(out, static_cast<int>(v));  // A number, not a character.
   } else {

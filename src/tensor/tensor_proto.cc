@@ -85,6 +85,32 @@ absl::Status FillFromTyped(const Repeated& values, Tensor* t) {
   return absl::OkStatus();
 }
 
+// Complex values come as (real, imaginary) pairs of a float or double field, with the
+// same repeat-the-last rule.
+template <typename C, typename Repeated>
+absl::Status FillFromComplexPairs(const Repeated& values, Tensor* t) {
+  if (values.size() % 2 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto of ", DTypeName(t->dtype()), " has ", values.size(),
+                                                   " parts, not (real, imaginary) pairs"));
+  }
+  C* out = t->data<C>();
+  const int64_t n = t->NumElements();
+  const int64_t in_n = values.size() / 2;
+  if (in_n > n && in_n != 1) {
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto has ", in_n,
+                                                   " values for shape ", t->shape().DebugString()));
+  }
+  if (in_n == 0) {
+    std::fill(out, out + n, C{});
+    return absl::OkStatus();
+  }
+  auto value = [&](int64_t i) { return C(values.Get(2 * i), values.Get(2 * i + 1)); };
+  const int64_t given = std::min(in_n, n);
+  for (int64_t i = 0; i < given; ++i) out[i] = value(i);
+  std::fill(out + given, out + n, value(in_n - 1));
+  return absl::OkStatus();
+}
+
 // TensorFlow's tensor_content for strings (port::EncodeStringList): the varint32
 // length of every element, then all the bytes.
 absl::Status DecodeStringContent(absl::string_view content, Tensor* t) {
@@ -222,6 +248,8 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     case DType::kUint16: s = FillFromTyped<uint16_t>(proto.int_val(), &t); break;
     case DType::kHalf: s = FillFromTyped<half>(proto.half_val(), &t); break;
     case DType::kString: s = FillFromTyped<std::string>(proto.string_val(), &t); break;
+    case DType::kComplex64: s = FillFromComplexPairs<complex64>(proto.scomplex_val(), &t); break;
+    case DType::kComplex128: s = FillFromComplexPairs<complex128>(proto.dcomplex_val(), &t); break;
     default: return absl::InvalidArgumentError("unsupported dtype in TensorProto");
   }
   TW_RETURN_IF_ERROR(s);

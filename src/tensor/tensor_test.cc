@@ -347,6 +347,19 @@ TEST(TensorProtoTest, SmallDTypes) {
   EXPECT_TENSOR_EQ(FromProtoOk(h), testing::Make<half>({2}, {half(1.0f), half(-2.5f)}));
   EXPECT_TENSOR_EQ(FromProtoOk(Typed(DT_HALF, {1})), testing::Make<half>({1}, {half(0.0f)}));
   EXPECT_EQ(FromProtoOk(Typed(DT_UINT8, {})).dtype(), DType::kUint8);
+  // Complex values as (real, imaginary) pairs: scomplex_val for complex64, dcomplex_val for
+  // complex128; the last pair repeats.
+  TensorProto c64 = Typed(DT_COMPLEX64, {3});
+  for (float v : {1.0f, -2.0f, 0.5f, 4.0f}) c64.add_scomplex_val(v);
+  EXPECT_TENSOR_EQ(FromProtoOk(c64), testing::Make<complex64>({3}, {{1, -2}, {0.5f, 4}, {0.5f, 4}}));
+  TensorProto c128 = Typed(DT_COMPLEX128, {1});
+  c128.add_dcomplex_val(-1e300);
+  c128.add_dcomplex_val(3.25);
+  EXPECT_TENSOR_EQ(FromProtoOk(c128), testing::Make<complex128>({1}, {{-1e300, 3.25}}));
+  const Tensor written = testing::Make<complex64>({2}, {{1, 2}, {3, -4}});
+  auto back = RoundTrip(written);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TENSOR_EQ(*back, written);
 }
 
 TEST(TensorProtoTest, MalformedProtos) {
@@ -364,9 +377,13 @@ TEST(TensorProtoTest, MalformedProtos) {
   EXPECT_STATUS(TensorFromProto(too_many).status(), absl::StatusCode::kInvalidArgument,
                 "TensorProto has 3 values for shape [2]");
 
-  TensorProto complex_dtype = Typed(DT_COMPLEX64, {1});
-  EXPECT_STATUS(TensorFromProto(complex_dtype).status(), absl::StatusCode::kInvalidArgument,
-                "dtype DT_COMPLEX64 (8) is not supported");
+  TensorProto bfloat16 = Typed(static_cast<DataType>(14), {1});
+  EXPECT_STATUS(TensorFromProto(bfloat16).status(), absl::StatusCode::kInvalidArgument,
+                "dtype DT_BFLOAT16 (14) is not supported");
+  TensorProto half_a_complex = Typed(DT_COMPLEX64, {1});
+  for (float v : {1.0f, 2.0f, 3.0f}) half_a_complex.add_scomplex_val(v);
+  EXPECT_STATUS(TensorFromProto(half_a_complex).status(), absl::StatusCode::kInvalidArgument,
+                "TensorProto of complex64 has 3 parts, not (real, imaginary) pairs");
   TensorProto bogus;
   bogus.set_dtype(static_cast<DataType>(99));
   EXPECT_STATUS(TensorFromProto(bogus).status(), absl::StatusCode::kInvalidArgument,
@@ -442,9 +459,11 @@ TEST(DTypeTest, NamesAndSizes) {
   EXPECT_EQ(*DTypeFromName("DT_DOUBLE"), DType::kDouble);
   EXPECT_EQ(*DTypeFromName("int64"), DType::kInt64);
   EXPECT_EQ(*DTypeFromName("Bool"), DType::kBool);
-  EXPECT_STATUS(DTypeFromName("complex64").status(), absl::StatusCode::kInvalidArgument,
-                "unknown dtype 'complex64'");
-  for (DType d : {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64, DType::kBool}) {
+  EXPECT_EQ(*DTypeFromName("DT_COMPLEX128"), DType::kComplex128);
+  EXPECT_STATUS(DTypeFromName("bfloat16").status(), absl::StatusCode::kInvalidArgument,
+                "unknown dtype 'bfloat16'");
+  for (DType d : {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64, DType::kBool, DType::kComplex64,
+                  DType::kComplex128}) {
     EXPECT_EQ(*DTypeFromName(DTypeName(d)), d);
     EXPECT_TRUE(IsValidDType(static_cast<int>(d)));
   }
@@ -452,7 +471,11 @@ TEST(DTypeTest, NamesAndSizes) {
   EXPECT_EQ(DTypeSize(DType::kBool), 1u);
   EXPECT_EQ(DTypeSize(DType::kInvalid), 0u);
   EXPECT_FALSE(IsValidDType(0));
-  EXPECT_FALSE(IsValidDType(8));  // DT_COMPLEX64
+  EXPECT_EQ(DTypeSize(DType::kComplex64), 8u);
+  EXPECT_EQ(DTypeSize(DType::kComplex128), 16u);
+  EXPECT_FALSE(IsValidDType(14));  // DT_BFLOAT16
+  EXPECT_TRUE(IsComplex(DType::kComplex64));
+  EXPECT_FALSE(IsNumeric(DType::kComplex64));
   EXPECT_TRUE(IsNumeric(DType::kInt32));
   EXPECT_FALSE(IsNumeric(DType::kBool));
   EXPECT_TRUE(IsFloating(DType::kDouble));

@@ -12,7 +12,8 @@ namespace {
 
 constexpr DType kAllDTypes[] = {DType::kFloat, DType::kDouble, DType::kInt32,  DType::kUint8,
                                 DType::kInt16, DType::kInt8,   DType::kString, DType::kInt64,
-                                DType::kBool,  DType::kUint16, DType::kHalf,   DType::kResource};
+                                DType::kBool,  DType::kUint16, DType::kHalf,   DType::kResource,
+                                DType::kComplex64, DType::kComplex128};
 
 bool HasCpuKernel(const KernelRegistry& kernels, const std::string& op) {
   for (DType t : kAllDTypes) {
@@ -30,7 +31,8 @@ bool HasOwnShapeFn(const OpDef& def) {
   return fn == nullptr || *fn != &UnknownShape;
 }
 
-bool IsFloat(DType t) { return t == DType::kFloat || t == DType::kDouble || t == DType::kHalf; }
+// Floating and complex tensors carry gradients.
+bool IsFloat(DType t) { return t == DType::kFloat || t == DType::kDouble || t == DType::kHalf || IsComplex(t); }
 
 // Whether some output of `def` can be a floating-point tensor: only those carry gradients.
 bool MayOutputFloats(const OpDef& def) {

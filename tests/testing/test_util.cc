@@ -26,17 +26,20 @@ namespace tw::testing {
       if (a[i] != e[i]) failure = absl::StrCat("element ", i, ": \"", absl::CEscape(a[i]), "\" != expected \"", absl::CEscape(e[i]), "\"");
     }
   }
+  auto near = [&](size_t i, double x, double y) {
+    if ((std::isnan(x) && std::isnan(y)) || x == y || std::abs(x - y) <= atol + rtol * std::abs(y)) return true;
+    failure = absl::StrCat("element ", i, ": ", x, " != expected ", y);
+    return false;
+  };
   VisitAllPod(actual.dtype(), [&](auto tag) {
     using T = TypeOf<decltype(tag)>;
-    using Value = std::conditional_t<std::is_same_v<T, half>, float, T>;  // Half converts explicitly.
     auto a = actual.flat<T>(), e = expected.flat<T>();
     for (size_t i = 0; i < a.size(); ++i) {
-      double x = static_cast<Value>(a[i]), y = static_cast<Value>(e[i]);
-      bool ok = (std::isnan(x) && std::isnan(y)) || x == y ||
-                std::abs(x - y) <= atol + rtol * std::abs(y);
-      if (!ok) {
-        failure = absl::StrCat("element ", i, ": ", x, " != expected ", y);
-        return;
+      if constexpr (kIsComplex<T>) {  // Each part on its own.
+        if (!near(i, a[i].real(), e[i].real()) || !near(i, a[i].imag(), e[i].imag())) return;
+      } else {
+        using Value = std::conditional_t<std::is_same_v<T, half>, float, T>;  // Half converts explicitly.
+        if (!near(i, static_cast<Value>(a[i]), static_cast<Value>(e[i]))) return;
       }
     }
   });

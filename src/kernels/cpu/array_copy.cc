@@ -112,7 +112,8 @@ void FillN(const OpKernelContext& ctx, const char* value, int64_t n, char* dst) 
 
 std::vector<DType> PodTypes() {
   return {DType::kFloat, DType::kDouble, DType::kInt32, DType::kUint8, DType::kInt16,
-          DType::kInt8,  DType::kInt64,  DType::kBool,  DType::kUint16, DType::kHalf};
+          DType::kInt8,  DType::kInt64,  DType::kBool,  DType::kUint16, DType::kHalf,
+          DType::kComplex64, DType::kComplex128};
 }
 
 void RegisterPod(KernelRegistry& r, const char* op, KernelFactory factory, const char* type_attr) {

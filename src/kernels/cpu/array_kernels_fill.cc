@@ -55,7 +55,7 @@ class ConstantLikeOp : public OpKernel {
   }
 
  private:
-  alignas(8) char value_[8] = {};
+  alignas(16) char value_[16] = {};  // Up to complex128.
 };
 
 template <typename T>

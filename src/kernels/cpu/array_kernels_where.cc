@@ -1,5 +1,7 @@
 // Where (tf.where with one argument): the int64 coordinates, row-major, of the non-zero
 // elements of its input; boolean_mask gathers with them.
+#include <type_traits>
+
 #include "kernels/cpu/array_kernels.h"
 
 namespace tw {
@@ -11,11 +13,18 @@ class WhereOp : public OpKernel {
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& in = ctx.input(0);
     std::vector<int64_t> hits;  // Flat indices of the true elements.
-    VisitPod(in.dtype(), [&](auto tag) {
+    VisitAllPod(in.dtype(), [&](auto tag) {
       using T = TypeOf<decltype(tag)>;
       const T* v = in.data<T>();
-      for (int64_t i = 0; i < in.NumElements(); ++i)
-        if (v[i] != T(0)) hits.push_back(i);
+      for (int64_t i = 0; i < in.NumElements(); ++i) {
+        bool nonzero;
+        if constexpr (std::is_same_v<T, half>) {
+          nonzero = (v[i].bits & 0x7fff) != 0;  // -0 is zero.
+        } else {
+          nonzero = v[i] != T(0);
+        }
+        if (nonzero) hits.push_back(i);
+      }
     });
     const int rank = in.rank();
     TW_ASSIGN_OR_RETURN(Tensor * out,

@@ -1,5 +1,5 @@
-// Cast between every pair of plain dtypes: float32/64, half, the integers and bool. It has
-// a file of its own because it instantiates one loop per pair (100 of them).
+// Cast between every pair of plain dtypes: float32/64, half, the integers, bool and complex. It has
+// a file of its own because it instantiates one loop per pair (144 of them).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -22,6 +22,18 @@ template <typename S, typename D>
 D CastValue(S x) {
   if constexpr (std::is_same_v<S, half>) {
     return CastValue<float, D>(HalfToFloat(x));
+  } else if constexpr (kIsComplex<S>) {
+    // From complex: to bool whether it is non-zero, to another complex each part, to a
+    // real type the real part (TensorFlow drops the imaginary one).
+    if constexpr (std::is_same_v<D, bool>) {
+      return x != S{0};
+    } else if constexpr (kIsComplex<D>) {
+      return D(x);
+    } else {
+      return CastValue<typename S::value_type, D>(x.real());
+    }
+  } else if constexpr (kIsComplex<D>) {
+    return D(CastValue<S, typename D::value_type>(x), 0);
   } else if constexpr (std::is_same_v<D, half>) {
     return FloatToHalf(static_cast<float>(x));
   } else if constexpr (std::is_same_v<D, bool>) {

@@ -117,13 +117,29 @@ struct BoolTypes {
   template <typename T>
   static constexpr bool kSupports = std::is_same_v<T, bool>;
 };
+// The sets above plus complex64 and complex128, for the ops TensorFlow defines on them.
+template <typename Set>
+struct OrComplex {
+  template <typename T>
+  static constexpr bool kSupports = Set::template kSupports<T> || kIsComplex<T>;
+};
+using NumericOrComplexTypes = OrComplex<NumericTypes>;
+using FloatOrComplexTypes = OrComplex<FloatTypes>;
+using NumericBoolOrComplexTypes = OrComplex<NumericOrBoolTypes>;
 
-// The dtypes among float32/float64/int32/int64/bool that `Set` accepts.
+// VisitPod plus VisitComplex: the dtypes the elementwise kernels are instantiated for.
+template <typename Fn>
+bool VisitPodOrComplex(DType dtype, Fn&& fn) {
+  return VisitPod(dtype, fn) || VisitComplex(dtype, fn);
+}
+
+// The dtypes among float32/float64/int32/int64/bool/complex64/complex128 that `Set` accepts.
 template <typename Set>
 std::vector<DType> SupportedDTypes() {
   std::vector<DType> out;
-  for (DType d : {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64, DType::kBool}) {
-    VisitPod(d, [&](auto tag) {
+  for (DType d : {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64, DType::kBool, DType::kComplex64,
+                  DType::kComplex128}) {
+    VisitPodOrComplex(d, [&](auto tag) {
       if constexpr (Set::template kSupports<TypeOf<decltype(tag)>>) out.push_back(d);
     });
   }
@@ -138,7 +154,7 @@ KernelFactory CwiseFactory(const char* attr) {
     c.GetAttr(attr, &t);
     if (!c.status().ok()) return c.status();
     std::unique_ptr<OpKernel> k;
-    VisitPod(t, [&](auto tag) {
+    VisitPodOrComplex(t, [&](auto tag) {
       using T = TypeOf<decltype(tag)>;
       if constexpr (F::template kSupports<T>) k = std::make_unique<K<T, F>>(c);
     });

@@ -11,7 +11,7 @@ using cwise::BinaryOp;
 using cwise::NumericOrBoolTypes;
 using cwise::NumericTypes;
 
-struct EqualF : NumericOrBoolTypes {
+struct EqualF : cwise::NumericBoolOrComplexTypes {
   static constexpr int64_t kCost = 1;
   static constexpr bool kIncompatibleResult = false;
   template <typename T>
@@ -20,7 +20,7 @@ struct EqualF : NumericOrBoolTypes {
   }
 };
 
-struct NotEqualF : NumericOrBoolTypes {
+struct NotEqualF : cwise::NumericBoolOrComplexTypes {
   static constexpr int64_t kCost = 1;
   static constexpr bool kIncompatibleResult = true;
   template <typename T>

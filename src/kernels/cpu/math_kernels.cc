@@ -14,7 +14,7 @@ namespace {
 using cwise::FloatTypes;
 using cwise::NumericTypes;
 
-struct AddF : NumericTypes {
+struct AddF : cwise::NumericOrComplexTypes {
   static constexpr int64_t kCost = 1;
   template <typename T>
   T operator()(T x, T y) const {
@@ -22,7 +22,7 @@ struct AddF : NumericTypes {
   }
 };
 
-struct SubF : NumericTypes {
+struct SubF : cwise::NumericOrComplexTypes {
   static constexpr int64_t kCost = 1;
   template <typename T>
   T operator()(T x, T y) const {
@@ -30,7 +30,7 @@ struct SubF : NumericTypes {
   }
 };
 
-struct MulF : NumericTypes {
+struct MulF : cwise::NumericOrComplexTypes {
   static constexpr int64_t kCost = 1;
   template <typename T>
   T operator()(T x, T y) const {
@@ -60,7 +60,7 @@ T TruncatedDiv(T x, T y) {
 }
 
 // Integer division truncates toward zero, like C.
-struct DivF : NumericTypes, IntegerDivisor {
+struct DivF : cwise::NumericOrComplexTypes, IntegerDivisor {
   static constexpr int64_t kCost = 3;
   template <typename T>
   T operator()(T x, T y) const {
@@ -101,7 +101,7 @@ struct FloorModF : NumericTypes, IntegerDivisor {
   }
 };
 
-struct RealDivF : FloatTypes {
+struct RealDivF : cwise::FloatOrComplexTypes {
   static constexpr int64_t kCost = 2;
   template <typename T>
   T operator()(T x, T y) const {
@@ -194,6 +194,8 @@ void RegisterMathKernels(KernelRegistry& r) {
   RegisterMathMiscKernels(r);
   RegisterMathUnaryFnKernels(r);
   RegisterMathBinaryFnKernels(r);
+  RegisterComplexKernels(r);
+  RegisterFftKernels(r);
   RegisterCheckKernels(r);
 }
 

@@ -13,6 +13,8 @@ void RegisterMathMiscKernels(KernelRegistry& r);     // Select, AddN
 void RegisterCastKernels(KernelRegistry& r);         // Cast (cast_kernels.cc)
 void RegisterMathUnaryFnKernels(KernelRegistry& r);  // Sin..IsNan (math_unary_fn_kernels.cc)
 void RegisterCheckKernels(KernelRegistry& r);  // Assert, CheckNumerics (check_kernels.cc)
+void RegisterComplexKernels(KernelRegistry& r);  // Complex, Real, Imag, Angle, ComplexAbs, Conj (complex_kernels.cc)
+void RegisterFftKernels(KernelRegistry& r);      // FFT..IRFFT3D (fft_kernels.cc)
 void RegisterMathBinaryFnKernels(KernelRegistry& r);  // Atan2..Polygamma, Invert (math_binary_fn_kernels.cc)
 
 }  // namespace tw

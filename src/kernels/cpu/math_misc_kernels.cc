@@ -139,7 +139,7 @@ void RegisterMathMiscKernels(KernelRegistry& r) {
   for (const char* op : {"Select", "SelectV2"}) {
     r.Register({op, kDeviceCpu, Factory<SelectOp<std::string>>(), "T", {DType::kString}});
   }
-  cwise::RegisterCwise<AddNOp, cwise::NumericTypes>(r, "AddN");
+  cwise::RegisterCwise<AddNOp, cwise::NumericOrComplexTypes>(r, "AddN");
   RegisterCastKernels(r);
 }
 

@@ -51,7 +51,7 @@ struct PerElement : Types {
   }
 };
 
-struct NegF : PerElement<NegF, NumericTypes, 1> {
+struct NegF : PerElement<NegF, cwise::NumericOrComplexTypes, 1> {
   template <typename T>
   static T Apply(T x) {
     if constexpr (std::is_integral_v<T>) {
@@ -73,7 +73,7 @@ struct AbsF : PerElement<AbsF, NumericTypes, 1> {
   }
 };
 
-struct SquareF : PerElement<SquareF, NumericTypes, 1> {
+struct SquareF : PerElement<SquareF, cwise::NumericOrComplexTypes, 1> {
   template <typename T>
   static T Apply(T x) {
     return cwise::WrapMul(x, x);
@@ -97,7 +97,7 @@ struct SignF : PerElement<SignF, NumericTypes, 1> {
   }
 };
 
-struct ReciprocalF : PerElement<ReciprocalF, FloatTypes, 2> {
+struct ReciprocalF : PerElement<ReciprocalF, cwise::FloatOrComplexTypes, 2> {
   template <typename T>
   static T Apply(T x) {
     return T{1} / x;
@@ -109,8 +109,8 @@ struct LogicalNotF : PerElement<LogicalNotF, cwise::BoolTypes, 1> {
 };
 
 // Functors over whole Eigen arrays.
-template <typename Derived, int64_t kCostNs>
-struct EigenArray : FloatTypes {
+template <typename Derived, int64_t kCostNs, typename Types = FloatTypes>
+struct EigenArray : Types {
   static constexpr int64_t kCost = kCostNs;
   template <typename T>
   static void Run(const T* x, T* y, int64_t n) {
@@ -121,7 +121,7 @@ struct EigenArray : FloatTypes {
 // std::sqrt, IEEE's: Eigen's AVX-512 packet sqrt of doubles gave NaN for +inf and +0 for
 // -0 (found by test_tf_oracle_ops.py). Vectorized all the same: this file is built with
 // -fno-math-errno.
-struct SqrtF : PerElement<SqrtF, FloatTypes, 2> {
+struct SqrtF : PerElement<SqrtF, cwise::FloatOrComplexTypes, 2> {
   template <typename T>
   static T Apply(T x) {
     return std::sqrt(x);
@@ -133,13 +133,13 @@ struct RsqrtF : EigenArray<RsqrtF, 2> {
     return x.rsqrt();
   }
 };
-struct ExpF : EigenArray<ExpF, 5> {
+struct ExpF : EigenArray<ExpF, 5, cwise::FloatOrComplexTypes> {
   template <typename A>
   static auto Eval(const A& x) {
     return x.exp();
   }
 };
-struct LogF : EigenArray<LogF, 5> {
+struct LogF : EigenArray<LogF, 5, cwise::FloatOrComplexTypes> {
   template <typename A>
   static auto Eval(const A& x) {
     return x.log();

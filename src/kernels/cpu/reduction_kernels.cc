@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "tensor/tensor_eigen.h"
 #include "ops/reduction_axes.h"
@@ -324,7 +325,12 @@ class ReductionOp : public OpKernel {
       T empty = R::Init();
       if constexpr (kMean) {
         // 0/0: NaN for floats as NumPy; integers have no NaN, so 0.
-        empty = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
+        if constexpr (kIsComplex<T>) {
+          const auto nan = std::numeric_limits<typename T::value_type>::quiet_NaN();
+          empty = T(nan, nan);
+        } else {
+          empty = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T(0);
+        }
       }
       std::fill(dst, dst + n_out, empty);
       return absl::OkStatus();
@@ -476,6 +482,22 @@ using ArgMinOp = ArgReductionOp<T, false>;
 
 const std::vector<DType> kNumericTypes = {DType::kFloat, DType::kDouble, DType::kInt32,
                                           DType::kInt64};
+const std::vector<DType> kComplexTypes = {DType::kComplex64, DType::kComplex128};
+
+// Sum, Mean and Prod also take complex64/128, as TensorFlow's.
+template <template <typename> class K>
+KernelFactory ComplexFactory() {
+  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DType t = DType::kInvalid;
+    c.GetAttr("T", &t);
+    if (!c.status().ok()) return c.status();
+    std::unique_ptr<OpKernel> k;
+    if (!VisitComplex(t, [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); })) {
+      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
+    }
+    return k;
+  };
+}
 
 }  // namespace
 
@@ -483,6 +505,9 @@ void RegisterReductionKernels(KernelRegistry& r) {
   r.Register({"Sum", kDeviceCpu, TypedFactory<SumOp>(), "T", kNumericTypes});
   r.Register({"Mean", kDeviceCpu, TypedFactory<MeanOp>(), "T", kNumericTypes});
   r.Register({"Prod", kDeviceCpu, TypedFactory<ProdOp>(), "T", kNumericTypes});
+  r.Register({"Sum", kDeviceCpu, ComplexFactory<SumOp>(), "T", kComplexTypes});
+  r.Register({"Mean", kDeviceCpu, ComplexFactory<MeanOp>(), "T", kComplexTypes});
+  r.Register({"Prod", kDeviceCpu, ComplexFactory<ProdOp>(), "T", kComplexTypes});
   r.Register({"Max", kDeviceCpu, TypedFactory<MaxOp>(), "T", kNumericTypes});
   r.Register({"Min", kDeviceCpu, TypedFactory<MinOp>(), "T", kNumericTypes});
   r.Register("All", kDeviceCpu, Factory<ReductionOp<bool, AllReducer, false>>());

@@ -104,5 +104,13 @@ TEST(StringKernels, WhereGivesCoordinatesOfTrueElements) {
   EXPECT_TENSOR_EQ(RunOpOk("Where", {Bool({}, {true})}), I64({1, 0}, {}));
 }
 
+TEST(StringKernels, WhereReadsHalfAndComplexValues) {
+  // -0 is zero for half; a complex value is non-zero when either part is.
+  const Tensor h = testing::Make<half>({4}, {half(0.0f), half(-0.0f), half(2.5f), half(-1.0f)});
+  EXPECT_TENSOR_EQ(RunOpOk("Where", {h}), I64({2, 1}, {2, 3}));
+  const Tensor c = testing::Make<complex64>({3}, {{0, 0}, {0, -1}, {2, 0}});
+  EXPECT_TENSOR_EQ(RunOpOk("Where", {c}), I64({2, 1}, {1, 2}));
+}
+
 }  // namespace
 }  // namespace tw

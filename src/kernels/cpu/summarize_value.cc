@@ -37,6 +37,8 @@ std::string Element(const T& v) {
     return FormatFloat(v, DBL_DIG, DBL_DIG + 2);
   } else if constexpr (std::is_same_v<T, half>) {
     return FormatFloat(HalfToFloat(v), FLT_DIG, FLT_DIG + 3);
+  } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
+    return absl::StrCat("(", Element(v.real()), ",", Element(v.imag()), ")");  // TF's PrintOneElement.
   } else if constexpr (std::is_same_v<T, bool>) {
     return v ? "1" : "0";
   } else if constexpr (std::is_same_v<T, std::string>) {
