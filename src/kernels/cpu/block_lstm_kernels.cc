@@ -12,11 +12,13 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "tensor/tensor_eigen.h"
 
 namespace tw {
@@ -112,16 +114,18 @@ class BlockLstmOp : public OpKernel {
     if (d.steps == 0 || B == 0 || H == 0) return absl::OkStatus();
 
     // The input projections of every step at once: [steps * batch, 4H], bias added.
-    std::vector<float> gates(d.steps * B * G);
-    Gemm<float>(&ctx, x, w, gates.data(), d.steps * B, I, G, false, false);
-    for (int64_t r = 0; r < d.steps * B; ++r) Map(gates.data() + r * G, G) += ConstMap(bias, G);
+    // (Uninitialized: the GEMM writes every element.)
+    std::unique_ptr<float[]> gates(new float[d.steps * B * G]);
+    Gemm<float>(&ctx, x, w, gates.get(), d.steps * B, I, G, false, false);
+    for (int64_t r = 0; r < d.steps * B; ++r) Map(gates.get() + r * G, G) += ConstMap(bias, G);
 
-    const float* w_h = w + I * G;  // rows I..I+H of w: h_prev's part
+    // Rows I..I+H of w, h_prev's part, packed once for every step's product.
+    const PackedMatrix w_h(w + I * G, H, G, /*transposed=*/false);
     for (int64_t t = 0; t < d.steps; ++t) {
       const float* c_in = t == 0 ? cs_prev : out[1] + (t - 1) * B * H;
       const float* h_in = t == 0 ? h_prev : out[6] + (t - 1) * B * H;
-      float* gt = gates.data() + t * B * G;
-      Gemm<float>(&ctx, h_in, w_h, gt, B, H, G, false, false, /*accumulate=*/true);
+      float* gt = gates.get() + t * B * G;
+      w_h.Multiply(&ctx, h_in, H, B, gt, G, /*accumulate=*/true);
       for (int64_t r = 0; r < B; ++r) {
         const int64_t at = (t * B + r) * H;
         const ConstMap c_old(c_in + r * H, H);
@@ -202,10 +206,11 @@ class BlockLstmGradOp : public OpKernel {
 
     // dgates of every step, [steps * batch, 4H]; the carries are the gradients flowing into
     // the previous step's cs and h.
-    std::vector<float> dgates(d.steps * B * G);
+    std::unique_ptr<float[]> dgates(new float[d.steps * B * G]);  // every element is written
     std::vector<float> dcs_carry(B * H, 0.0f), dh_carry(B * H, 0.0f), scratch(2 * H);
     Map dh(scratch.data(), H), dcs(scratch.data() + H, H);
-    const float* w_h = w + I * G;
+    // h_prev's rows of w, transposed and packed once for every step's product.
+    const PackedMatrix w_h_t(w + I * G, G, H, /*transposed=*/true);
     Map wci_grad(grad[4], H), wcf_grad(grad[5], H), wco_grad(grad[6], H);
     for (int64_t t = d.steps - 1; t >= 0; --t) {
       const float* c_in = t == 0 ? cs_prev : seq[1] + (t - 1) * B * H;
@@ -216,7 +221,7 @@ class BlockLstmGradOp : public OpKernel {
         const ConstMap c_old(c_in + r * H, H);
         Map dcs_next(dcs_carry.data() + r * H, H);
         dh = ConstMap(seq[8] + at, H) + Map(dh_carry.data() + r * H, H);
-        float* dg = dgates.data() + (t * B + r) * G;
+        float* dg = dgates.get() + (t * B + r) * G;
         Map di(dg, H), dci(dg + H, H), df(dg + 2 * H, H), d_o(dg + 3 * H, H);
         d_o = o * (1.0f - o) * dh * co;
         dcs = (1.0f - co * co) * dh * o + ConstMap(seq[7] + at, H) + dcs_next;
@@ -233,20 +238,20 @@ class BlockLstmGradOp : public OpKernel {
         }
       }
       // The gradient into h_prev of this step: dgates_t w_h^T.
-      Gemm<float>(&ctx, dgates.data() + t * B * G, w_h, dh_carry.data(), B, G, H, false, true);
+      w_h_t.Multiply(&ctx, dgates.get() + t * B * G, G, B, dh_carry.data(), H, /*accumulate=*/false);
     }
     std::copy(dcs_carry.begin(), dcs_carry.end(), grad[1]);
     std::copy(dh_carry.begin(), dh_carry.end(), grad[2]);
 
     const int64_t rows = d.steps * B;
     // x_grad = dgates w_x^T; w_grad = [x; h_prev of each step]^T dgates; b_grad = sum of dgates.
-    if (x_grad) Gemm<float>(&ctx, dgates.data(), w, grad[0], rows, G, I, false, true);
-    Gemm<float>(&ctx, x, dgates.data(), grad[3], I, rows, G, true, false);
+    if (x_grad) Gemm<float>(&ctx, dgates.get(), w, grad[0], rows, G, I, false, true);
+    Gemm<float>(&ctx, x, dgates.get(), grad[3], I, rows, G, true, false);
     std::vector<float> h_in(rows * H);
     std::copy(h_prev, h_prev + B * H, h_in.begin());
     std::copy(seq[6], seq[6] + (d.steps - 1) * B * H, h_in.begin() + B * H);
-    Gemm<float>(&ctx, h_in.data(), dgates.data(), grad[3] + I * G, H, rows, G, true, false);
-    Eigen::Map<const RowMatrix<float>> dg(dgates.data(), rows, G);
+    Gemm<float>(&ctx, h_in.data(), dgates.get(), grad[3] + I * G, H, rows, G, true, false);
+    Eigen::Map<const RowMatrix<float>> dg(dgates.get(), rows, G);
     Eigen::Map<Eigen::RowVectorXf>(grad[7], G) = dg.colwise().sum();
     return absl::OkStatus();
   }
