@@ -113,18 +113,16 @@ class BlockLstmOp : public OpKernel {
     }
     if (d.steps == 0 || B == 0 || H == 0) return absl::OkStatus();
 
-    // The input projections of every step at once: [steps * batch, 4H], bias added.
-    // (Uninitialized: the GEMM writes every element.)
-    std::unique_ptr<float[]> gates(new float[d.steps * B * G]);
-    Gemm<float>(&ctx, x, w, gates.get(), d.steps * B, I, G, false, false);
-    for (int64_t r = 0; r < d.steps * B; ++r) Map(gates.get() + r * G, G) += ConstMap(bias, G);
-
-    // Rows I..I+H of w, h_prev's part, packed once for every step's product.
-    const PackedMatrix w_h(w + I * G, H, G, /*transposed=*/false);
+    // w's input rows and h_prev's rows, each packed once for every step's products; a step's
+    // gates, [batch, 4H], are bias + x_t w_x + h_prev w_h in a scratch that stays in cache.
+    const PackedMatrix w_x(w, I, G, /*transposed=*/false), w_h(w + I * G, H, G, /*transposed=*/false);
+    std::unique_ptr<float[]> gates(new float[B * G]);
     for (int64_t t = 0; t < d.steps; ++t) {
       const float* c_in = t == 0 ? cs_prev : out[1] + (t - 1) * B * H;
       const float* h_in = t == 0 ? h_prev : out[6] + (t - 1) * B * H;
-      float* gt = gates.get() + t * B * G;
+      float* gt = gates.get();
+      for (int64_t r = 0; r < B; ++r) std::copy(bias, bias + G, gt + r * G);
+      w_x.Multiply(&ctx, x + t * B * I, I, B, gt, G, /*accumulate=*/true);
       w_h.Multiply(&ctx, h_in, H, B, gt, G, /*accumulate=*/true);
       for (int64_t r = 0; r < B; ++r) {
         const int64_t at = (t * B + r) * H;
@@ -246,11 +244,16 @@ class BlockLstmGradOp : public OpKernel {
     const int64_t rows = d.steps * B;
     // x_grad = dgates w_x^T; w_grad = [x; h_prev of each step]^T dgates; b_grad = sum of dgates.
     if (x_grad) Gemm<float>(&ctx, dgates.get(), w, grad[0], rows, G, I, false, true);
-    Gemm<float>(&ctx, x, dgates.get(), grad[3], I, rows, G, true, false);
-    std::vector<float> h_in(rows * H);
-    std::copy(h_prev, h_prev + B * H, h_in.begin());
-    std::copy(seq[6], seq[6] + (d.steps - 1) * B * H, h_in.begin() + B * H);
-    Gemm<float>(&ctx, h_in.data(), dgates.get(), grad[3] + I * G, H, rows, G, true, false);
+    // One GEMM for both parts of w (Eigen packs dgates, 4H x rows, once per GEMM): the rows
+    // of [x_t, h_prev of step t].
+    std::unique_ptr<float[]> xh(new float[rows * (I + H)]);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = xh.get() + r * (I + H);
+      std::copy(x + r * I, x + (r + 1) * I, row);
+      const float* h_in = r < B ? h_prev + r * H : seq[6] + (r - B) * H;
+      std::copy(h_in, h_in + H, row + I);
+    }
+    Gemm<float>(&ctx, xh.get(), dgates.get(), grad[3], I + H, rows, G, true, false);
     Eigen::Map<const RowMatrix<float>> dg(dgates.get(), rows, G);
     Eigen::Map<Eigen::RowVectorXf>(grad[7], G) = dg.colwise().sum();
     return absl::OkStatus();
