@@ -6,9 +6,10 @@
 // (peepholes only with use_peephole; no clip when cell_clip <= 0). Steps from seq_len_max
 // on are zeros, as TF's.
 //
-// Where TF multiplies [x_t, h_prev] by w at every step, the input half of every step is one
-// GEMM over the whole sequence, and so are the gradients of x and w: only h's part stays in
-// the step loop. That is what makes the fused op faster than dynamic_rnn's per-step graph.
+// w is packed once per call (PackedMatrix, packed_gemm.h) for the step loop's products: the
+// forward step's [x_t, h_prev] w into a cache-resident [batch, 4H] scratch, the backward
+// step's dgates w_h^T; Eigen would repack w at each of those small products. The gradients
+// of x and w are single GEMMs over the whole sequence.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
