@@ -5,12 +5,15 @@
 #include <random>
 #include <vector>
 
+#include "core/threadpool.h"
+
 namespace tw {
 namespace {
 
 // Checks c (+)= a * B against a loop in double, for b given as [k, n] or, transposed, [n, k];
 // a and c have padding columns (lda > k, ldc > n) that must stay untouched.
-void Check(int64_t m, int64_t k, int64_t n, bool transposed, bool accumulate) {
+void Check(int64_t m, int64_t k, int64_t n, bool transposed, bool accumulate,
+           const OpKernelContext* ctx = nullptr) {
   SCOPED_TRACE(testing::Message() << "m=" << m << " k=" << k << " n=" << n << " transposed=" << transposed
                                   << " accumulate=" << accumulate);
   std::mt19937 gen(static_cast<uint32_t>(m * 131 + k * 17 + n));
@@ -26,7 +29,7 @@ void Check(int64_t m, int64_t k, int64_t n, bool transposed, bool accumulate) {
   PackedMatrix packed(b.data(), k, n, transposed);
   EXPECT_EQ(packed.rows(), k);
   EXPECT_EQ(packed.cols(), n);
-  packed.Multiply(nullptr, a.data(), lda, m, c.data(), ldc, accumulate);
+  packed.Multiply(ctx, a.data(), lda, m, c.data(), ldc, accumulate);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < ldc; ++j) {
       if (j >= n) {
@@ -51,6 +54,18 @@ TEST(PackedMatrix, MatchesNaiveProduct) {
         }
       }
     }
+  }
+}
+
+// Products large enough that the pool splits the panels between its threads.
+TEST(PackedMatrix, PanelsSplitAcrossThreads) {
+  ThreadPool pool("packed_gemm_test", 4);
+  OpKernelContext::Params params;
+  params.intra_op_pool = &pool;
+  OpKernelContext ctx(params);
+  for (bool accumulate : {false, true}) {
+    Check(37, 1000, 8 * PackedMatrix::kPanelCols + 5, false, accumulate, &ctx);
+    Check(32, 1024, 256, true, accumulate, &ctx);
   }
 }
 
