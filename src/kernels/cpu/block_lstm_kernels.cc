@@ -6,17 +6,20 @@
 // (peepholes only with use_peephole; no clip when cell_clip <= 0). Steps from seq_len_max
 // on are zeros, as TF's.
 //
-// Where TF multiplies [x_t, h_prev] by w at every step, the input half of every step is one
-// GEMM over the whole sequence, and so are the gradients of x and w: only h's part stays in
-// the step loop. That is what makes the fused op faster than dynamic_rnn's per-step graph.
+// w is packed once per call (PackedMatrix, packed_gemm.h) for the step loop's products: the
+// forward step's [x_t, h_prev] w into a cache-resident [batch, 4H] scratch, the backward
+// step's dgates w_h^T; Eigen would repack w at each of those small products. The gradients
+// of x and w are single GEMMs over the whole sequence.
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/packed_gemm.h"
 #include "tensor/tensor_eigen.h"
 
 namespace tw {
@@ -111,17 +114,17 @@ class BlockLstmOp : public OpKernel {
     }
     if (d.steps == 0 || B == 0 || H == 0) return absl::OkStatus();
 
-    // The input projections of every step at once: [steps * batch, 4H], bias added.
-    std::vector<float> gates(d.steps * B * G);
-    Gemm<float>(&ctx, x, w, gates.data(), d.steps * B, I, G, false, false);
-    for (int64_t r = 0; r < d.steps * B; ++r) Map(gates.data() + r * G, G) += ConstMap(bias, G);
-
-    const float* w_h = w + I * G;  // rows I..I+H of w: h_prev's part
+    // w's input rows and h_prev's rows, each packed once for every step's products; a step's
+    // gates, [batch, 4H], are bias + x_t w_x + h_prev w_h in a scratch that stays in cache.
+    const PackedMatrix w_x(w, I, G, /*transposed=*/false), w_h(w + I * G, H, G, /*transposed=*/false);
+    std::unique_ptr<float[]> gates(new float[B * G]);
     for (int64_t t = 0; t < d.steps; ++t) {
       const float* c_in = t == 0 ? cs_prev : out[1] + (t - 1) * B * H;
       const float* h_in = t == 0 ? h_prev : out[6] + (t - 1) * B * H;
-      float* gt = gates.data() + t * B * G;
-      Gemm<float>(&ctx, h_in, w_h, gt, B, H, G, false, false, /*accumulate=*/true);
+      float* gt = gates.get();
+      for (int64_t r = 0; r < B; ++r) std::copy(bias, bias + G, gt + r * G);
+      w_x.Multiply(&ctx, x + t * B * I, I, B, gt, G, /*accumulate=*/true);
+      w_h.Multiply(&ctx, h_in, H, B, gt, G, /*accumulate=*/true);
       for (int64_t r = 0; r < B; ++r) {
         const int64_t at = (t * B + r) * H;
         const ConstMap c_old(c_in + r * H, H);
@@ -187,14 +190,14 @@ class BlockLstmGradOp : public OpKernel {
 
     float* grad[8];  // x, cs_prev, h_prev, w, wci, wcf, wco, b
     // x's gradient is written for the first seq_len_max steps (unless nothing reads it: x is
-    // often the data), w's, b's and the states' whole when there is a step; the peepholes'
-    // accumulate.
+    // often the data), w's and the states' whole when there is a step; the peepholes' and
+    // b's accumulate.
     const bool any = d.steps > 0 && B > 0 && H > 0;
     const bool x_grad = ctx.output_required(0);
     for (int k = 0; k < 8; ++k) {
       const int64_t written = !any                       ? 0
                               : k == 0                   ? (x_grad ? d.steps * B * I : 0)
-                              : (k >= 4 && k <= 6)       ? 0
+                              : k >= 4                   ? 0
                                                          : ctx.input(1 + k).NumElements();
       TW_ASSIGN_OR_RETURN(grad[k], AllocateOutput(ctx, k, ctx.input(1 + k).shape(), written));
     }
@@ -202,11 +205,12 @@ class BlockLstmGradOp : public OpKernel {
 
     // dgates of every step, [steps * batch, 4H]; the carries are the gradients flowing into
     // the previous step's cs and h.
-    std::vector<float> dgates(d.steps * B * G);
+    std::unique_ptr<float[]> dgates(new float[d.steps * B * G]);  // every element is written
     std::vector<float> dcs_carry(B * H, 0.0f), dh_carry(B * H, 0.0f), scratch(2 * H);
     Map dh(scratch.data(), H), dcs(scratch.data() + H, H);
-    const float* w_h = w + I * G;
-    Map wci_grad(grad[4], H), wcf_grad(grad[5], H), wco_grad(grad[6], H);
+    // h_prev's rows of w, transposed and packed once for every step's product.
+    const PackedMatrix w_h_t(w + I * G, G, H, /*transposed=*/true);
+    Map wci_grad(grad[4], H), wcf_grad(grad[5], H), wco_grad(grad[6], H), b_grad(grad[7], G);
     for (int64_t t = d.steps - 1; t >= 0; --t) {
       const float* c_in = t == 0 ? cs_prev : seq[1] + (t - 1) * B * H;
       for (int64_t r = 0; r < B; ++r) {
@@ -216,7 +220,7 @@ class BlockLstmGradOp : public OpKernel {
         const ConstMap c_old(c_in + r * H, H);
         Map dcs_next(dcs_carry.data() + r * H, H);
         dh = ConstMap(seq[8] + at, H) + Map(dh_carry.data() + r * H, H);
-        float* dg = dgates.data() + (t * B + r) * G;
+        float* dg = dgates.get() + (t * B + r) * G;
         Map di(dg, H), dci(dg + H, H), df(dg + 2 * H, H), d_o(dg + 3 * H, H);
         d_o = o * (1.0f - o) * dh * co;
         dcs = (1.0f - co * co) * dh * o + ConstMap(seq[7] + at, H) + dcs_next;
@@ -231,23 +235,27 @@ class BlockLstmGradOp : public OpKernel {
           wcf_grad += df * c_old;
           wco_grad += d_o * cs;
         }
+        b_grad += ConstMap(dg, G);  // while the row is in cache (a pass at the end reads 6.5 MB again)
       }
       // The gradient into h_prev of this step: dgates_t w_h^T.
-      Gemm<float>(&ctx, dgates.data() + t * B * G, w_h, dh_carry.data(), B, G, H, false, true);
+      w_h_t.Multiply(&ctx, dgates.get() + t * B * G, G, B, dh_carry.data(), H, /*accumulate=*/false);
     }
     std::copy(dcs_carry.begin(), dcs_carry.end(), grad[1]);
     std::copy(dh_carry.begin(), dh_carry.end(), grad[2]);
 
     const int64_t rows = d.steps * B;
-    // x_grad = dgates w_x^T; w_grad = [x; h_prev of each step]^T dgates; b_grad = sum of dgates.
-    if (x_grad) Gemm<float>(&ctx, dgates.data(), w, grad[0], rows, G, I, false, true);
-    Gemm<float>(&ctx, x, dgates.data(), grad[3], I, rows, G, true, false);
-    std::vector<float> h_in(rows * H);
-    std::copy(h_prev, h_prev + B * H, h_in.begin());
-    std::copy(seq[6], seq[6] + (d.steps - 1) * B * H, h_in.begin() + B * H);
-    Gemm<float>(&ctx, h_in.data(), dgates.data(), grad[3] + I * G, H, rows, G, true, false);
-    Eigen::Map<const RowMatrix<float>> dg(dgates.data(), rows, G);
-    Eigen::Map<Eigen::RowVectorXf>(grad[7], G) = dg.colwise().sum();
+    // x_grad = dgates w_x^T; w_grad = [x; h_prev of each step]^T dgates.
+    if (x_grad) Gemm<float>(&ctx, dgates.get(), w, grad[0], rows, G, I, false, true);
+    // One GEMM for both parts of w (Eigen packs dgates, 4H x rows, once per GEMM): the rows
+    // of [x_t, h_prev of step t].
+    std::unique_ptr<float[]> xh(new float[rows * (I + H)]);
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = xh.get() + r * (I + H);
+      std::copy(x + r * I, x + (r + 1) * I, row);
+      const float* h_in = r < B ? h_prev + r * H : seq[6] + (r - B) * H;
+      std::copy(h_in, h_in + H, row + I);
+    }
+    Gemm<float>(&ctx, xh.get(), dgates.get(), grad[3], I + H, rows, G, true, false);
     return absl::OkStatus();
   }
 
