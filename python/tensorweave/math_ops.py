@@ -48,7 +48,7 @@ logical_and = _binary("LogicalAnd")
 logical_or = _binary("LogicalOr")
 logical_not = gen_ops.logical_not
 negative = neg = gen_ops.neg
-from tensorweave.complex_ops import abs  # noqa: A001,E402 - tf.abs: ComplexAbs for complex input.
+from tensorweave.complex_ops import abs, conj  # noqa: A001,E402 - tf.abs: ComplexAbs for complex input.
 square = gen_ops.square
 sqrt = gen_ops.sqrt
 rsqrt = gen_ops.rsqrt
@@ -100,10 +100,26 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
 add_n = gen_ops.add_n  # generated from the registry (tools/op_gen)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, name="MatMul"):
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, name="MatMul"):
+    """a @ b. As TensorFlow's: MatMul only transposes and BatchMatMulV2 only takes adjoints, so a
+    complex operand is conjugated where the flag asked for the other (conj is a no-op on real
+    values); the sparsity hints are accepted and ignored."""
+    if transpose_a and adjoint_a:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+    if transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_b and adjoint_b can be True.")
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if (a.shape.ndims or 2) > 2 or (b.shape.ndims or 2) > 2:
-        return _op_output("BatchMatMulV2", [a, b], {"adj_x": transpose_a, "adj_y": transpose_b}, name)
+        if transpose_a:
+            a, adjoint_a = conj(a), True
+        if transpose_b:
+            b, adjoint_b = conj(b), True
+        return _op_output("BatchMatMulV2", [a, b], {"adj_x": adjoint_a, "adj_y": adjoint_b}, name)
+    if adjoint_a:
+        a, transpose_a = conj(a), True
+    if adjoint_b:
+        b, transpose_b = conj(b), True
     return _op_output("MatMul", [a, b], {"transpose_a": transpose_a, "transpose_b": transpose_b}, name)
 
 

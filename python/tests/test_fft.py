@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from numeric_gradients import central_differences
 from tf_peer import TF_SIDE_DIR, assert_close_to_tensorflow, shared_cases_fixtures, shared_cases_names
 
 sys.path.insert(0, TF_SIDE_DIR)
@@ -34,15 +35,6 @@ def test_matches_numpy(ours):
     np.testing.assert_allclose(ours["irfft_shorter_even_complex128"], np.fft.irfft(s[..., :3], n=4), atol=1e-12)
 
 
-def _central_differences(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        grad[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return grad
-
-
 @pytest.mark.parametrize("rank,fft_length", [(1, [5]), (1, [11]), (2, [3, 7]), (2, [6, 4]), (3, [2, 5, 3]),
                                              (3, [3, 4, 4])])
 def test_real_transform_gradients_by_central_differences(rank, fft_length):
@@ -65,14 +57,14 @@ def test_real_transform_gradients_by_central_differences(rank, fft_length):
         g_re, g_im = tf.gradients(loss_i, [sre, sim])
         with tf.Session() as sess:
             got = sess.run(g_r, {x: x0})
-            np.testing.assert_allclose(got, _central_differences(lambda v: sess.run(loss_r, {x: v}), x0), atol=1e-7)
+            np.testing.assert_allclose(got, central_differences(lambda v: sess.run(loss_r, {x: v}), x0), atol=1e-7)
             feed = {sre: spec0.real, sim: spec0.imag}
             got_re, got_im = sess.run([g_re, g_im], feed)
             np.testing.assert_allclose(
-                got_re, _central_differences(lambda v: sess.run(loss_i, {sre: v, sim: spec0.imag}), spec0.real),
+                got_re, central_differences(lambda v: sess.run(loss_i, {sre: v, sim: spec0.imag}), spec0.real),
                 atol=1e-7)
             np.testing.assert_allclose(
-                got_im, _central_differences(lambda v: sess.run(loss_i, {sre: spec0.real, sim: v}), spec0.imag),
+                got_im, central_differences(lambda v: sess.run(loss_i, {sre: spec0.real, sim: v}), spec0.imag),
                 atol=1e-7)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tensorweave as tf
+from numeric_gradients import central_differences
 from tf_peer import TF_SIDE_DIR, assert_close_to_tensorflow, shared_cases_fixtures, shared_cases_names
 
 sys.path.insert(0, TF_SIDE_DIR)
@@ -57,15 +58,6 @@ def test_run_time_errors_match_tensorflow(theirs, name):
     assert expected.rstrip() in e.value.message, (expected, e.value.message)
 
 
-def _central_differences(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        grad[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return grad
-
-
 @pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
 def test_lu_gradient_by_central_differences(shape):
     rng = np.random.default_rng(5)
@@ -81,7 +73,7 @@ def test_lu_gradient_by_central_differences(shape):
         with tf.Session() as sess:
             got = sess.run(grads, {x: x0})
             for loss, g in zip(losses, got):
-                expected = _central_differences(lambda v, loss=loss: sess.run(loss, {x: v}), x0)
+                expected = central_differences(lambda v, loss=loss: sess.run(loss, {x: v}), x0)
                 np.testing.assert_allclose(g, expected, rtol=1e-6, atol=1e-7)
 
 

@@ -1,5 +1,6 @@
 // Gradients of the matrix products. For C = op(A) op(B) the gradients are products of
-// the incoming gradient with the other operand, transposed as each case needs.
+// the incoming gradient with the other operand, transposed (adjoint, for BatchMatMul's
+// complex values) as each case needs.
 #include "autodiff/grad_util.h"
 
 namespace tw {
@@ -37,8 +38,9 @@ void RegisterLinalgGradients(GradientRegistry& r) {
     auto mul = [](const Output& p, const Output& q, bool tp, bool tq) {
       return matmul(p, q, tp, tq);
     };
-    return ProductGrads(ctx.input(0), ctx.input(1), ctx.grad_outputs[0], Flag(ctx, "transpose_a"),
-                        Flag(ctx, "transpose_b"), mul);
+    // MatMul's flags only transpose: complex operands are conjugated here (as TensorFlow's).
+    return ProductGrads(grad::ConjIfComplex(ctx.input(0)), grad::ConjIfComplex(ctx.input(1)), ctx.grad_outputs[0],
+                        Flag(ctx, "transpose_a"), Flag(ctx, "transpose_b"), mul);
   });
   // BatchMatMul needs equal batch dims, so the products already have the inputs' shapes.
   r.Register("BatchMatMul", BatchGrads);

@@ -91,7 +91,7 @@ void RegisterLinalgOps(OpRegistry& r) {
                  .Output("product: T")
                  .Attr("transpose_a: bool = false")
                  .Attr("transpose_b: bool = false")
-                 .Attr("T: {float16, float32, float64, int32, int64}")
+                 .Attr("T: {float16, float32, float64, int32, int64, complex64, complex128}")
                  .Attr("grad_a: bool = false")
                  .Attr("grad_b: bool = false")
                  .SetShapeFn(MatMulShape));
@@ -99,7 +99,7 @@ void RegisterLinalgOps(OpRegistry& r) {
                  .Input("x: T")
                  .Input("y: T")
                  .Output("output: T")
-                 .Attr("T: {float32, float64, int32, int64}")
+                 .Attr("T: {float32, float64, int32, int64, complex64, complex128}")
                  .Attr("adj_x: bool = false")
                  .Attr("adj_y: bool = false")
                  .SetShapeFn(BatchMatMulShape<false>));
@@ -107,7 +107,7 @@ void RegisterLinalgOps(OpRegistry& r) {
                  .Input("x: T")
                  .Input("y: T")
                  .Output("output: T")
-                 .Attr("T: {float16, float32, float64, int16, int32, int64}")
+                 .Attr("T: {float16, float32, float64, int16, int32, int64, complex64, complex128}")
                  .Attr("adj_x: bool = false")
                  .Attr("adj_y: bool = false")
                  .Attr("grad_x: bool = false")

@@ -1,6 +1,6 @@
 """Complex-number cases built by the same code on both sides: `build(tf, arrays)` returns
 name -> tensor (tf.complex with broadcasting, real / imag / conj / angle / abs of complex and
-of real tensors, arithmetic and reductions on complex64 and complex128, casts, and gradients
+of real tensors, arithmetic, reductions and matmul on complex64 and complex128, casts, and gradients
 of real losses through complex values). Run as a script with TensorFlow's python (args
 in.npz out.npz): values to out.npz, and a JSON line holding a GraphDef TensorFlow wrote with
 complex constants (its scomplex_val / dcomplex_val fields) and the values it computes."""
@@ -62,10 +62,20 @@ def build(tf, arrays):
         out[f"cast_{cdt}_to_{other}"] = tf.cast(z, other)
         out[f"transpose_{cdt}"] = tf.transpose(tf.reshape(tf.concat([z, w], 0), [2, 2, 3]), [2, 0, 1])
         out[f"gather_{cdt}"] = tf.gather(z, [1, 0, 1], axis=0)
+        # MatMul only transposes, BatchMatMulV2 takes adjoints; tf.matmul maps each flag.
+        zt = tf.transpose(w)  # [3, 2]
+        out[f"matmul_{cdt}"] = tf.matmul(z, zt)
+        out[f"matmul_transpose_{cdt}"] = tf.matmul(z, w, transpose_b=True)
+        out[f"matmul_adjoint_{cdt}"] = tf.matmul(z, w, adjoint_a=True)
+        stacked = tf.stack([z, w, z])  # [3, 2, 3]
+        out[f"batch_matmul_adjoint_{cdt}"] = tf.matmul(stacked, stacked, adjoint_b=True)
+        out[f"batch_matmul_transpose_{cdt}"] = tf.matmul(stacked, stacked, transpose_a=True)
         # Real losses through complex values, differentiated by the real parts.
         loss = tf.reduce_sum(tf.abs(z * w + tf.exp(z))) + tf.reduce_sum(tf.angle(z / w))
         loss += tf.reduce_sum(tf.real(tf.log(z) + tf.sqrt(w) + tf.reciprocal(z) + tf.square(w) - tf.conj(z) * w))
         loss += tf.reduce_sum(tf.imag(tf.complex(re, row) * z))
+        loss += tf.reduce_sum(tf.abs(tf.matmul(z, w, transpose_b=True))) + tf.reduce_sum(
+            tf.real(tf.matmul(stacked, stacked, adjoint_a=True)))
         for name, g in zip(("re", "im", "re2", "im2", "row"), tf.gradients(loss, [re, im, re2, im2, row])):
             out[f"grad_{name}_{cdt}"] = g
         # The gradient with respect to a complex value.

@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cwise.h"
 
 namespace tw {
@@ -73,15 +74,18 @@ struct ComplexAbsF {
 };
 
 template <typename F>
+struct ComplexToReal {
+  template <typename C>
+  using Op = ComplexToRealOp<C, F>;
+};
+
+// The Tout of a complex-to-real op must be the complex type's half.
+template <typename F>
 KernelFactory ComplexToRealFactory() {
-  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DType t = DType::kInvalid;
-    c.GetAttr("T", &t);
-    if (!c.status().ok()) return c.status();
-    TW_RETURN_IF_ERROR(CheckPair(c, "Tout", t, RealOf(t)));
-    std::unique_ptr<OpKernel> k;
-    VisitComplex(t, [&](auto tag) { k = std::make_unique<ComplexToRealOp<TypeOf<decltype(tag)>, F>>(c); });
-    if (k == nullptr) return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
+  const KernelFactory make = ComplexTypedFactory<ComplexToReal<F>::template Op>();
+  return [make](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    TW_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> k, make(c));
+    TW_RETURN_IF_ERROR(CheckPair(c, "Tout", c.input_type(0), RealOf(c.input_type(0))));
     return k;
   };
 }
@@ -118,19 +122,11 @@ void RegisterComplexKernels(KernelRegistry& r) {
                 return complex_factory(c);
               },
               "T", {DType::kFloat, DType::kDouble}});
-  const std::vector<DType> complex_types = {DType::kComplex64, DType::kComplex128};
-  r.Register({"Real", kDeviceCpu, ComplexToRealFactory<RealF>(), "T", complex_types});
-  r.Register({"Imag", kDeviceCpu, ComplexToRealFactory<ImagF>(), "T", complex_types});
-  r.Register({"Angle", kDeviceCpu, ComplexToRealFactory<AngleF>(), "T", complex_types});
-  r.Register({"ComplexAbs", kDeviceCpu, ComplexToRealFactory<ComplexAbsF>(), "T", complex_types});
-  r.Register({"Conj", kDeviceCpu,
-              [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-                std::unique_ptr<OpKernel> k;
-                VisitComplex(c.input_type(0), [&](auto tag) { k = std::make_unique<ConjOp<TypeOf<decltype(tag)>>>(c); });
-                if (k == nullptr) return absl::UnimplementedError("no Conj kernel for " + DTypeName(c.input_type(0)));
-                return k;
-              },
-              "T", complex_types});
+  r.Register({"Real", kDeviceCpu, ComplexToRealFactory<RealF>(), "T", ComplexTypes()});
+  r.Register({"Imag", kDeviceCpu, ComplexToRealFactory<ImagF>(), "T", ComplexTypes()});
+  r.Register({"Angle", kDeviceCpu, ComplexToRealFactory<AngleF>(), "T", ComplexTypes()});
+  r.Register({"ComplexAbs", kDeviceCpu, ComplexToRealFactory<ComplexAbsF>(), "T", ComplexTypes()});
+  r.Register({"Conj", kDeviceCpu, ComplexTypedFactory<ConjOp>(), "T", ComplexTypes()});
 }
 
 }  // namespace tw

@@ -10,6 +10,7 @@
 #include <unsupported/Eigen/FFT>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cpu_kernels.h"
 
 namespace tw {
@@ -130,6 +131,18 @@ class ComplexFftOp : public OpKernel {
   }
 };
 
+// RFFT's and IRFFT's inputs: the arrays of input 0 and fft_length (input 1).
+struct RealFftInputs {
+  FftLayout layout;
+  DimVector fft_length;
+};
+absl::StatusOr<RealFftInputs> ReadRealFftInputs(OpKernelContext& ctx, int rank, const std::string& op) {
+  RealFftInputs in;
+  TW_ASSIGN_OR_RETURN(in.layout, LayoutOf(ctx.input(0).shape(), rank, op.c_str()));
+  TW_ASSIGN_OR_RETURN(in.fft_length, ReadFftLength(ctx.input(1), rank, op.c_str()));
+  return in;
+}
+
 // The output shape: the input's outer dims, then `inner`.
 TensorShape WithInner(const TensorShape& in, int rank, const DimVector& inner) {
   DimVector dims(in.dims().begin(), in.dims().end() - rank);
@@ -144,9 +157,9 @@ class RfftOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    TW_ASSIGN_OR_RETURN(FftLayout in_layout, LayoutOf(x.shape(), kRank, op().c_str()));
-    TW_ASSIGN_OR_RETURN(DimVector fft_length, ReadFftLength(ctx.input(1), kRank, op().c_str()));
-    FftLayout full{in_layout.outer, fft_length};
+    TW_ASSIGN_OR_RETURN(RealFftInputs in, ReadRealFftInputs(ctx, kRank, op()));
+    const DimVector& fft_length = in.fft_length;
+    FftLayout full{in.layout.outer, fft_length};
     DimVector half = fft_length;
     half.back() = fft_length.back() / 2 + 1;
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, WithInner(x.shape(), kRank, half), DTypeOf<C>::value));
@@ -156,7 +169,7 @@ class RfftOp : public OpKernel {
     TW_ASSIGN_OR_RETURN(Tensor buffer, Tensor::Allocate(DTypeOf<C>::value, WithInner(x.shape(), kRank, fft_length)));
     C* data = buffer.data<C>();
     std::fill(data, data + buffer.NumElements(), C(0));
-    CopyCropped(x.data<R>(), in_layout, data, full);
+    CopyCropped(x.data<R>(), in.layout, data, full);
     for (int axis = 0; axis < kRank; ++axis) TransformAxis(ctx, data, full, axis, false);
     CopyCropped(data, full, o, FftLayout{full.outer, half});
     return absl::OkStatus();
@@ -170,17 +183,17 @@ class IrfftOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    TW_ASSIGN_OR_RETURN(FftLayout in_layout, LayoutOf(x.shape(), kRank, op().c_str()));
-    TW_ASSIGN_OR_RETURN(DimVector fft_length, ReadFftLength(ctx.input(1), kRank, op().c_str()));
+    TW_ASSIGN_OR_RETURN(RealFftInputs in, ReadRealFftInputs(ctx, kRank, op()));
+    const DimVector& fft_length = in.fft_length;
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, WithInner(x.shape(), kRank, fft_length), DTypeOf<R>::value));
-    FftLayout full{in_layout.outer, fft_length};
+    FftLayout full{in.layout.outer, fft_length};
     if (out->NumElements() == 0) return absl::OkStatus();
     TW_ASSIGN_OR_RETURN(Tensor buffer, Tensor::Allocate(DTypeOf<C>::value, out->shape()));
     C* data = buffer.data<C>();
     std::fill(data, data + buffer.NumElements(), C(0));
     const int64_t length = fft_length.back(), half = length / 2 + 1;
     // The input cropped to fft_length, and on the last axis to its non-negative frequencies.
-    CopyCropped(x.data<C>(), in_layout, data, full);
+    CopyCropped(x.data<C>(), in.layout, data, full);
     ZeroFrom(data, full, half);
     for (int axis = 0; axis + 1 < kRank; ++axis) TransformAxis(ctx, data, full, axis, true);
     // Negative frequencies: X[t] = conj(X[length - t]) along the last axis.
@@ -205,31 +218,27 @@ class IrfftOp : public OpKernel {
   }
 };
 
-// Registers Op for complex64 and complex128 under the type attr Tcomplex.
+// Registers K for complex64 and complex128 under the type attr Tcomplex; for RFFT and
+// IRFFT Treal must be the complex type's half.
 template <template <typename> class K>
 void RegisterBoth(KernelRegistry& r, const char* op) {
+  const KernelFactory make = ComplexTypedFactory<K>("Tcomplex");
   r.Register({op, kDeviceCpu,
-              [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-                DType t = DType::kInvalid;
-                c.GetAttr("Tcomplex", &t);
-                if (!c.status().ok()) return c.status();
-                std::unique_ptr<OpKernel> k;
-                VisitComplex(t, [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); });
-                if (k == nullptr) return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
-                if (c.op().find("RFFT") != std::string::npos) {
-                  // The real type must be the complex type's half.
-                  DType real = DType::kInvalid;
+              [make](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+                TW_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> k, make(c));
+                if (c.attrs().count("Treal")) {
+                  DType real = DType::kInvalid, complex = DType::kInvalid;
                   c.GetAttr("Treal", &real);
+                  c.GetAttr("Tcomplex", &complex);
                   if (!c.status().ok()) return c.status();
-                  const DType expected = t == DType::kComplex128 ? DType::kDouble : DType::kFloat;
-                  if (real != expected) {
+                  if (real != (complex == DType::kComplex128 ? DType::kDouble : DType::kFloat)) {
                     return absl::InvalidArgumentError(absl::StrCat("no ", c.op(), " kernel for Treal=", DTypeName(real),
-                                                                   " and Tcomplex=", DTypeName(t)));
+                                                                   " and Tcomplex=", DTypeName(complex)));
                   }
                 }
                 return k;
               },
-              "Tcomplex", {DType::kComplex64, DType::kComplex128}});
+              "Tcomplex", ComplexTypes()});
 }
 
 template <int kRank, bool kInverse>

@@ -1,4 +1,5 @@
-// MatMul and BatchMatMul(V2) on Eigen's GEMM over row-major maps of the tensors (gemm.h).
+// MatMul and BatchMatMul(V2) on Eigen's GEMM over row-major maps of the tensors (gemm.h), for
+// the real types and complex64/128.
 
 // GCC 12 warns falsely inside its own AVX-512 intrinsics as Eigen inlines them (GCC bug
 // 105593); set before any include so the system headers see it.
@@ -6,9 +7,11 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <complex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/gemm.h"
 #include "tensor/tensor_eigen.h"
@@ -49,6 +52,13 @@ class MatMulOp : public OpKernel {
  private:
   bool ta_ = false, tb_ = false;
 };
+
+template <typename T>
+const T* Conjugated(const T* values, int64_t n, std::vector<T>* copy) {
+  copy->resize(n);
+  for (int64_t i = 0; i < n; ++i) (*copy)[i] = std::conj(values[i]);
+  return copy->data();
+}
 
 // x [..., m, k] times y [..., k, n] (last two dims swapped when adj_x / adj_y). kBroadcast:
 // batch dims broadcast as in NumPy (BatchMatMulV2); otherwise they must be equal.
@@ -113,6 +123,13 @@ class BatchMatMulOp : public OpKernel {
     if (out->NumElements() == 0) return absl::OkStatus();
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
+    // adj_x / adj_y take the adjoint: for complex values the conjugate transpose, so the
+    // GEMM (which only transposes) reads conjugated copies.
+    std::vector<T> x_conj, y_conj;
+    if constexpr (kIsComplex<T>) {
+      if (adj_x_) xp = Conjugated(xp, x.NumElements(), &x_conj);
+      if (adj_y_) yp = Conjugated(yp, y.NumElements(), &y_conj);
+    }
     T* op = out->data<T>();
     if (num_batches == 1) {
       Gemm<T>(&ctx, xp, yp, op, m, k, n, adj_x_, adj_y_);
@@ -152,6 +169,9 @@ void RegisterLinalgKernels(KernelRegistry& r) {
   r.Register({"MatMul", kDeviceCpu, TypedFactory<MatMulOp>(), "T", kNumericTypes});
   r.Register({"BatchMatMul", kDeviceCpu, TypedFactory<BatchMatMulV1Op>(), "T", kNumericTypes});
   r.Register({"BatchMatMulV2", kDeviceCpu, TypedFactory<BatchMatMulV2Op>(), "T", kNumericTypes});
+  r.Register({"MatMul", kDeviceCpu, ComplexTypedFactory<MatMulOp>(), "T", ComplexTypes()});
+  r.Register({"BatchMatMul", kDeviceCpu, ComplexTypedFactory<BatchMatMulV1Op>(), "T", ComplexTypes()});
+  r.Register({"BatchMatMulV2", kDeviceCpu, ComplexTypedFactory<BatchMatMulV2Op>(), "T", ComplexTypes()});
 }
 
 }  // namespace tw

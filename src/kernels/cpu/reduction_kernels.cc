@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
+#include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "tensor/tensor_eigen.h"
 #include "ops/reduction_axes.h"
@@ -482,22 +482,6 @@ using ArgMinOp = ArgReductionOp<T, false>;
 
 const std::vector<DType> kNumericTypes = {DType::kFloat, DType::kDouble, DType::kInt32,
                                           DType::kInt64};
-const std::vector<DType> kComplexTypes = {DType::kComplex64, DType::kComplex128};
-
-// Sum, Mean and Prod also take complex64/128, as TensorFlow's.
-template <template <typename> class K>
-KernelFactory ComplexFactory() {
-  return [](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DType t = DType::kInvalid;
-    c.GetAttr("T", &t);
-    if (!c.status().ok()) return c.status();
-    std::unique_ptr<OpKernel> k;
-    if (!VisitComplex(t, [&](auto tag) { k = std::make_unique<K<TypeOf<decltype(tag)>>>(c); })) {
-      return absl::UnimplementedError(absl::StrCat("no ", c.op(), " kernel for ", DTypeName(t)));
-    }
-    return k;
-  };
-}
 
 }  // namespace
 
@@ -505,9 +489,10 @@ void RegisterReductionKernels(KernelRegistry& r) {
   r.Register({"Sum", kDeviceCpu, TypedFactory<SumOp>(), "T", kNumericTypes});
   r.Register({"Mean", kDeviceCpu, TypedFactory<MeanOp>(), "T", kNumericTypes});
   r.Register({"Prod", kDeviceCpu, TypedFactory<ProdOp>(), "T", kNumericTypes});
-  r.Register({"Sum", kDeviceCpu, ComplexFactory<SumOp>(), "T", kComplexTypes});
-  r.Register({"Mean", kDeviceCpu, ComplexFactory<MeanOp>(), "T", kComplexTypes});
-  r.Register({"Prod", kDeviceCpu, ComplexFactory<ProdOp>(), "T", kComplexTypes});
+  // Sum, Mean and Prod also take complex64/128, as TensorFlow's.
+  r.Register({"Sum", kDeviceCpu, ComplexTypedFactory<SumOp>(), "T", ComplexTypes()});
+  r.Register({"Mean", kDeviceCpu, ComplexTypedFactory<MeanOp>(), "T", ComplexTypes()});
+  r.Register({"Prod", kDeviceCpu, ComplexTypedFactory<ProdOp>(), "T", ComplexTypes()});
   r.Register({"Max", kDeviceCpu, TypedFactory<MaxOp>(), "T", kNumericTypes});
   r.Register({"Min", kDeviceCpu, TypedFactory<MinOp>(), "T", kNumericTypes});
   r.Register("All", kDeviceCpu, Factory<ReductionOp<bool, AllReducer, false>>());
