@@ -66,6 +66,7 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
 
   absl::Status RunBlocking(const CollectiveParams& params, Tensor& data, const std::atomic<bool>* cancelled);
   absl::StatusOr<std::vector<std::string>> ResolveGroup(const CollectiveParams& params, absl::Duration timeout);
+  absl::Status RunDirect(Exec& x, Tensor& data);
   absl::Status RunRing(Exec& x, Tensor& data);
   absl::Status RunBroadcast(Exec& x, Tensor& data);
   absl::Status WaitPiece(const Exec& x, const std::string& key, const std::string& from, Piece* out);
