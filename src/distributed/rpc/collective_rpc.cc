@@ -346,6 +346,10 @@ struct CollectiveRpc::Exec {
   absl::Duration timeout;
   const std::atomic<bool>* cancelled = nullptr;
   std::shared_ptr<Sends> sends = std::make_shared<Sends>();
+  bool prepared = false;  // members, rank and run_key are set.
+  bool direct = false;    // Reduced by RunDirect.
+  bool sent = false;      // RunDirect's sends have started (from `mine`).
+  Tensor mine;
   std::string What() const {
     return absl::StrCat(KindName(params.kind), " '", params.node_name, "' (group_key ", params.group_key,
                         ", instance_key ", params.instance_key, ")");
@@ -494,10 +498,17 @@ absl::Status CollectiveRpc::ServePut(const grpc::ByteBuffer& message) {
 
 void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, CancellationManager* cancellation,
                         std::function<void(absl::Status)> done) {
+  std::shared_ptr<CollectiveRpc> self = shared_from_this();
+  auto x = std::make_shared<Exec>();
+  x->params = params;
+  x->timeout = params.timeout_seconds > 0 ? absl::Seconds(params.timeout_seconds) : rpc_timeout_;
+  x->direct = params.kind == CollectiveKind::kReduce && data.TotalBytes() <= DirectMaxBytes();
+  // A small reduce in a known group sends from the caller's thread (sends do not block):
+  // its data leaves while the run's thread wakes up.
+  if (x->direct && PrepareFromCache(*x)) SendDirect(*x, data);
   // Its own thread: a run waits on its peers, and the executor's few threads must stay free
   // for the other collectives of the step (whose peers may run them in another order).
-  std::shared_ptr<CollectiveRpc> self = shared_from_this();
-  RunThreads::Get().Schedule([self, params, data, cancellation, done = std::move(done)]() mutable {
+  RunThreads::Get().Schedule([self, x, data, cancellation, done = std::move(done)]() mutable {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     CancellationManager::Token token = CancellationManager::kInvalidToken;
     if (cancellation != nullptr) {
@@ -507,13 +518,30 @@ void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, Cancellatio
       });
       if (token == CancellationManager::kInvalidToken) cancelled->store(true);
     }
-    absl::Status s = cancelled->load() ? absl::CancelledError("step cancelled")
-                                       : self->RunBlocking(params, data, cancelled.get());
+    x->cancelled = cancelled.get();
+    absl::Status s = cancelled->load() && !x->sent ? absl::CancelledError("step cancelled")
+                                                   : self->RunBlocking(*x, data);
     if (cancellation != nullptr && token != CancellationManager::kInvalidToken) {
       cancellation->DeregisterCallback(token);
     }
     done(s);
   });
+}
+
+bool CollectiveRpc::PrepareFromCache(Exec& x) {
+  absl::MutexLock l(&mu_);
+  auto it = groups_.find(x.params.group_key);
+  if (it == groups_.end() || static_cast<int>(it->second.size()) != x.params.group_size) return false;
+  x.members = it->second;
+  AssignRun(x);
+  return true;
+}
+
+void CollectiveRpc::AssignRun(Exec& x) {
+  x.rank = static_cast<int>(std::find(x.members.begin(), x.members.end(), task_name_) - x.members.begin());
+  x.run_key = absl::StrCat(x.params.group_key, "/", x.params.instance_key, "/",
+                           next_run_[{x.params.group_key, x.params.instance_key}]++);
+  x.prepared = true;
 }
 
 absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const CollectiveParams& params,
@@ -560,25 +588,19 @@ absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const Colle
   return members;
 }
 
-absl::Status CollectiveRpc::RunBlocking(const CollectiveParams& params, Tensor& data,
-                                        const std::atomic<bool>* cancelled) {
-  Exec x;
-  x.params = params;
-  x.cancelled = cancelled;
-  x.timeout = params.timeout_seconds > 0 ? absl::Seconds(params.timeout_seconds) : rpc_timeout_;
-  auto members = ResolveGroup(params, x.timeout);
-  if (!members.ok()) {
-    return absl::Status(members.status().code(), absl::StrCat(x.What(), ": ", members.status().message()));
-  }
-  x.members = std::move(*members);
-  x.rank = static_cast<int>(std::find(x.members.begin(), x.members.end(), task_name_) - x.members.begin());
-  {
+absl::Status CollectiveRpc::RunBlocking(Exec& x, Tensor& data) {
+  const CollectiveParams& params = x.params;
+  if (!x.prepared) {
+    auto members = ResolveGroup(params, x.timeout);
+    if (!members.ok()) {
+      return absl::Status(members.status().code(), absl::StrCat(x.What(), ": ", members.status().message()));
+    }
+    x.members = std::move(*members);
     absl::MutexLock l(&mu_);
-    x.run_key = absl::StrCat(params.group_key, "/", params.instance_key, "/",
-                             next_run_[{params.group_key, params.instance_key}]++);
+    AssignRun(x);
   }
   absl::Status s;
-  const bool direct = params.kind == CollectiveKind::kReduce && data.TotalBytes() <= DirectMaxBytes();
+  const bool direct = x.direct;
   if (direct) {
     s = RunDirect(x, data);
   } else {
@@ -745,6 +767,12 @@ void CollectiveRpc::SendAbort(const Exec& x, const std::string& reason) {
 }
 
 namespace {
+// Direct pieces: of at most PieceBytes(), whole elements.
+size_t DirectPieceBytes(const Tensor& data) {
+  const size_t esize = DTypeSize(data.dtype());
+  return std::max<size_t>(esize, PieceBytes() / esize * esize);
+}
+
 absl::Status SizeMismatch(const std::string& from, size_t got, size_t want, const Tensor& data) {
   return absl::InvalidArgumentError(absl::StrCat("task ", from, " sent ", got, " bytes where ", want,
                                                  " were expected: the members' tensors differ in size (this one has ",
@@ -752,20 +780,28 @@ absl::Status SizeMismatch(const std::string& from, size_t got, size_t want, cons
 }
 }  // namespace
 
-absl::Status CollectiveRpc::RunDirect(Exec& x, Tensor& data) {
+void CollectiveRpc::SendDirect(Exec& x, const Tensor& data) {
   const int n = static_cast<int>(x.members.size());
-  const size_t total = data.TotalBytes(), esize = DTypeSize(data.dtype());
-  const size_t piece_bytes = std::max<size_t>(esize, PieceBytes() / esize * esize);
+  const size_t total = data.TotalBytes(), piece_bytes = DirectPieceBytes(data);
   const int64_t pieces = std::max<int64_t>(1, static_cast<int64_t>((total + piece_bytes - 1) / piece_bytes));
   // This member's values are sent from a copy: `data` becomes the result meanwhile.
-  const Tensor mine = data.Copy();
-  auto key = [&](int from, int64_t p) { return absl::StrCat(x.run_key, "/d/", from, "/", p); };
+  x.mine = data.Copy();
   for (int64_t p = 0; p < pieces; ++p) {
     const size_t off = p * piece_bytes, bytes = std::min(piece_bytes, total - off);
-    for (int i = 1; i < n; ++i) SendPiece(x, x.members[(x.rank + i) % n], key(x.rank, p), mine, off, bytes);
+    const std::string key = absl::StrCat(x.run_key, "/d/", x.rank, "/", p);
+    for (int i = 1; i < n; ++i) SendPiece(x, x.members[(x.rank + i) % n], key, x.mine, off, bytes);
   }
+  x.sent = true;
+}
+
+absl::Status CollectiveRpc::RunDirect(Exec& x, Tensor& data) {
+  if (!x.sent) SendDirect(x, data);
+  const int n = static_cast<int>(x.members.size());
+  const size_t total = data.TotalBytes(), piece_bytes = DirectPieceBytes(data);
+  const int64_t pieces = std::max<int64_t>(1, static_cast<int64_t>((total + piece_bytes - 1) / piece_bytes));
+  auto key = [&](int from, int64_t p) { return absl::StrCat(x.run_key, "/d/", from, "/", p); };
   char* base = static_cast<char*>(data.raw_data());
-  const char* own = static_cast<const char*>(mine.raw_data());
+  const char* own = static_cast<const char*>(x.mine.raw_data());
   for (int64_t p = 0; p < pieces; ++p) {
     const size_t off = p * piece_bytes, bytes = std::min(piece_bytes, total - off);
     // Rank order on every member: the same operands in the same order give the same bits.

@@ -66,7 +66,11 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   };
   struct Exec;  // One run of a collective on this task.
 
-  absl::Status RunBlocking(const CollectiveParams& params, Tensor& data, const std::atomic<bool>* cancelled);
+  absl::Status RunBlocking(Exec& x, Tensor& data);
+  // From the group cached here, without waiting: members, rank, run key. False if unknown.
+  bool PrepareFromCache(Exec& x);
+  void AssignRun(Exec& x) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendDirect(Exec& x, const Tensor& data);
   absl::StatusOr<std::vector<std::string>> ResolveGroup(const CollectiveParams& params, absl::Duration timeout);
   absl::Status RunDirect(Exec& x, Tensor& data);
   absl::Status RunRing(Exec& x, Tensor& data);
