@@ -60,6 +60,7 @@ size_t DirectMaxBytes() {
   return bytes;
 }
 
+void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
 void AppendVarint(std::string* out, uint64_t v) {
   while (v >= 0x80) {
@@ -67,15 +68,6 @@ void AppendVarint(std::string* out, uint64_t v) {
     v >>= 7;
   }
   out->push_back(static_cast<char>(v));
-}
-
-// Put calls are not retried (a failed member fails the run), so gRPC need not keep a
-// sent piece until its answer: its slices are released once written, and the run that
-// waits for that (RunBlocking) ends sooner.
-grpc::ChannelArguments PutChannelArgs() {
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
-  return args;
 }
 
 // Reads protobuf fields across the slices of a received message without copying the data.
@@ -299,7 +291,6 @@ bool ParseTaskName(const std::string& name, std::string* job, int* task) {
 struct CollectiveRpc::Sends {
   absl::Mutex mu;
   int outstanding ABSL_GUARDED_BY(mu) = 0;  // Started or waiting to start.
-  int data_refs ABSL_GUARDED_BY(mu) = 0;    // Slices gRPC still holds on the run's tensors.
   int in_flight ABSL_GUARDED_BY(mu) = 0;    // Started.
   std::deque<std::function<void()>> waiting ABSL_GUARDED_BY(mu);
   absl::Status first_error ABSL_GUARDED_BY(mu);
@@ -308,35 +299,12 @@ struct CollectiveRpc::Sends {
     absl::MutexLock l(&mu);
     return first_error;
   }
-  // Until gRPC dropped every slice referencing the run's tensors (written to the socket):
-  // sooner than every answer.
-  void WaitDataReleased() {
-    absl::MutexLock l(&mu);
-    mu.Await(absl::Condition(
-        +[](int* n) { return *n == 0; }, &data_refs));
-  }
   void WaitAll() {
     absl::MutexLock l(&mu);
     mu.Await(absl::Condition(
         +[](int* n) { return *n == 0; }, &outstanding));
   }
 };
-
-namespace {
-// What a sent slice keeps alive: the tensor it references, and the count of its run.
-struct SliceRef {
-  Tensor tensor;
-  std::shared_ptr<CollectiveRpc::Sends> sends;
-};
-void ReleaseSliceRef(void* arg) {
-  auto* ref = static_cast<SliceRef*>(arg);
-  {
-    absl::MutexLock l(&ref->sends->mu);
-    --ref->sends->data_refs;
-  }
-  delete ref;
-}
-}  // namespace
 
 struct CollectiveRpc::Exec {
   CollectiveParams params;
@@ -388,7 +356,7 @@ grpc::GenericStub* CollectiveRpc::StubFor(const std::string& task, std::string* 
     auto a = cluster_.address(job, index);
     if (!a.ok()) return nullptr;
     addr = *a;
-    it = stubs_.emplace(task, std::make_pair(addr, std::make_unique<grpc::GenericStub>(MakeChannel(addr, credentials_, PutChannelArgs()))))
+    it = stubs_.emplace(task, std::make_pair(addr, std::make_unique<grpc::GenericStub>(MakeChannel(addr, credentials_))))
              .first;
   }
   *address = it->second.first;
@@ -606,16 +574,12 @@ absl::Status CollectiveRpc::RunBlocking(Exec& x, Tensor& data) {
   } else {
     s = params.kind == CollectiveKind::kReduce ? RunRing(x, data) : RunBroadcast(x, data);
   }
-  // A failed run waits for every send's answer, to report the first error. A successful
-  // reduce has every piece it needed: it waits only until gRPC no longer references the
-  // result (its consumers may write into it, and the receivers must not see that); answers
-  // may come later (a peer that fails tells the group itself). Direct sends come from a
-  // copy. A broadcast's sender waits for every receiver's answer.
-  if (!s.ok() || params.kind == CollectiveKind::kBcastSend) {
+  // Every send answered before the result is handed on: the result's consumers may write
+  // into it, and the receivers must not see that. Direct sends come from a copy: a
+  // successful run need not wait for their answers (it has every member's data).
+  if (!direct || !s.ok()) {
     x.sends->WaitAll();
     if (s.ok()) s = x.sends->error();
-  } else if (!direct) {
-    x.sends->WaitDataReleased();
   }
   if (!s.ok() && s.code() != absl::StatusCode::kAborted) SendAbort(x, std::string(s.message()));
   {
@@ -688,11 +652,7 @@ void CollectiveRpc::SendPiece(Exec& x, const std::string& to, const std::string&
   slices[count++] = grpc::Slice(head);
   if (bytes > 0) {
     char* p = static_cast<char*>(data.raw_data()) + offset;
-    {
-      absl::MutexLock l(&x.sends->mu);
-      ++x.sends->data_refs;
-    }
-    slices[count++] = grpc::Slice(p, bytes, &ReleaseSliceRef, new SliceRef{data, x.sends});
+    slices[count++] = grpc::Slice(p, bytes, &ReleaseTensorRef, new Tensor(data));
   }
   call->req = grpc::ByteBuffer(slices, count);
   std::shared_ptr<Sends> sends = x.sends;

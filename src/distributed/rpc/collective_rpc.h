@@ -63,14 +63,12 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
                          std::vector<std::string>* members);
   absl::Status ServePut(const grpc::ByteBuffer& message);
 
- public:
-  struct Sends;  // Public for the release function of sent slices.
-
  private:
   struct Piece {
     std::vector<grpc::Slice> slices;
     size_t bytes = 0;
   };
+  struct Sends;
   struct Exec;  // One run of a collective on this task.
 
   absl::Status RunBlocking(Exec& x, Tensor& data);

@@ -43,11 +43,10 @@ inline absl::Status FromGrpcStatus(const grpc::Status& s, const std::string& who
   return absl::Status(code, s.error_message());
 }
 
-// A channel presenting `credentials` (default: plaintext, no token); `args` adds the
-// caller's own settings.
+// A channel presenting `credentials` (default: plaintext, no token).
 inline std::shared_ptr<grpc::Channel> MakeChannel(const std::string& address,
-                                                  const ClientCredentials& credentials = {},
-                                                  grpc::ChannelArguments args = {}) {
+                                                  const ClientCredentials& credentials = {}) {
+  grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);
   // Reconnect quickly after a task restarts.
