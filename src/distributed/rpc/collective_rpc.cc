@@ -47,6 +47,19 @@ int SendWindow() {
   return window;
 }
 
+// All-reduces of at most this many bytes go direct (every member to every other, one hop)
+// rather than around the ring (2 (n - 1) hops): below it, a hop's latency costs more than
+// the extra bytes. TW_COLLECTIVE_DIRECT_BYTES overrides, for experiments; every member
+// must use the same.
+size_t DirectMaxBytes() {
+  static const size_t bytes = [] {
+    const char* env = std::getenv("TW_COLLECTIVE_DIRECT_BYTES");
+    int64_t b = 0;
+    return env != nullptr && absl::SimpleAtoi(env, &b) && b >= 0 ? static_cast<size_t>(b) : size_t{64} << 10;
+  }();
+  return bytes;
+}
+
 void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
 
 void AppendVarint(std::string* out, uint64_t v) {
@@ -114,17 +127,57 @@ void CopyPiece(const std::vector<grpc::Slice>& slices, char* dst) {
   }
 }
 
+// dst[i] = dst[i] op src[i]; src is read through memcpy (received bytes need not be aligned).
 template <typename T>
-void MergeInto(T* dst, const T* src, size_t n, const std::string& op) {
+void MergeInto(T* dst, const unsigned char* src, size_t n, const std::string& op) {
+  auto at = [src](size_t i) {
+    T v;
+    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
+    return v;
+  };
   if (op == "Add") {
-    for (size_t i = 0; i < n; ++i) dst[i] += src[i];
+    for (size_t i = 0; i < n; ++i) dst[i] += at(i);
   } else if (op == "Mul") {
-    for (size_t i = 0; i < n; ++i) dst[i] *= src[i];
+    for (size_t i = 0; i < n; ++i) dst[i] *= at(i);
   } else if (op == "Max") {
-    for (size_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], src[i]);
+    for (size_t i = 0; i < n; ++i) dst[i] = std::max(dst[i], at(i));
   } else {
-    for (size_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], src[i]);
+    for (size_t i = 0; i < n; ++i) dst[i] = std::min(dst[i], at(i));
   }
+}
+
+// Merges a received piece into dst straight from its slices (no staging copy). An element
+// may straddle two slices: its bytes are gathered first.
+template <typename T>
+void MergeSlices(const std::vector<grpc::Slice>& slices, T* dst, const std::string& op) {
+  unsigned char carry[sizeof(T)];
+  size_t have = 0;  // Bytes of a straddling element gathered so far.
+  for (const grpc::Slice& s : slices) {
+    const unsigned char* p = s.begin();
+    size_t n = s.size();
+    if (have > 0) {
+      const size_t k = std::min(sizeof(T) - have, n);
+      std::memcpy(carry + have, p, k);
+      have += k;
+      p += k;
+      n -= k;
+      if (have < sizeof(T)) continue;
+      MergeInto(dst++, carry, 1, op);
+      have = 0;
+    }
+    const size_t whole = n / sizeof(T);
+    MergeInto(dst, p, whole, op);
+    dst += whole;
+    have = n - whole * sizeof(T);
+    std::memcpy(carry, p + whole * sizeof(T), have);
+  }
+}
+
+void MergePiece(const std::vector<grpc::Slice>& slices, DType dtype, char* dst, const std::string& op) {
+  VisitNumeric(dtype, [&](auto tag) {
+    using T = TypeOf<decltype(tag)>;
+    MergeSlices(slices, reinterpret_cast<T*>(dst), op);
+  });
 }
 
 bool TaskLess(const std::string& a, const std::string& b) {
@@ -261,6 +314,10 @@ struct CollectiveRpc::Exec {
   absl::Duration timeout;
   const std::atomic<bool>* cancelled = nullptr;
   std::shared_ptr<Sends> sends = std::make_shared<Sends>();
+  bool prepared = false;  // members, rank and run_key are set.
+  bool direct = false;    // Reduced by RunDirect.
+  bool sent = false;      // RunDirect's sends have started (from `mine`).
+  Tensor mine;
   std::string What() const {
     return absl::StrCat(KindName(params.kind), " '", params.node_name, "' (group_key ", params.group_key,
                         ", instance_key ", params.instance_key, ")");
@@ -409,10 +466,17 @@ absl::Status CollectiveRpc::ServePut(const grpc::ByteBuffer& message) {
 
 void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, CancellationManager* cancellation,
                         std::function<void(absl::Status)> done) {
+  std::shared_ptr<CollectiveRpc> self = shared_from_this();
+  auto x = std::make_shared<Exec>();
+  x->params = params;
+  x->timeout = params.timeout_seconds > 0 ? absl::Seconds(params.timeout_seconds) : rpc_timeout_;
+  x->direct = params.kind == CollectiveKind::kReduce && data.TotalBytes() <= DirectMaxBytes();
+  // A small reduce in a known group sends from the caller's thread (sends do not block):
+  // its data leaves while the run's thread wakes up.
+  if (x->direct && PrepareFromCache(*x)) SendDirect(*x, data);
   // Its own thread: a run waits on its peers, and the executor's few threads must stay free
   // for the other collectives of the step (whose peers may run them in another order).
-  std::shared_ptr<CollectiveRpc> self = shared_from_this();
-  RunThreads::Get().Schedule([self, params, data, cancellation, done = std::move(done)]() mutable {
+  RunThreads::Get().Schedule([self, x, data, cancellation, done = std::move(done)]() mutable {
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     CancellationManager::Token token = CancellationManager::kInvalidToken;
     if (cancellation != nullptr) {
@@ -422,13 +486,30 @@ void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, Cancellatio
       });
       if (token == CancellationManager::kInvalidToken) cancelled->store(true);
     }
-    absl::Status s = cancelled->load() ? absl::CancelledError("step cancelled")
-                                       : self->RunBlocking(params, data, cancelled.get());
+    x->cancelled = cancelled.get();
+    absl::Status s = cancelled->load() && !x->sent ? absl::CancelledError("step cancelled")
+                                                   : self->RunBlocking(*x, data);
     if (cancellation != nullptr && token != CancellationManager::kInvalidToken) {
       cancellation->DeregisterCallback(token);
     }
     done(s);
   });
+}
+
+bool CollectiveRpc::PrepareFromCache(Exec& x) {
+  absl::MutexLock l(&mu_);
+  auto it = groups_.find(x.params.group_key);
+  if (it == groups_.end() || static_cast<int>(it->second.size()) != x.params.group_size) return false;
+  x.members = it->second;
+  AssignRun(x);
+  return true;
+}
+
+void CollectiveRpc::AssignRun(Exec& x) {
+  x.rank = static_cast<int>(std::find(x.members.begin(), x.members.end(), task_name_) - x.members.begin());
+  x.run_key = absl::StrCat(x.params.group_key, "/", x.params.instance_key, "/",
+                           next_run_[{x.params.group_key, x.params.instance_key}]++);
+  x.prepared = true;
 }
 
 absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const CollectiveParams& params,
@@ -475,28 +556,31 @@ absl::StatusOr<std::vector<std::string>> CollectiveRpc::ResolveGroup(const Colle
   return members;
 }
 
-absl::Status CollectiveRpc::RunBlocking(const CollectiveParams& params, Tensor& data,
-                                        const std::atomic<bool>* cancelled) {
-  Exec x;
-  x.params = params;
-  x.cancelled = cancelled;
-  x.timeout = params.timeout_seconds > 0 ? absl::Seconds(params.timeout_seconds) : rpc_timeout_;
-  auto members = ResolveGroup(params, x.timeout);
-  if (!members.ok()) {
-    return absl::Status(members.status().code(), absl::StrCat(x.What(), ": ", members.status().message()));
-  }
-  x.members = std::move(*members);
-  x.rank = static_cast<int>(std::find(x.members.begin(), x.members.end(), task_name_) - x.members.begin());
-  {
+absl::Status CollectiveRpc::RunBlocking(Exec& x, Tensor& data) {
+  const CollectiveParams& params = x.params;
+  if (!x.prepared) {
+    auto members = ResolveGroup(params, x.timeout);
+    if (!members.ok()) {
+      return absl::Status(members.status().code(), absl::StrCat(x.What(), ": ", members.status().message()));
+    }
+    x.members = std::move(*members);
     absl::MutexLock l(&mu_);
-    x.run_key = absl::StrCat(params.group_key, "/", params.instance_key, "/",
-                             next_run_[{params.group_key, params.instance_key}]++);
+    AssignRun(x);
   }
-  absl::Status s = params.kind == CollectiveKind::kReduce ? RunRing(x, data) : RunBroadcast(x, data);
+  absl::Status s;
+  const bool direct = x.direct;
+  if (direct) {
+    s = RunDirect(x, data);
+  } else {
+    s = params.kind == CollectiveKind::kReduce ? RunRing(x, data) : RunBroadcast(x, data);
+  }
   // Every send answered before the result is handed on: the result's consumers may write
-  // into it, and the receivers must not see that.
-  x.sends->WaitAll();
-  if (s.ok()) s = x.sends->error();
+  // into it, and the receivers must not see that. Direct sends come from a copy: a
+  // successful run need not wait for their answers (it has every member's data).
+  if (!direct || !s.ok()) {
+    x.sends->WaitAll();
+    if (s.ok()) s = x.sends->error();
+  }
   if (!s.ok() && s.code() != absl::StatusCode::kAborted) SendAbort(x, std::string(s.message()));
   {
     // Pieces of this run that will not be read (it failed part way).
@@ -642,6 +726,66 @@ void CollectiveRpc::SendAbort(const Exec& x, const std::string& reason) {
   }
 }
 
+namespace {
+// Direct pieces: of at most PieceBytes(), whole elements.
+size_t DirectPieceBytes(const Tensor& data) {
+  const size_t esize = DTypeSize(data.dtype());
+  return std::max<size_t>(esize, PieceBytes() / esize * esize);
+}
+
+absl::Status SizeMismatch(const std::string& from, size_t got, size_t want, const Tensor& data) {
+  return absl::InvalidArgumentError(absl::StrCat("task ", from, " sent ", got, " bytes where ", want,
+                                                 " were expected: the members' tensors differ in size (this one has ",
+                                                 data.NumElements(), " elements of ", DTypeName(data.dtype()), ")"));
+}
+}  // namespace
+
+void CollectiveRpc::SendDirect(Exec& x, const Tensor& data) {
+  const int n = static_cast<int>(x.members.size());
+  const size_t total = data.TotalBytes(), piece_bytes = DirectPieceBytes(data);
+  const int64_t pieces = std::max<int64_t>(1, static_cast<int64_t>((total + piece_bytes - 1) / piece_bytes));
+  // This member's values are sent from a copy: `data` becomes the result meanwhile.
+  x.mine = data.Copy();
+  for (int64_t p = 0; p < pieces; ++p) {
+    const size_t off = p * piece_bytes, bytes = std::min(piece_bytes, total - off);
+    const std::string key = absl::StrCat(x.run_key, "/d/", x.rank, "/", p);
+    for (int i = 1; i < n; ++i) SendPiece(x, x.members[(x.rank + i) % n], key, x.mine, off, bytes);
+  }
+  x.sent = true;
+}
+
+absl::Status CollectiveRpc::RunDirect(Exec& x, Tensor& data) {
+  if (!x.sent) SendDirect(x, data);
+  const int n = static_cast<int>(x.members.size());
+  const size_t total = data.TotalBytes(), piece_bytes = DirectPieceBytes(data);
+  const int64_t pieces = std::max<int64_t>(1, static_cast<int64_t>((total + piece_bytes - 1) / piece_bytes));
+  auto key = [&](int from, int64_t p) { return absl::StrCat(x.run_key, "/d/", from, "/", p); };
+  char* base = static_cast<char*>(data.raw_data());
+  const char* own = static_cast<const char*>(x.mine.raw_data());
+  for (int64_t p = 0; p < pieces; ++p) {
+    const size_t off = p * piece_bytes, bytes = std::min(piece_bytes, total - off);
+    // Rank order on every member: the same operands in the same order give the same bits.
+    for (int i = 0; i < n; ++i) {
+      if (i == x.rank) {
+        if (i == 0 || bytes == 0) continue;  // `data` already holds it.
+        grpc::Slice slice(own + off, bytes, grpc::Slice::STATIC_SLICE);
+        MergePiece({slice}, data.dtype(), base + off, x.params.merge_op);
+        continue;
+      }
+      Piece piece;
+      TW_RETURN_IF_ERROR(WaitPiece(x, key(i, p), "task " + x.members[i], &piece));
+      if (piece.bytes != bytes) return SizeMismatch(x.members[i], piece.bytes, bytes, data);
+      if (i == 0) {
+        CopyPiece(piece.slices, base + off);
+      } else {
+        MergePiece(piece.slices, data.dtype(), base + off, x.params.merge_op);
+      }
+    }
+    TW_RETURN_IF_ERROR(x.sends->error());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CollectiveRpc::RunRing(Exec& x, Tensor& data) {
   const int n = static_cast<int>(x.members.size());
   const int r = x.rank;
@@ -673,7 +817,6 @@ absl::Status CollectiveRpc::RunRing(Exec& x, Tensor& data) {
     piece_range(r, p, &first, &len);
     SendPiece(x, next, key(0, p), data, first * esize, len * esize);
   }
-  std::vector<char> staging;
   for (int s = 0; s < steps; ++s) {
     const int c = recv_chunk(s);
     for (int64_t p = 0; p < pieces_of(c); ++p) {
@@ -682,20 +825,10 @@ absl::Status CollectiveRpc::RunRing(Exec& x, Tensor& data) {
       Piece piece;
       TW_RETURN_IF_ERROR(WaitPiece(x, key(s, p), prev_name, &piece));
       const size_t bytes = len * esize;
-      if (piece.bytes != bytes) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "task ", prev, " sent ", piece.bytes, " bytes where ", bytes,
-            " were expected: the members' tensors differ in size (this one has ", count, " elements of ",
-            DTypeName(data.dtype()), ")"));
-      }
+      if (piece.bytes != bytes) return SizeMismatch(prev, piece.bytes, bytes, data);
       char* dst = base + first * esize;
       if (s < n - 1) {
-        staging.resize(bytes);
-        CopyPiece(piece.slices, staging.data());
-        VisitNumeric(data.dtype(), [&](auto tag) {
-          using T = TypeOf<decltype(tag)>;
-          MergeInto(reinterpret_cast<T*>(dst), reinterpret_cast<const T*>(staging.data()), len, x.params.merge_op);
-        });
+        MergePiece(piece.slices, data.dtype(), dst, x.params.merge_op);
       } else {
         CopyPiece(piece.slices, dst);
       }

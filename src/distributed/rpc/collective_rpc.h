@@ -4,9 +4,16 @@
 //   Group: each member asks the group leader (the cluster's first task, jobs by name) to
 //   Join group_key; the leader answers once group_size tasks joined, sorted by (job, task):
 //   a member's rank is its place there. Members keep the answer for later runs.
-//   All-reduce: a ring. The tensor is cut into group_size chunks, each chunk into pieces of
-//   at most 1 MiB; reduce-scatter then all-gather, 2 (n - 1) steps, each piece sent on to
-//   the next task as soon as it was merged, so pieces flow around the ring as a pipeline.
+//   All-reduce of at most 64 KiB: direct. Every member sends its tensor to every other one
+//   (one hop instead of the ring's 2 (n - 1)) and reduces the n tensors itself in rank
+//   order, so that every member gets the same bits. In a group already known, the sends
+//   start on the caller's thread.
+//   All-reduce above: a ring. The tensor is cut into group_size chunks, each chunk into
+//   pieces of at most 1 MiB; reduce-scatter then all-gather, 2 (n - 1) steps, each piece
+//   sent on to the next task as soon as it was merged, so pieces flow around the ring as a
+//   pipeline. Received pieces are merged straight from gRPC's slices.
+//   A successful reduce ends once it has every piece and gRPC dropped its references to
+//   the result, without waiting for the answers to its sends.
 //   Broadcast: the sender pushes every piece to every other member.
 //   Data travels as Put calls, raw: each piece's bytes are a slice referencing the
 //   tensor (no copy on the sender) and are merged or copied once on the receiver.
@@ -64,8 +71,13 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   struct Sends;
   struct Exec;  // One run of a collective on this task.
 
-  absl::Status RunBlocking(const CollectiveParams& params, Tensor& data, const std::atomic<bool>* cancelled);
+  absl::Status RunBlocking(Exec& x, Tensor& data);
+  // From the group cached here, without waiting: members, rank, run key. False if unknown.
+  bool PrepareFromCache(Exec& x);
+  void AssignRun(Exec& x) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendDirect(Exec& x, const Tensor& data);
   absl::StatusOr<std::vector<std::string>> ResolveGroup(const CollectiveParams& params, absl::Duration timeout);
+  absl::Status RunDirect(Exec& x, Tensor& data);
   absl::Status RunRing(Exec& x, Tensor& data);
   absl::Status RunBroadcast(Exec& x, Tensor& data);
   absl::Status WaitPiece(const Exec& x, const std::string& key, const std::string& from, Piece* out);

@@ -1,14 +1,20 @@
 // The CollectiveService's handlers on hostile or inconsistent input, without a server:
 // malformed Put messages, oversized keys, pieces sent twice, Join from unknown tasks, with
 // another group_size, or for a group that never fills (naming the tasks that did not come).
+// Then the all-reduce itself between 2-4 runtimes served by in-process gRPC servers: both
+// algorithms (direct for small tensors, ring above), every merge op, sizes not divisible by
+// the group, zero, results bit-identical across members, and a member that is gone.
 #include "distributed/rpc/collective_rpc.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
+#include "core/net_util.h"
 #include "tensorweave/cluster_spec.h"
 
 namespace tw {
@@ -98,6 +104,194 @@ TEST(CollectiveRpcTest, ParsesTaskNames) {
   EXPECT_FALSE(ParseTaskName("/job:/replica:0/task:1", &job, &task));
   EXPECT_FALSE(ParseTaskName("/job:w/replica:0/task:x", &job, &task));
   EXPECT_FALSE(ParseTaskName("worker:1", &job, &task));
+}
+
+// n runtimes, each served by its own gRPC server on loopback.
+class Group {
+ public:
+  explicit Group(int n) {
+    auto addresses = FreeLoopbackAddresses({{"worker", n}});
+    EXPECT_TRUE(addresses.ok()) << addresses.status();
+    auto cluster = ClusterSpec::FromJobs({{"worker", (*addresses)["worker"]}});
+    EXPECT_TRUE(cluster.ok()) << cluster.status();
+    for (int t = 0; t < n; ++t) {
+      auto rpc = std::make_shared<CollectiveRpc>(*cluster, "worker", t, absl::Seconds(20));
+      grpc::ServerBuilder builder;
+      builder.AddListeningPort((*addresses)["worker"][t], grpc::InsecureServerCredentials());
+      builder.SetMaxReceiveMessageSize(-1);
+      builder.RegisterService(rpc->service());
+      servers_.push_back(builder.BuildAndStart());
+      EXPECT_NE(servers_.back(), nullptr);
+      rpcs_.push_back(std::move(rpc));
+    }
+  }
+  ~Group() {
+    for (size_t t = 0; t < rpcs_.size(); ++t) Stop(t);
+  }
+  void Stop(size_t t) {
+    if (servers_[t] == nullptr) return;
+    rpcs_[t]->Shutdown();
+    servers_[t]->Shutdown(std::chrono::system_clock::now());
+    servers_[t].reset();
+  }
+  // Runs the collective on the members in `who` at once; each one's status.
+  std::vector<absl::Status> Run(const CollectiveParams& params, std::vector<Tensor>& data,
+                                const std::vector<int>& who) {
+    std::vector<absl::Status> status(who.size());
+    std::vector<absl::Notification> done(who.size());
+    for (size_t i = 0; i < who.size(); ++i) {
+      rpcs_[who[i]]->Run(params, data[who[i]], nullptr, [&, i](absl::Status s) {
+        status[i] = s;
+        done[i].Notify();
+      });
+    }
+    for (absl::Notification& d : done) d.WaitForNotification();
+    return status;
+  }
+
+ private:
+  std::vector<std::shared_ptr<CollectiveRpc>> rpcs_;
+  std::vector<std::unique_ptr<grpc::Server>> servers_;
+};
+
+template <typename T>
+T Merge(T a, T b, const std::string& op) {
+  if (op == "Add") return a + b;
+  if (op == "Mul") return a * b;
+  if (op == "Max") return std::max(a, b);
+  return std::min(a, b);
+}
+
+// Member t holds small values depending on (t, i), so that products stay exact in int32.
+template <typename T>
+std::vector<Tensor> Inputs(int n, int64_t size, DType dtype) {
+  std::vector<Tensor> data;
+  for (int t = 0; t < n; ++t) {
+    Tensor x(dtype, TensorShape({size}));
+    for (int64_t i = 0; i < size; ++i) x.flat<T>()[i] = static_cast<T>((i * 7 + t * 13) % 5 - 2 + (t == 1 ? 3 : 0));
+    data.push_back(x);
+  }
+  return data;
+}
+
+// Sizes: zero, one, not divisible by 2, 3 or 4, and past the direct threshold (64 KiB)
+// so that the ring runs, over several 1 MiB pieces for the last.
+const int64_t kSizes[] = {0, 1, 5, 1001, 20011, 600001};
+
+TEST(CollectiveRpcAllReduceTest, EveryMergeOpOnTwoThreeAndFourMembers) {
+  int64_t instance = 0;
+  for (int n : {2, 3, 4}) {
+    Group group(n);
+    std::vector<int> all;
+    for (int t = 0; t < n; ++t) all.push_back(t);
+    for (const char* op : {"Add", "Mul", "Max", "Min"}) {
+      for (int64_t size : kSizes) {
+        std::vector<Tensor> data = Inputs<int32_t>(n, size, DType::kInt32);
+        std::vector<int32_t> want(size);
+        for (int64_t i = 0; i < size; ++i) {
+          want[i] = data[0].flat<int32_t>()[i];
+          for (int t = 1; t < n; ++t) want[i] = Merge(want[i], data[t].flat<int32_t>()[i], op);
+        }
+        CollectiveParams params;
+        params.node_name = "test";
+        params.group_size = n;
+        params.group_key = 1;
+        params.instance_key = ++instance;
+        params.merge_op = op;
+        for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
+        for (int t = 0; t < n; ++t) {
+          ASSERT_EQ(data[t].NumElements(), size);
+          for (int64_t i = 0; i < size; ++i) {
+            ASSERT_EQ(data[t].flat<int32_t>()[i], want[i])
+                << op << " of " << size << " elements on " << n << " members: member " << t << ", element " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CollectiveRpcAllReduceTest, FloatSumsAreTheSameBitsOnEveryMember) {
+  for (int n : {3, 4}) {
+    Group group(n);
+    std::vector<int> all;
+    for (int t = 0; t < n; ++t) all.push_back(t);
+    for (int64_t size : kSizes) {
+      std::vector<Tensor> data;
+      for (int t = 0; t < n; ++t) {
+        Tensor x(DType::kFloat, TensorShape({size}));
+        // Values of mixed magnitudes: the order of the additions shows in the bits.
+        for (int64_t i = 0; i < size; ++i) x.flat<float>()[i] = std::sin(i * 0.37f + t) * std::pow(10.0f, t % 3 * 3);
+        data.push_back(x);
+      }
+      CollectiveParams params;
+      params.node_name = "test";
+      params.group_size = n;
+      params.group_key = 2;
+      params.instance_key = size + 1;
+      std::vector<double> want(size, 0.0);
+      for (int t = 0; t < n; ++t) {
+        for (int64_t i = 0; i < size; ++i) want[i] += data[t].flat<float>()[i];
+      }
+      for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
+      for (int64_t i = 0; i < size; ++i) {
+        ASSERT_NEAR(data[0].flat<float>()[i], want[i], 1e-3 * std::max(1.0, std::abs(want[i]))) << i;
+        for (int t = 1; t < n; ++t) {
+          ASSERT_EQ(std::memcmp(&data[t].flat<float>()[i], &data[0].flat<float>()[i], sizeof(float)), 0)
+              << "element " << i << " of " << size << ": member " << t << " has " << data[t].flat<float>()[i]
+              << ", member 0 " << data[0].flat<float>()[i];
+        }
+      }
+    }
+  }
+}
+
+TEST(CollectiveRpcAllReduceTest, DifferentSizesFailNamingTheSizes) {
+  Group group(2);
+  for (int64_t size : {int64_t{10}, int64_t{30000}}) {  // Direct, then ring.
+    std::vector<Tensor> data = {Tensor(DType::kFloat, TensorShape({size})),
+                                Tensor(DType::kFloat, TensorShape({size + 2}))};
+    CollectiveParams params;
+    params.node_name = "test";
+    params.group_size = 2;
+    params.group_key = 1;
+    params.instance_key = size;
+    params.timeout_seconds = 10;
+    for (const absl::Status& s : group.Run(params, data, {0, 1})) {
+      EXPECT_FALSE(s.ok());
+      EXPECT_NE(s.message().find("differ in size"), std::string::npos) << s;
+    }
+  }
+}
+
+TEST(CollectiveRpcAllReduceTest, AMemberThatIsGoneIsNamed) {
+  for (int64_t size : {int64_t{100}, int64_t{300000}}) {  // Direct, then ring.
+    Group group(3);
+    std::vector<Tensor> data = Inputs<float>(3, size, DType::kFloat);
+    CollectiveParams params;
+    params.node_name = "test";
+    params.group_size = 3;
+    params.group_key = 1;
+    params.instance_key = 1;
+    params.timeout_seconds = 2;
+    for (const absl::Status& s : group.Run(params, data, {0, 1, 2})) ASSERT_TRUE(s.ok()) << s;
+    // Task 2 does not come to the next run: the others name it at the deadline (in the
+    // ring, task 1 waits on task 0 and may time out first naming it; task 0 waits on 2).
+    std::vector<absl::Status> missing = group.Run(params, data, {0, 1});
+    for (size_t i = 0; i < missing.size(); ++i) {
+      EXPECT_FALSE(missing[i].ok());
+      if (i == 0 || size == 100) {
+        EXPECT_NE(missing[i].message().find("/job:worker/replica:0/task:2"), std::string::npos) << missing[i];
+      }
+    }
+    // Task 2 stops serving: sends to it fail, naming it.
+    group.Stop(2);
+    params.instance_key = 2;
+    for (const absl::Status& s : group.Run(params, data, {0, 1})) {
+      EXPECT_FALSE(s.ok());
+      EXPECT_NE(s.message().find("/job:worker/replica:0/task:2"), std::string::npos) << s;
+    }
+  }
 }
 
 }  // namespace
