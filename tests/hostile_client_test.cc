@@ -352,8 +352,9 @@ TEST_F(HostileClientTest, MessagesSayWhatIsWrong) {
               "node 'c' (Const): device '/job:local/task:0' is not the full name of a device of task "
               "/job:local/replica:0/task:0 (its devices: /job:local/replica:0/task:0/device:CPU:0)");
   CreateSessionResponse session;
-  ExpectError(CreateSession(GraphText("node { name: 'p' op: 'Placeholder' attr { key: 'dtype' value { type: DT_COMPLEX64 } } }"), &session),
-              grpc::StatusCode::INVALID_ARGUMENT, "attr 'dtype' is DT_COMPLEX64 (8), which tensorweave does not support");
+  // 14: DT_BFLOAT16.
+  ExpectError(CreateSession(GraphText("node { name: 'p' op: 'Placeholder' attr { key: 'dtype' value { type: 14 } } }"), &session),
+              grpc::StatusCode::INVALID_ARGUMENT, "attr 'dtype' is DT_BFLOAT16 (14), which tensorweave does not support");
   for (const char* command : {"server", "run", "cluster"}) {
     auto r = testing::RunCommand(kTw + " " + command + " --help");
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.output;

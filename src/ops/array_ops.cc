@@ -148,7 +148,8 @@ void RegisterArrayShapeOps(OpRegistry& r) {
                  .SetShapeFn(BroadcastGradientArgsShape));
   // tf.where(x) with one argument: the coordinates of the non-zero (true) elements.
   r.Register(OpDefBuilder("Where").Input("input: T").Output("index: int64")
-                 .Attr("T: {float32, float64, int32, int64, bool} = bool")
+                 .Attr("T: {float16, float32, float64, int8, int16, int32, int64, uint8, uint16, complex64, "
+                       "complex128, bool} = bool")
                  .SetShapeFn([](InferenceContext& c) -> absl::Status {
                    const PartialShape& in = c.input_shape(0);
                    c.set_output(0, PartialShape({-1, in.known_rank() ? int64_t{in.rank()} : -1}));

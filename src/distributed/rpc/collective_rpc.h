@@ -12,8 +12,9 @@
 //   pieces of at most 1 MiB; reduce-scatter then all-gather, 2 (n - 1) steps, each piece
 //   sent on to the next task as soon as it was merged, so pieces flow around the ring as a
 //   pipeline. Received pieces are merged straight from gRPC's slices.
-//   A successful reduce ends once it has every piece and gRPC dropped its references to
-//   the result, without waiting for the answers to its sends.
+//   A ring run waits for the answers to all its sends before handing the result on (its
+//   consumers may write into it); a successful direct run sends from a copy of its input
+//   and ends once it has every member's data.
 //   Broadcast: the sender pushes every piece to every other member.
 //   Data travels as Put calls, raw: each piece's bytes are a slice referencing the
 //   tensor (no copy on the sender) and are merged or copied once on the receiver.

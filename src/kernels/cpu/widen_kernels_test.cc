@@ -60,7 +60,7 @@ TEST(SmallDTypeTest, NamesAndClasses) {
   EXPECT_TRUE(IsInteger(DType::kUint8));
   EXPECT_FALSE(IsFloating(DType::kInt8));
   EXPECT_TRUE(IsValidDType(17));
-  EXPECT_FALSE(IsValidDType(18));  // DT_QINT16: not supported.
+  EXPECT_FALSE(IsValidDType(15));  // DT_QINT16: not supported.
   EXPECT_EQ(I8({2}, {-1, 7}).DebugString(), "int8 [2] [-1 7]");
   EXPECT_EQ(F16({2}, {0.5f, -3}).DebugString(), "float16 [2] [0.5 -3]");
 }
