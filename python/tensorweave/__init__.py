@@ -25,12 +25,18 @@ from tensorweave.dtypes import (DType, as_dtype, bool, complex64, complex128, do
                                 float64, half, int8, int16, int32, int64, resource, string, uint8, uint16)
 from tensorweave.complex_ops import angle, complex, conj, imag, real  # noqa: F401,A004
 from tensorweave import signal  # noqa: F401,E402 - tf.signal
+from tensorweave.sort_search_ops import (argsort, bincount, histogram_fixed_width,  # noqa: F401,E402
+                                         histogram_fixed_width_bins, searchsorted, setdiff1d, sort, unique_with_counts)
+from tensorweave.math_composites import confusion_matrix, cross, saturate_cast  # noqa: F401,E402
+from tensorweave.clip_ops import clip_by_average_norm  # noqa: F401,E402
+from tensorweave.random_ops import random_crop  # noqa: F401,E402
+from tensorweave.array_composites import batch_gather, parallel_stack  # noqa: F401,E402
 from tensorweave.signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402 - TF1's top-level names
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
                                    name_scope, reset_default_graph, set_random_seed)
-from tensorweave.gradients import gradients  # noqa: F401
+from tensorweave.gradients import gradients, hessians  # noqa: F401
 from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, clip_by_value, div, divide, equal, exp,  # noqa: F401
                                   floor_div, floordiv, floormod, greater, mod, greater_equal, less, less_equal, log, logical_and, logical_not, logical_or,
                                   matmul, maximum, minimum, multiply, negative, not_equal, pow, reciprocal,

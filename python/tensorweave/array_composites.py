@@ -100,3 +100,36 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
     if ord == np.inf:
         return reduce_max(abs(x), axis=axis, keepdims=keep, name=name or "norm")
     raise ValueError(f"'ord' must be a supported vector norm ('euclidean', 1, 2, np.inf), got {ord!r}")
+
+
+def batch_gather(params, indices, name=None):
+    """tf.batch_gather (TensorFlow 1): for each batch position of indices [b1..bk, n], the
+    rows of params [b1..bk, m, ...] it names. Built as TensorFlow 1 does: the batch offsets
+    added to the indices, then one gather from params with its batch dims flattened."""
+    from tensorweave import array_ops, framework, math_ops
+    with framework.name_scope(name or "batch_gather"):
+        params, indices = convert_to_tensor(params, name="params"), convert_to_tensor(indices, name="indices")
+        ndims = indices.shape.ndims
+        if ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown rank.")
+        params_shape = array_ops.cast(array_ops.shape(params), indices.dtype)
+        batch_indices = indices
+        accum = array_ops.ones([], dtype=indices.dtype)
+        for dim in builtins.range(ndims - 1, 0, -1):
+            accum = accum * params_shape[dim]
+            positions = array_ops.range(params_shape[dim - 1]) * accum
+            dims = [1] * (dim - 1) + [-1] + [1] * (ndims - dim)
+            batch_indices = batch_indices + reshape(positions, dims)
+        outer = array_ops.shape(params)[ndims:]
+        flat_params = reshape(params, array_ops.concat([[-1], outer], 0))
+        flat = array_ops.gather(flat_params, reshape(batch_indices, [-1]))
+        return reshape(flat, array_ops.concat([array_ops.shape(indices), outer], 0))
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """The values stacked along a new first dim; as TensorFlow, their shapes must be known."""
+    values = [convert_to_tensor(v) for v in values]
+    for v in values:
+        if not v.shape.is_fully_defined():
+            raise ValueError("parallel_stack needs fully defined shapes, got %s" % v.shape)
+    return stack(values, axis=0, name=name)

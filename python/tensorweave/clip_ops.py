@@ -39,3 +39,15 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     l2norm = math_ops.where(positive, math_ops.sqrt(safe), l2sum)
     clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
     return array_ops.identity((t * clip_norm) / math_ops.maximum(l2norm, clip_norm), name=name or "clip_by_norm")
+
+
+def clip_by_average_norm(t, clip_norm, name=None):
+    """t scaled so that its L2 norm divided by its number of elements is at most clip_norm
+    (TensorFlow 1's formula, in float32 as TensorFlow's)."""
+    from tensorweave import dtypes
+    with name_scope(name or "clip_by_average_norm"):
+        t = convert_to_tensor(t, name="t")
+        n_element = array_ops.cast(array_ops.size(t), dtypes.float32)
+        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(t * t, array_ops.range(array_ops.rank(t))))
+        one = array_ops.constant(1.0, dtype=dtypes.float32)
+        return array_ops.identity(t * clip_norm * math_ops.minimum(l2norm_inv * n_element, one / clip_norm))

@@ -41,6 +41,26 @@ class DType:
         return self._core == _core.DType.bool
 
     @property
+    def min(self):
+        """The lowest finite value (TensorFlow's DType.min)."""
+        return self._limits().min
+
+    @property
+    def max(self):
+        """The highest finite value (TensorFlow's DType.max)."""
+        return self._limits().max
+
+    def _limits(self):
+        np_type = np.dtype(self.as_numpy_dtype)
+        if np_type.kind == "f":
+            return np.finfo(np_type)
+        if np_type.kind in "iu":
+            return np.iinfo(np_type)
+        if np_type.kind == "b":
+            return _BoolLimits
+        raise TypeError("Cannot find minimum/maximum value of %s." % self.name)
+
+    @property
     def is_complex(self):
         return self._core in (_core.DType.complex64, _core.DType.complex128)
 
@@ -60,6 +80,10 @@ class DType:
 
     def __repr__(self):
         return "tf." + self.name
+
+
+class _BoolLimits:
+    min, max = False, True
 
 
 float32 = DType(_core.DType.float32)

@@ -1,5 +1,7 @@
 """tf.gradients: the C++ gradient pass over the default graph (a gather's gradient returned
 as IndexedSlices, as TensorFlow does)."""
+import numpy as np
+
 from tensorweave import _core
 from tensorweave.framework import Tensor, convert_to_tensor
 from tensorweave.indexed_slices import as_sparse_gradient
@@ -90,3 +92,33 @@ def _reads_any(tensors, op_names):
         seen.add(op.name)
         stack.extend(t.op for t in op.inputs)
     return False
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,  # noqa: ARG001
+             aggregation_method=None):  # noqa: ARG001
+    """For each x: the second derivatives of sum(ys), shaped x.shape + x.shape. TensorFlow
+    loops over the gradient's elements in a while_loop; here the loop is unrolled, so each
+    x needs a static number of elements."""
+    from tensorweave import array_ops
+    from tensorweave.framework import name_scope
+    xs = _as_list(xs)
+    out = []
+    with name_scope(name):
+        for gradient, x in zip(gradients(ys, xs), xs):
+            x = convert_to_tensor(x) if not isinstance(x, Variable) else x
+            shape = x.shape
+            if not shape.is_fully_defined():
+                raise ValueError("hessians needs x with a fully defined shape, got %s for %s" % (shape, x.name))
+            n = int(np.prod(shape.as_list(), dtype=np.int64))
+            if gradient is None:
+                out.append(None)
+                continue
+            flat = array_ops.reshape(gradient, [-1])
+            rows = []
+            for j in range(n):
+                second = gradients(flat[j], x)[0]
+                rows.append(array_ops.zeros_like(x) if second is None else second)
+            dims = shape.as_list()
+            out.append(array_ops.reshape(array_ops.stack(rows), dims + dims) if rows else
+                       array_ops.zeros(dims + dims, dtype=x.dtype))
+    return out

@@ -6,7 +6,6 @@ from tensorweave.linalg_ops import log_matrix_determinant as slogdet  # noqa: F4
 from tensorweave.linalg_ops import matrix_determinant as det  # noqa: F401
 from tensorweave.linalg_ops import matrix_inverse as inv  # noqa: F401
 from tensorweave.linalg_ops import matrix_solve as solve  # noqa: F401
-from tensorweave.linalg_ops import matrix_transpose as adjoint  # noqa: F401 - real dtypes: the transpose
 from tensorweave.linalg_ops import matrix_transpose as transpose  # noqa: F401
 from tensorweave.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401
 from tensorweave.math_ops import matmul  # noqa: F401
@@ -25,3 +24,12 @@ from tensorweave.clip_ops import global_norm  # noqa: F401,E402
 from tensorweave.nn import l2_normalize  # noqa: F401,E402
 from tensorweave.linalg_lu import lu, lu_matrix_inverse, lu_reconstruct, lu_solve  # noqa: F401,E402
 from tensorweave.linalg_lstsq import matrix_solve_ls as lstsq  # noqa: F401,E402
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of each matrix."""
+    from tensorweave.linalg_ops import matrix_transpose
+    return matrix_transpose(matrix, name=name or "adjoint", conjugate=True)
+
+
+from tensorweave.math_composites import cross  # noqa: F401,E402

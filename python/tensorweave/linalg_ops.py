@@ -58,9 +58,13 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     return matrix_band_part(ones(shape, dtype=dtype), 0, 0, name=name or "eye")
 
 
-def matrix_transpose(a, name="matrix_transpose", conjugate=False):  # noqa: ARG001 - real dtypes only
-    """Each matrix transposed (the last two dims swapped); needs a known rank."""
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Each matrix transposed (the last two dims swapped), conjugated too when `conjugate`
+    (a no-op on real values); needs a known rank."""
     a = convert_to_tensor(a)
+    if conjugate:
+        from tensorweave.complex_ops import conj
+        a = conj(a)
     rank = a.shape.ndims
     if rank is None or rank < 2:
         raise ValueError(f"matrix_transpose needs a tensor of known rank >= 2, got shape {a.shape}")

@@ -88,3 +88,58 @@ def polyval(coeffs, x, name=None):
         for c in coeffs[1:]:
             p = c + p * x
         return p
+
+
+def cross(a, b, name=None):
+    """The cross product of the 3-vectors along the last dims of a and b (TensorFlow's order
+    of terms: (a2 b3 - a3 b2, a3 b1 - a1 b3, a1 b2 - a2 b1))."""
+    with name_scope(name or "Cross"):
+        a, b = convert_to_tensor(a, name="a"), convert_to_tensor(b, name="b")
+        for t in (a, b):
+            if t.shape.ndims is not None and t.shape.as_list()[-1] not in (None, 3):
+                raise ValueError("cross: the last dim must be 3, got shape %s" % t.shape)
+        a1, a2, a3 = array_ops.unstack(a, 3, axis=-1)
+        b1, b2, b3 = array_ops.unstack(b, 3, axis=-1)
+        return array_ops.stack([a2 * b3 - a3 * b2, a3 * b1 - a1 * b3, a1 * b2 - a2 * b1], axis=-1)
+
+
+def saturate_cast(value, dtype, name=None):
+    """value cast to dtype, first clamped to dtype's range (a plain cast may wrap)."""
+    from tensorweave import dtypes, math_ops
+    with name_scope(name or "saturate_cast"):
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype)
+        if value.dtype.min < dtype.min:
+            value = math_ops.maximum(value, array_ops.constant(dtype.min, dtype=value.dtype, name="min"))
+        if value.dtype.max > dtype.max:
+            value = math_ops.minimum(value, array_ops.constant(dtype.max, dtype=value.dtype, name="max"))
+        return array_ops.cast(value, dtype)
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype=None, name=None, weights=None):
+    """[num_classes, num_classes] counts (or summed weights) of (label, prediction) pairs,
+    as TensorFlow 1: negative values and, with num_classes given, values past it fail the
+    step; num_classes defaults to the largest value + 1."""
+    from tensorweave import check_ops, dtypes, partition_ops
+    from tensorweave.framework import control_dependencies
+    from tensorweave.math_ops import maximum, reduce_max
+    dtype = dtypes.int32 if dtype is None else dtypes.as_dtype(dtype)
+    with name_scope(name or "confusion_matrix"):
+        labels = array_ops.cast(convert_to_tensor(labels, name="labels"), dtypes.int64)
+        predictions = array_ops.cast(convert_to_tensor(predictions, name="predictions"), dtypes.int64)
+        checks = [check_ops.assert_non_negative(labels, message="`labels` contains negative values"),
+                  check_ops.assert_non_negative(predictions, message="`predictions` contains negative values")]
+        if num_classes is None:
+            num_classes = maximum(reduce_max(predictions), reduce_max(labels)) + 1
+        else:
+            num_classes = array_ops.cast(convert_to_tensor(num_classes, name="num_classes"), dtypes.int64)
+            checks += [check_ops.assert_less(labels, num_classes, message="`labels` out of bound"),
+                       check_ops.assert_less(predictions, num_classes, message="`predictions` out of bound")]
+        with control_dependencies(checks):
+            labels, predictions = array_ops.identity(labels), array_ops.identity(predictions)
+        if weights is None:
+            values = array_ops.ones_like(predictions, dtype=dtype)
+        else:
+            values = array_ops.cast(convert_to_tensor(weights, name="weights"), dtype)
+        indices = array_ops.stack([labels, predictions], axis=1)
+        return partition_ops.scatter_nd(indices, values, array_ops.stack([num_classes, num_classes]))

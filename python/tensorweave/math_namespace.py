@@ -21,3 +21,5 @@ from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segme
                                        unsorted_segment_min)
 from tensorweave.array_reorder_ops import invert_permutation  # noqa: F401,E402
 from tensorweave.complex_ops import angle, conj, imag, real  # noqa: F401,E402
+from tensorweave.sort_search_ops import bincount  # noqa: F401,E402
+from tensorweave.math_composites import confusion_matrix  # noqa: F401,E402

@@ -102,3 +102,22 @@ def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """tf.random.categorical: class indices drawn from each row of unnormalized log-probabilities."""
     return multinomial(logits, num_samples, seed=seed, name=name, output_dtype=dtype)
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A random window of `size` cut out of value, at a uniformly drawn offset (TensorFlow's
+    construction; the stream is ours). A size larger than value fails the step."""
+    from tensorweave import check_ops
+    from tensorweave.framework import control_dependencies
+    from tensorweave.math_reduce_ops import reduce_all
+    with name_scope(name or "random_crop"):
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = check_ops.Assert(reduce_all(math_ops.greater_equal(shape, size)),
+                                 ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        with control_dependencies([check]):
+            shape = array_ops.identity(shape)
+        limit = shape - size + 1
+        offset = random_uniform(array_ops.shape(shape), dtype=dtypes.int32, maxval=2 ** 31 - 1, seed=seed) % limit
+        return array_ops.slice(value, offset, size)
