@@ -119,3 +119,24 @@ def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
     msg = message if msg is None else msg
     with name_scope(name or "VerifyFinite"):
         return check_numerics(convert_to_tensor(t), message=msg)
+
+
+def add_check_numerics_ops():
+    """A CheckNumerics on every float output of the default graph, chained one after another
+    (TensorFlow 1's order: ops as they were added), and an op grouping the last: running it
+    fails the step naming the first tensor that holds NaN or infinity. Graphs with control
+    flow are refused, as TensorFlow does."""
+    from tensorweave import array_ops, dtypes
+    from tensorweave.framework import control_dependencies, get_default_graph
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64)
+    check = []
+    for op in get_default_graph().get_operations():
+        for output in op.outputs:
+            if output.dtype not in floats:
+                continue
+            if op.type in ("Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"):
+                raise ValueError("`tf.add_check_numerics_ops() is not compatible with TensorFlow control flow "
+                                 "operations such as `tf.cond()` or `tf.while_loop()`.")
+            with control_dependencies(check):
+                check = [check_numerics(output, message="%s:%d" % (op.name, output.value_index))]
+    return array_ops.group(*check)

@@ -129,3 +129,19 @@ def test_print_writes_what_tensorflow_writes():
         runs[side] = (lines, done.stdout)
     assert runs["tw"] == runs["tf"]
     assert len(runs["tf"][0]) == 3 + 2 + 3 + 1, runs["tf"][0]
+
+
+def test_add_check_numerics_ops_names_the_first_bad_tensor():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        y = tf.log(x, name="log_x")
+        z = tf.multiply(y, 2.0, name="twice")
+        checks = tf.add_check_numerics_ops()
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run([z, checks], {x: [1.0, np.e]})[0], [0.0, 2.0], rtol=1e-6)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="log_x:0 : Tensor had NaN values"):
+                sess.run([z, checks], {x: [1.0, -1.0]})
+    with tf.Graph().as_default():
+        tf.cond(tf.constant(True), lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+        with pytest.raises(ValueError, match="not compatible with TensorFlow control flow"):
+            tf.add_check_numerics_ops()
