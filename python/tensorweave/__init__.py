@@ -94,7 +94,9 @@ from tensorweave.check_ops import (Assert, assert_equal, assert_greater, assert_
                                    assert_less, assert_less_equal, assert_negative, assert_non_negative,
                                    assert_non_positive, assert_none_equal, assert_positive, check_numerics,
                                    verify_tensor_all_finite)
-from tensorweave.check_ops import add_check_numerics_ops  # noqa: F401,E402
+from tensorweave.check_ops import (add_check_numerics_ops, assert_integer, assert_near,  # noqa: F401,E402
+                                   assert_proper_iterable, assert_rank, assert_rank_at_least, assert_rank_in,
+                                   assert_same_float_dtype, assert_scalar, assert_type)
 from tensorweave import debugging  # noqa: E402,F401
 from tensorweave.math_composites import (is_non_decreasing, is_strictly_increasing, lbeta, log_sigmoid,  # noqa: E402,F401
                                          realdiv, scalar_mul)

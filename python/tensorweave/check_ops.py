@@ -140,3 +140,142 @@ def add_check_numerics_ops():
             with control_dependencies(check):
                 check = [check_numerics(output, message="%s:%d" % (op.name, output.value_index))]
     return array_ops.group(*check)
+
+
+def _static_int(t):
+    """The value of t when it is a Python / NumPy value or a Const, else None."""
+    if not _is_tensor_like(t):
+        return np.asarray(t)
+    op = getattr(t, "op", None)
+    if op is not None and op.type == "Const":
+        return np.asarray(op.get_attr("value"))
+    return None
+
+
+def _assert_rank_condition(opname, x, rank, data, summarize, message, name, static_ok, dynamic, wording):
+    from tensorweave import array_ops
+    with name_scope(name or opname):
+        x = convert_to_tensor(x, name="x")
+        rank_value = _static_int(rank)
+        rank = convert_to_tensor(rank, name="rank", dtype=dtypes.int32)
+        if rank.dtype != dtypes.int32:
+            raise TypeError("rank must be of type tf.int32; got %s" % rank.dtype.name)
+        if data is None:
+            data = [message or "", "Tensor %s must have rank%s" % (x.name, wording), rank, "Received shape: ",
+                    array_ops.shape(x)]
+        if rank_value is not None:
+            if rank_value.ndim != 0:
+                raise ValueError("Rank must be a scalar.")
+            if x.shape.ndims is not None:
+                if not static_ok(x.shape.ndims, int(rank_value)):
+                    raise ValueError("%s.  Tensor %s must have rank%s %d.  Received rank %d, shape %s"
+                                     % (message or "", x.name, wording, int(rank_value), x.shape.ndims, x.shape))
+                return array_ops.no_op(name="static_checks_determined_all_ok")
+        return Assert(dynamic(array_ops.rank(x), rank), data, summarize=summarize)
+
+
+def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
+    """Asserts x has rank `rank`: ValueError now when both are known, else an Assert op."""
+    return _assert_rank_condition("assert_rank", x, rank, data, summarize, message, name, lambda a, b: a == b,
+                                  equal, "")
+
+
+def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
+    """Asserts x has rank `rank` or more: ValueError now when both are known, else an Assert op."""
+    return _assert_rank_condition("assert_rank_at_least", x, rank, data, summarize, message, name,
+                                  lambda a, b: a >= b, greater_equal, " at least")
+
+
+def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
+    """Asserts x's rank is one of `ranks` (static check when x's rank is known)."""
+    from tensorweave import array_ops
+    from tensorweave.math_reduce_ops import reduce_any
+    with name_scope(name or "assert_rank_in"):
+        x = convert_to_tensor(x, name="x")
+        values = [_static_int(r) for r in ranks]
+        if x.shape.ndims is not None and all(v is not None for v in values):
+            if x.shape.ndims not in [int(v) for v in values]:
+                raise ValueError("%s.  Tensor %s must have rank in %s.  Received rank %d, shape %s"
+                                 % (message or "", x.name, tuple(int(v) for v in values), x.shape.ndims, x.shape))
+            return array_ops.no_op(name="static_checks_determined_all_ok")
+        ranks_t = array_ops.stack([convert_to_tensor(r, dtype=dtypes.int32) for r in ranks])
+        if data is None:
+            data = [message or "", "Tensor %s must have rank in" % x.name, ranks_t, "Received shape: ",
+                    array_ops.shape(x)]
+        return Assert(reduce_any(equal(array_ops.rank(x), ranks_t)), data, summarize=summarize)
+
+
+def assert_scalar(tensor, name=None, message=None):
+    """The tensor itself when its static shape is a scalar; ValueError otherwise."""
+    with name_scope(name or "assert_scalar"):
+        tensor = convert_to_tensor(tensor)
+        if tensor.shape.ndims != 0:
+            raise ValueError("%sExpected scalar shape for %s, saw shape: %s."
+                             % (_message_prefix(message), tensor.name, tensor.shape))
+        return tensor
+
+
+def assert_type(tensor, tf_type, message=None, name=None):
+    """A no-op when tensor has dtype tf_type; TypeError otherwise (a static check)."""
+    from tensorweave import array_ops
+    with name_scope(name or "assert_type"):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        if tensor.dtype != dtypes.as_dtype(tf_type):
+            raise TypeError("%s%s must be of type %r; got %r"
+                            % (_message_prefix(message), tensor.name, dtypes.as_dtype(tf_type), tensor.dtype))
+        return array_ops.no_op("statically_determined_correct_type")
+
+
+def assert_integer(x, message=None, name=None):
+    """A no-op when x has an integer dtype; TypeError otherwise (a static check)."""
+    from tensorweave import array_ops
+    with name_scope(name or "assert_integer"):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_integer:
+            raise TypeError('%sExpected "x" to be integer type.  Found: %s of dtype %s'
+                            % (_message_prefix(message), x.name, x.dtype))
+        return array_ops.no_op("statically_determined_was_integer")
+
+
+def assert_same_float_dtype(tensors=None, dtype=None):
+    """The one floating dtype shared by `tensors` (and `dtype` if given), float32 when there
+    are none; ValueError when they differ or are not floating."""
+    found = dtypes.as_dtype(dtype) if dtype is not None else None
+    for t in tensors or []:
+        t_dtype = convert_to_tensor(t).dtype
+        if found is None:
+            found = t_dtype
+        elif t_dtype != found:
+            raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s" % (found.name,
+                                                                                                  t_dtype.name))
+    if found is None:
+        return dtypes.float32
+    if not found.is_floating:
+        raise ValueError("Expected floating point type, got %s." % found.name)
+    return found
+
+
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None, name=None):
+    """Asserts |x - y| < atol + rtol |y| element-wise (default tolerances 10 eps of x's dtype)."""
+    from tensorweave.math_ops import abs as abs_
+    with name_scope(name or "assert_near"):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype) if not _is_tensor_like(y) else convert_to_tensor(y)
+        eps = np.finfo(x.dtype.as_numpy_dtype).eps
+        rtol = 10 * eps if rtol is None else rtol
+        atol = 10 * eps if atol is None else atol
+        if data is None:
+            data = [message or "", "x and y not equal to tolerance rtol = %s, atol = %s" % (rtol, atol),
+                    "x (%s) = " % x.name, x, "y (%s) = " % y.name, y]
+        rtol_t = convert_to_tensor(rtol, dtype=x.dtype, name="rtol")
+        atol_t = convert_to_tensor(atol, dtype=x.dtype, name="atol")
+        return Assert(reduce_all(less(abs_(x - y), atol_t + rtol_t * abs_(y))), data, summarize=summarize)
+
+
+def assert_proper_iterable(values):
+    """TypeError unless values is an iterable other than a tensor, an array or a string."""
+    unintentional = (np.ndarray, bytes, str)
+    if _is_tensor_like(values) or isinstance(values, unintentional):
+        raise TypeError("Expected argument \"values\" to be a \"proper\" iterable.  Found: %s" % type(values))
+    if not hasattr(values, "__iter__"):
+        raise TypeError("Expected argument \"values\" to be iterable.  Found: %s" % type(values))

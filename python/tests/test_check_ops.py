@@ -145,3 +145,41 @@ def test_add_check_numerics_ops_names_the_first_bad_tensor():
         tf.cond(tf.constant(True), lambda: tf.constant(1.0), lambda: tf.constant(2.0))
         with pytest.raises(ValueError, match="not compatible with TensorFlow control flow"):
             tf.add_check_numerics_ops()
+
+
+def test_rank_type_and_tolerance_asserts():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        assert tf.assert_rank(x, 2).type == "NoOp" and tf.assert_rank_at_least(x, 1).type == "NoOp"
+        assert tf.assert_rank_in(x, [1, 2]).type == "NoOp"
+        with pytest.raises(ValueError, match=r"Tensor x:0 must have rank 3.  Received rank 2"):
+            tf.assert_rank(x, 3)
+        with pytest.raises(ValueError, match=r"Tensor x:0 must have rank at least 3.  Received rank 2"):
+            tf.debugging.assert_rank_at_least(x, 3)
+        with pytest.raises(ValueError, match=r"must have rank in \(0, 1\)"):
+            tf.assert_rank_in(x, [0, 1])
+        with pytest.raises(ValueError, match="Rank must be a scalar"):
+            tf.assert_rank(x, [2])
+        with pytest.raises(ValueError, match="Expected scalar shape for x:0"):
+            tf.assert_scalar(x)
+        with pytest.raises(TypeError, match="must be of type tf.int32; got tf.float32"):
+            tf.assert_type(x, tf.int32)
+        with pytest.raises(TypeError, match='Expected "x" to be integer type'):
+            tf.assert_integer(x)
+        assert tf.assert_same_float_dtype([x, tf.zeros([2])]) == tf.float32
+        with pytest.raises(ValueError):
+            tf.assert_same_float_dtype([x, tf.zeros([2], tf.float64)])
+        with pytest.raises(TypeError, match="proper"):
+            tf.assert_proper_iterable(np.zeros(3))
+        tf.assert_proper_iterable([1, 2])
+        unknown = tf.placeholder(tf.float32, name="unknown")
+        rank_check = tf.assert_rank(unknown, 2, message="need a matrix")
+        near = tf.assert_near(unknown, tf.ones([2]), atol=0.01, rtol=0.0)
+        with tf.Session() as sess:
+            sess.run(rank_check, {unknown: np.zeros((2, 2))})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"\[need a matrix\] \[Tensor unknown:0 must have rank\] \[2\]"):
+                sess.run(rank_check, {unknown: np.zeros(3)})
+            sess.run(near, {unknown: [1.005, 0.995]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="x and y not equal to tolerance"):
+                sess.run(near, {unknown: [1.02, 1.0]})
