@@ -17,6 +17,10 @@ def _value_field(dtype):
     """The TensorProto field of `dtype`'s values, and how to convert a NumPy array for it."""
     if dtype == dtypes.float16:
         return "half_val", lambda a: a.astype(np.float16).view(np.uint16).astype(np.int32)
+    if dtype.is_complex:  # (real, imaginary) pairs, interleaved.
+        real = dtype.real_dtype.as_numpy_dtype
+        return ("scomplex_val" if dtype == dtypes.complex64 else "dcomplex_val",
+                lambda a: np.stack([a.real, a.imag], -1).astype(real).ravel())
     return {dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int64: "int64_val",
             dtypes.bool: "bool_val", dtypes.string: "string_val"}.get(dtype, "int_val"), None
 
@@ -77,6 +81,11 @@ def make_ndarray(tensor):
     field, _ = _value_field(dtype)
     if dtype == dtypes.float16:
         values = np.array(list(tensor.half_val), dtype=np.uint16).view(np.float16)
+    elif dtype.is_complex:
+        parts = np.array(list(getattr(tensor, field)), dtype=dtype.real_dtype.as_numpy_dtype)
+        if parts.size % 2:
+            raise ValueError("TensorProto of %s has %d parts, not (real, imaginary) pairs" % (dtype.name, parts.size))
+        values = (parts[0::2] + 1j * parts[1::2]).astype(np_dtype)
     else:
         values = np.array(list(getattr(tensor, field)), dtype=np_dtype)
     if values.size == 0:
@@ -98,4 +107,5 @@ def _enum_name(value):
     name = tensor_pb2.DataType.Name(value)
     return {"DT_FLOAT": "float32", "DT_DOUBLE": "float64", "DT_INT32": "int32", "DT_INT64": "int64",
             "DT_INT8": "int8", "DT_UINT8": "uint8", "DT_INT16": "int16", "DT_UINT16": "uint16",
-            "DT_HALF": "float16", "DT_BOOL": "bool", "DT_STRING": "string"}[name]
+            "DT_HALF": "float16", "DT_BOOL": "bool", "DT_STRING": "string", "DT_COMPLEX64": "complex64",
+            "DT_COMPLEX128": "complex128"}[name]

@@ -80,3 +80,16 @@ def test_bad_input():
     # Max is not defined on complex values, as in TensorFlow.
     with pytest.raises((TypeError, ValueError, tf.errors.InvalidArgumentError)):
         tf.reduce_max(tf.constant([1j]))
+
+
+def test_make_tensor_proto_writes_complex_pairs():
+    # TensorFlow keeps complex values in scomplex_val / dcomplex_val, (real, imaginary) interleaved.
+    value = np.array([1 + 2j, -3.5 - 0.5j], np.complex64)
+    proto = tf.make_tensor_proto(value)
+    assert proto.dtype == 8 and list(proto.scomplex_val) == [1.0, 2.0, -3.5, -0.5] and not proto.tensor_content
+    np.testing.assert_array_equal(tf.make_ndarray(proto), value)
+    filled = tf.make_tensor_proto(2 - 1j, dtype=tf.complex128, shape=[3])
+    assert list(filled.dcomplex_val) == [2.0, -1.0]
+    np.testing.assert_array_equal(tf.make_ndarray(filled), np.full(3, 2 - 1j))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(tf.constant(value) * 1j), value * 1j)
