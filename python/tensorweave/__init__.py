@@ -30,7 +30,31 @@ from tensorweave.sort_search_ops import (argsort, bincount, histogram_fixed_widt
 from tensorweave.math_composites import confusion_matrix, cross, saturate_cast  # noqa: F401,E402
 from tensorweave.clip_ops import clip_by_average_norm  # noqa: F401,E402
 from tensorweave.random_ops import random_crop  # noqa: F401,E402
-from tensorweave.array_composites import batch_gather, parallel_stack  # noqa: F401,E402
+from tensorweave.array_composites import batch_gather, parallel_stack, repeat  # noqa: F401,E402
+from tensorweave.partition_ops import unsorted_segment_mean, unsorted_segment_sqrt_n  # noqa: F401,E402
+from tensorweave.math_ops import to_complex64, to_complex128  # noqa: F401,E402
+from tensorweave.dtypes import variant  # noqa: F401,E402
+from tensorweave.tensor_util import dimension_value, get_static_value, is_numeric_tensor, is_tensor  # noqa: F401,E402
+from tensorweave.gating_ops import tuple  # noqa: F401,E402,A004 - tf.tuple
+from tensorweave.init_ops import (glorot_normal_initializer, orthogonal_initializer,  # noqa: F401,E402
+                                  uniform_unit_scaling_initializer, variance_scaling_initializer)
+from tensorweave.variables import local_variables_initializer as initialize_local_variables  # noqa: F401,E402
+from tensorweave.variables import variables_initializer as initialize_variables  # noqa: F401,E402
+
+
+def no_regularizer(_):
+    """The regularizer that adds no loss."""
+    return None
+
+
+def model_variables(scope=None):
+    return get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
 from tensorweave.signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402 - TF1's top-level names
 from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,

@@ -133,3 +133,29 @@ def parallel_stack(values, name="parallel_stack"):
         if not v.shape.is_fully_defined():
             raise ValueError("parallel_stack needs fully defined shapes, got %s" % v.shape)
     return stack(values, axis=0, name=name)
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TensorFlow's argument name
+    """Each element (slice along axis; of the flattened input when axis is None) repeated
+    `repeats` times: a scalar for all, or one count per element."""
+    from tensorweave import array_ops, dtypes, framework
+    from tensorweave.array_diag_ops import sequence_mask
+    with framework.name_scope(name or "Repeat"):
+        x = convert_to_tensor(input, name="input")
+        repeats = convert_to_tensor(repeats, name="repeats", dtype=dtypes.int32)
+        if axis is None:
+            x, axis = reshape(x, [-1]), 0
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("repeat needs an input of known rank")
+        axis = axis + rank if axis < 0 else axis
+        if repeats.shape.ndims not in (0, 1):
+            raise ValueError("repeats must be a scalar or a vector, got shape %s" % repeats.shape)
+        n = array_ops.shape(x)[axis]
+        counts = repeats if repeats.shape.ndims == 1 else array_ops.fill(array_ops.reshape(n, [1]), repeats)
+        # Element i's index once per repeat, in order: the true cells of a [n, max] mask, row by row.
+        mask = sequence_mask(counts, maxlen=reduce_max(array_ops.concat([counts, [0]], 0)))
+        positions = array_ops.tile(array_ops.expand_dims(array_ops.range(n), 1),
+                                   array_ops.stack([1, array_ops.shape(mask)[1]]))
+        picked = array_ops.boolean_mask(reshape(positions, [-1]), reshape(mask, [-1]))
+        return array_ops.gather(x, picked, axis=axis)

@@ -9,3 +9,4 @@ from tensorweave.math_composites import is_non_decreasing, is_strictly_increasin
 from tensorweave.check_ops import (assert_integer, assert_near, assert_proper_iterable, assert_rank,  # noqa: F401,E402
                                    assert_rank_at_least, assert_rank_in, assert_same_float_dtype, assert_scalar,
                                    assert_type)
+from tensorweave.tensor_util import is_numeric_tensor  # noqa: F401,E402

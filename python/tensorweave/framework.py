@@ -25,6 +25,8 @@ class GraphKeys:
     METRIC_VARIABLES = "metric_variables"
     QUEUE_RUNNERS = "queue_runners"
     SAVEABLE_OBJECTS = "saveable_objects"
+    MODEL_VARIABLES = "model_variables"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
 
 
 # Collections the C++ graph keeps (of variable handles): read back as Variables.

@@ -236,3 +236,11 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running products along `axis` (exclusive: starting from 1; reverse: from the end)."""
     return _scan("Cumprod", x, axis, exclusive, reverse, name)
+
+
+def to_complex64(x, name="ToComplex64"):
+    return array_ops.cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    return array_ops.cast(x, dtypes.complex128, name=name)

@@ -76,3 +76,32 @@ def scatter_nd(indices, updates, shape, name=None):
     indices = convert_to_tensor(indices)
     return _op_output("ScatterNd", [indices, convert_to_tensor(updates), convert_to_tensor(shape, dtype=indices.dtype)],
                       name=name or "ScatterNd")
+
+
+def _segment_counts(data, segment_ids, num_segments):
+    """How many ids fall in each segment, at least 1, shaped to divide data's segment sums."""
+    from tensorweave import array_ops, math_ops
+    data = convert_to_tensor(data)
+    segment_ids = convert_to_tensor(segment_ids)
+    counts = math_ops.unsorted_segment_sum(array_ops.ones_like(segment_ids, dtype=data.dtype), segment_ids,
+                                           num_segments)
+    extra = data.shape.ndims - segment_ids.shape.ndims
+    ones = array_ops.constant([1] * extra, dtype=dtypes.int32)
+    counts = array_ops.reshape(counts, array_ops.concat([array_ops.shape(counts), ones], 0))
+    return data, segment_ids, math_ops.maximum(counts, array_ops.ones_like(counts))
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """Each segment's mean (its sum over the number of its ids; 0 for an empty segment)."""
+    from tensorweave import framework, math_ops
+    with framework.name_scope(name or "UnsortedSegmentMean"):
+        data, segment_ids, counts = _segment_counts(data, segment_ids, num_segments)
+        return math_ops.unsorted_segment_sum(data, segment_ids, num_segments) / counts
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Each segment's sum over the square root of the number of its ids (0 for an empty one)."""
+    from tensorweave import framework, math_ops
+    with framework.name_scope(name or "UnsortedSegmentSqrtN"):
+        data, segment_ids, counts = _segment_counts(data, segment_ids, num_segments)
+        return math_ops.unsorted_segment_sum(data, segment_ids, num_segments) / math_ops.sqrt(counts)

@@ -109,3 +109,45 @@ def _enum_name(value):
             "DT_INT8": "int8", "DT_UINT8": "uint8", "DT_INT16": "int16", "DT_UINT16": "uint16",
             "DT_HALF": "float16", "DT_BOOL": "bool", "DT_STRING": "string", "DT_COMPLEX64": "complex64",
             "DT_COMPLEX128": "complex128"}[name]
+
+
+def is_tensor(x):
+    """Whether x is a graph tensor (or a variable, or a sparse tensor): TF's tf.is_tensor."""
+    from tensorweave.sparse_tensor import SparseTensor
+    return isinstance(x, (framework.Tensor, SparseTensor)) or hasattr(x, "_as_graph_element")
+
+
+def is_numeric_tensor(tensor):
+    """A tensor of a numeric dtype (floating, integer or complex)."""
+    return isinstance(tensor, framework.Tensor) and (
+        tensor.dtype.is_floating or tensor.dtype.is_integer or tensor.dtype.is_complex)
+
+
+def get_static_value(tensor, partial=False):  # noqa: ARG001 - partial shapes are not folded
+    """The value of tensor when it is known while building (TF's constant_value): a Const's
+    value, the shape, size or rank of a tensor whose shape is known; None otherwise."""
+    if not isinstance(tensor, framework.Tensor):
+        return np.asarray(tensor) if not hasattr(tensor, "_as_graph_element") else None
+    op = tensor.op
+    if op.type == "Const":
+        return np.asarray(op.get_attr("value"))
+    if op.type in ("Shape", "Size", "Rank"):
+        source = op.inputs[0].shape
+        if op.type == "Rank":
+            return None if source.ndims is None else np.array(source.ndims, np.int32)
+        if not source.is_fully_defined():
+            return None
+        dims = source.as_list()
+        np_type = tensor.dtype.as_numpy_dtype
+        return np.array(dims, np_type) if op.type == "Shape" else np.array(int(np.prod(dims)), np_type)
+    if op.type == "Identity":
+        return get_static_value(op.inputs[0])
+    return None
+
+
+constant_value = get_static_value
+
+
+def dimension_value(dimension):
+    """A static dim as an int, or None when unknown."""
+    return getattr(dimension, "value", dimension)

@@ -2,7 +2,8 @@
 `build(tf, arrays)` returns name -> tensor (tf.sort / argsort on several axes, dtypes, ties
 and both directions; searchsorted; setdiff1d; unique_with_counts; bincount with weights,
 minlength and maxlength; histogram_fixed_width(_bins); confusion_matrix; cross;
-saturate_cast; clip_by_average_norm; batch_gather; parallel_stack; linalg.adjoint). Run as
+saturate_cast; clip_by_average_norm; batch_gather; parallel_stack; linalg.adjoint; repeat;
+unsorted_segment_mean / sqrt_n; to_complex64 / 128). Run as
 a script with TensorFlow's python (args in.npz out.npz): values to out.npz, a JSON line."""
 import json
 
@@ -86,6 +87,13 @@ def build(tf, arrays):
     out["batch_gather"] = tf.batch_gather(c["params"], c["bindices"])
     out["parallel_stack"] = tf.parallel_stack([c["va"], c["vb"], c["va"]])
     out["adjoint"] = tf.linalg.adjoint(c["cplx"])
+    out["repeat_counts"] = tf.repeat(c["x_list"], [2, 0, 1, 3, 1, 0, 2])
+    out["repeat_axis"] = tf.repeat(c["params"], 2, axis=1)
+    out["repeat_flat"] = tf.repeat(c["va"], 2)
+    out["segment_mean"] = tf.math.unsorted_segment_mean(c["params"], [1, 1], 3)
+    out["segment_sqrt_n"] = tf.math.unsorted_segment_sqrt_n(c["va"], [0, 2, 2, 2], 4)
+    out["to_complex64"] = tf.to_complex64(c["va"])
+    out["to_complex128"] = tf.to_complex128(c["i32"])
     crop = tf.random_crop(c["f32"], [2, 3, 2], seed=3)
     out["random_crop_shape"] = tf.shape(crop)
     return out
