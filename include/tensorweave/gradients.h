@@ -15,10 +15,12 @@
 
 namespace tw {
 
-// grad_ys (optional) weights each y; by default ones of y's shape. The new nodes go in
-// the name scope "gradients" and follow the current device scope.
+// grad_ys (optional) weights each y; by default ones of y's shape. stop_gradients: tensors
+// whose ops the pass does not differentiate through (TensorFlow's stop_gradients). The new
+// nodes go in the name scope "gradients" and follow the current device scope.
 std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
-                              const std::vector<Output>& grad_ys = {});
+                              const std::vector<Output>& grad_ys = {},
+                              const std::vector<Output>& stop_gradients = {});
 
 // True when `g` is a real gradient (not "none").
 inline bool HasGradient(const Output& g) { return g.op().valid(); }

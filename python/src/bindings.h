@@ -34,6 +34,7 @@ void BindFreeze(py::module_& m);
 void BindClusterResolver(py::module_& m);
 void BindCheckpointReader(py::module_& m);
 void BindPyFunc(py::module_& m);
+void BindGradientFunctions(py::module_& m);  // gradient_functions.cc
 
 // Runs `work` with the GIL released. On the main thread it runs on a helper thread while
 // this one lets Python's signal handlers run every 100 ms; when one raises (Ctrl-C:

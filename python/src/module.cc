@@ -21,4 +21,5 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindClusterResolver(m);
   tw::python::BindCheckpointReader(m);
   tw::python::BindPyFunc(m);
+  tw::python::BindGradientFunctions(m);
 }

@@ -133,12 +133,15 @@ void BindVariableScopes(py::module_& m) {
 }
 
 void BindGradients(py::module_& m) {
-  m.def("gradients", [](const std::vector<Output>& ys, const std::vector<Output>& xs,
-                        const std::vector<Output>& grad_ys) {
-    py::list out;
-    for (const Output& g : gradients(ys, xs, grad_ys)) out.append(OutputOrNone(g));
-    return out;
-  });
+  m.def(
+      "gradients",
+      [](const std::vector<Output>& ys, const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+         const std::vector<Output>& stop_gradients) {
+        py::list out;
+        for (const Output& g : gradients(ys, xs, grad_ys, stop_gradients)) out.append(OutputOrNone(g));
+        return out;
+      },
+      py::arg("ys"), py::arg("xs"), py::arg("grad_ys"), py::arg("stop_gradients") = std::vector<Output>{});
 }
 
 // Optimizer::CreateSlots is protected (the C++ API makes slots inside apply_gradients); the

@@ -60,7 +60,8 @@ from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorSh
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
                                    name_scope, reset_default_graph, set_random_seed)
-from tensorweave.gradients import gradients, hessians  # noqa: F401
+from tensorweave.gradients import (AggregationMethod, NoGradient, NotDifferentiable, RegisterGradient,  # noqa: F401
+                                   UnconnectedGradients, custom_gradient, gradients, hessians, no_gradient)
 from tensorweave.math_ops import (abs, add, add_n, argmax, argmin, clip_by_value, div, divide, equal, exp,  # noqa: F401
                                   floor_div, floordiv, floormod, greater, mod, greater_equal, less, less_equal, log, logical_and, logical_not, logical_or,
                                   matmul, maximum, minimum, multiply, negative, not_equal, pow, reciprocal,

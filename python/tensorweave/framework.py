@@ -333,8 +333,23 @@ class Graph:
             return context.create_op(op_type, inputs, attrs, name)
         return self._create_op(op_type, inputs, attrs, name)
 
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Ops of the types in op_type_map made inside use the gradient function registered
+        under the mapped name (tf.RegisterGradient), through their "_gradient_op_type" attr."""
+        stack = self.__dict__.setdefault("_gradient_override_stack", [])
+        stack.append(dict(op_type_map))
+        try:
+            yield
+        finally:
+            stack.pop()
+
     def _create_op(self, op_type, inputs, attrs=None, name=None):
         core_inputs = [convert_to_tensor(i)._core for i in inputs]
+        for overrides in reversed(self.__dict__.get("_gradient_override_stack", [])):
+            if op_type in overrides:
+                attrs = dict(attrs or {}, _gradient_op_type=overrides[op_type])
+                break
         core_attrs = {}
         for key, value in (attrs or {}).items():
             if isinstance(value, dtypes.DType):

@@ -12,14 +12,49 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
-    """d(sum of ys)/d(x) for each x in xs (None where no y depends on x). A variable in xs
-    is differentiated through its handle, so every read of it counts."""
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,  # noqa: ARG001
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,  # noqa: ARG001
+              unconnected_gradients="none"):
+    """d(sum of ys)/d(x) for each x in xs (None where no y depends on x, or zeros with
+    unconnected_gradients="zero"). A variable in xs is differentiated through its handle, so
+    every read of it counts. The pass does not differentiate through the ops of
+    stop_gradients. Gradients are always summed with AddN (aggregation_method and the
+    colocation and gating hints are accepted and have no effect)."""
+    if unconnected_gradients not in ("none", "zero", UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError("Unknown value for unconnected_gradients: %r" % (unconnected_gradients,))
+    grads = _gradients(ys, xs, grad_ys, name, stop_gradients)
+    if unconnected_gradients in ("zero", UnconnectedGradients.ZERO):
+        from tensorweave import array_ops
+        grads = [array_ops.zeros_like(x.value() if isinstance(x, Variable) else x) if g is None else g
+                 for g, x in zip(grads, _as_list(xs))]
+    return grads
+
+
+class UnconnectedGradients:
+    """tf.UnconnectedGradients: what an x no y depends on gets."""
+    NONE = "none"
+    ZERO = "zero"
+
+
+class AggregationMethod:
+    """tf.AggregationMethod: accepted; gradients are always summed with AddN."""
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+# The graph of the gradient pass under way, for the Python gradient functions it calls.
+_pass_graphs = []
+
+
+def _gradients(ys, xs, grad_ys, name, stop_gradients=None):
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
     xs = _as_list(xs)
     core_xs = [x._core.handle if isinstance(x, Variable) else convert_to_tensor(x)._core for x in xs]
     core_grad_ys = [] if grad_ys is None else [
         convert_to_tensor(g, dtype=y.dtype)._core for g, y in zip(_as_list(grad_ys), ys)]
+    core_stops = [convert_to_tensor(t)._core for t in _as_list(stop_gradients or [])]
     graph = ys[0].graph
     loops = graph.__dict__.get("_while_loops")
     if loops:
@@ -32,8 +67,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", **kwargs):
                 through = _through_loop(ys, xs, core_xs, grad_ys, loops)
         if through is not None:
             return through
-    grads = [None if g is None else Tensor(graph, g)
-             for g in _core.gradients([y._core for y in ys], core_xs, core_grad_ys)]
+    _pass_graphs.append(graph)
+    try:
+        core_grads = _core.gradients([y._core for y in ys], core_xs, core_grad_ys, core_stops)
+    finally:
+        _pass_graphs.pop()
+    grads = [None if g is None else Tensor(graph, g) for g in core_grads]
     # A gather's gradient comes back as TensorFlow's IndexedSlices (rows and ids).
     return [as_sparse_gradient(g, x) for g, x in zip(grads, xs)]
 
@@ -122,3 +161,72 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
             out.append(array_ops.reshape(array_ops.stack(rows), dims + dims) if rows else
                        array_ops.zeros(dims + dims, dtype=x.dtype))
     return out
+
+
+class RegisterGradient:
+    """A decorator registering f(op, *grads) -> gradients of op's inputs as the gradient
+    function of the op type (or override name, see Graph.gradient_override_map) `op_type`."""
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        from tensorweave.framework import Operation
+
+        def call(core_op, core_grads):
+            graph = _pass_graphs[-1]
+            grads = [None if g is None else Tensor(graph, g) for g in core_grads]
+            result = f(Operation(graph, core_op), *grads)
+            items = list(result) if isinstance(result, (list, tuple)) else [result]
+            return [None if r is None else convert_to_tensor(r)._core for r in items]
+        _core.register_gradient(self._op_type, call)
+        return f
+
+
+def NotDifferentiable(op_type):  # noqa: N802 - TensorFlow's name
+    """Declares that ops of op_type have no gradient: every input gets None."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    _core.register_no_gradient(op_type)
+
+
+NoGradient = NotDifferentiable
+no_gradient = NotDifferentiable
+
+_custom_gradient_count = [0]
+
+
+def custom_gradient(f):
+    """A decorator for f(*args) -> (result, grad_fn): the result as f computes it, with
+    grad_fn(*result_grads) -> the args' gradients as its gradient (TensorFlow 1's graph-mode
+    construction: an IdentityN over results and args with its gradient overridden).
+    Variables f reads are not tracked: grad_fn gets no `variables`."""
+    import functools
+
+    from tensorweave import shape_n_ops
+    from tensorweave.framework import get_default_graph
+
+    @functools.wraps(f)
+    def decorated(*args):
+        args = [convert_to_tensor(a) for a in args]
+        result, grad_fn = f(*args)
+        flat_result = [convert_to_tensor(r) for r in (result if isinstance(result, (list, tuple)) else [result])]
+        _custom_gradient_count[0] += 1
+        name = "CustomGradient-%d" % _custom_gradient_count[0]
+
+        @RegisterGradient(name)
+        def _grad(unused_op, *result_grads):
+            input_grads = grad_fn(*result_grads[:len(flat_result)])
+            input_grads = list(input_grads) if isinstance(input_grads, (list, tuple)) else [input_grads]
+            if len(input_grads) != len(args):
+                raise ValueError("custom_gradient function expected to return %d gradients, but returned %d "
+                                 "instead." % (len(args), len(input_grads)))
+            return [None] * len(flat_result) + input_grads
+
+        with get_default_graph().gradient_override_map({"IdentityN": name}):
+            outs = shape_n_ops.identity_n(flat_result + args)
+        outs = outs[:len(flat_result)]
+        return type(result)(outs) if isinstance(result, (list, tuple)) else outs[0]
+    return decorated

@@ -29,8 +29,10 @@ Output GradContext::input(int i) const {
 
 const AttrMap& GradContext::attrs() const { return op.node()->attrs(); }
 
-const GradientRegistry& GradientRegistry::Global() {
-  static const GradientRegistry* registry = [] {
+const GradientRegistry& GradientRegistry::Global() { return Mutable(); }
+
+GradientRegistry& GradientRegistry::Mutable() {
+  static GradientRegistry* registry = [] {
     auto* r = new GradientRegistry;
     RegisterBaseGradients(*r);
     RegisterControlFlowGradients(*r);

@@ -35,6 +35,11 @@ class GradientRegistry {
  public:
   // The registry with every gradient of tensorweave, built on first use.
   static const GradientRegistry& Global();
+  // The same registry, for gradients registered while the program runs (Python's
+  // tf.RegisterGradient / tf.custom_gradient): register before differentiating through them;
+  // registration is not synchronized with concurrent gradient passes.
+  static GradientRegistry& Mutable();
+  bool Has(const std::string& op) const { return fns_.contains(op); }
 
   void Register(const std::string& op, GradFn fn);
   // Ops whose outputs do not depend differentiably on their inputs (Shape, ArgMax,
@@ -52,8 +57,12 @@ class GradientRegistry {
 };
 
 // tw::gradients with an explicit registry (tests use a partial one).
+// stop_gradients: ops whose gradient functions are not run (their outputs are constants to
+// the pass, as TensorFlow's stop_gradients); an op may name another gradient function in its
+// string attr "_gradient_op_type" (TensorFlow's gradient_override_map).
 std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std::vector<Output>& ys,
-                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys);
+                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                                     const std::vector<Output>& stop_gradients = {});
 
 // Each family registers its gradient functions (src/autodiff/<family>_grad.cc).
 void RegisterBaseGradients(GradientRegistry& r);

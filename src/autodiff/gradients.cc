@@ -23,24 +23,27 @@ using TensorKey = std::pair<const Node*, int>;
 }  // namespace
 
 std::vector<Output> gradients(const std::vector<Output>& ys, const std::vector<Output>& xs,
-                              const std::vector<Output>& grad_ys) {
-  return ComputeGradients(GradientRegistry::Global(), ys, xs, grad_ys);
+                              const std::vector<Output>& grad_ys, const std::vector<Output>& stop_gradients) {
+  return ComputeGradients(GradientRegistry::Global(), ys, xs, grad_ys, stop_gradients);
 }
 
 std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std::vector<Output>& ys,
-                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys) {
+                                     const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                                     const std::vector<Output>& stop_gradients) {
   if (ys.empty()) throw StatusError(absl::InvalidArgumentError("gradients: ys is empty"));
   if (!grad_ys.empty() && grad_ys.size() != ys.size()) {
     throw StatusError(absl::InvalidArgumentError(absl::StrCat(
         "gradients: ", grad_ys.size(), " grad_ys given for ", ys.size(), " ys")));
   }
   Graph& g = *ys[0].graph();
-  for (const auto* list : {&ys, &xs, &grad_ys}) {
+  for (const auto* list : {&ys, &xs, &grad_ys, &stop_gradients}) {
     for (const Output& o : *list) {
       if (o.graph() != &g) throw StatusError(absl::InvalidArgumentError("gradients: tensors from different graphs"));
     }
   }
   auto scope = g.name_scope("gradients");
+  absl::flat_hash_set<const Node*> stopped;
+  for (const Output& t : stop_gradients) stopped.insert(t.op().node());
 
   // Ops from which some y can be reached (backwards from ys)...
   absl::flat_hash_set<const Node*> to_ys;
@@ -102,16 +105,20 @@ std::vector<Output> ComputeGradients(const GradientRegistry& registry, const std
     bool has_path_input = false;
     for (int i = 0; i < n->num_inputs(); ++i)
       has_path_input = has_path_input || on_path.contains(n->input_edge(i)->src);
-    if (any && has_path_input) {
+    if (any && has_path_input && !stopped.contains(n)) {
       for (int k = 0; k < n->num_outputs(); ++k) {
         if (!HasGradient(ctx.grad_outputs[k]) && (IsFloating(n->output_type(k)) || IsComplex(n->output_type(k)))) {
           ctx.grad_outputs[k] = zeros_like(op.output(k));
         }
       }
-      auto fn = registry.Find(n->op());
+      // TensorFlow's gradient_override_map names another gradient function in this attr.
+      auto override_name = GetStringAttr(n->attrs(), "_gradient_op_type");
+      const std::string grad_name = override_name.ok() ? *override_name : n->op();
+      auto fn = registry.Find(grad_name);
       if (!fn.ok()) {
         throw StatusError(absl::InvalidArgumentError(absl::StrCat(
-            "gradients: op ", n->op(), " (node '", n->name(), "') has no gradient function")));
+            "gradients: op ", n->op(), " (node '", n->name(), "') has no gradient function",
+            override_name.ok() ? absl::StrCat(" (it asks for '", grad_name, "')") : "")));
       }
       std::vector<Output> in_grads = (**fn)(ctx);
       if (static_cast<int>(in_grads.size()) != n->num_inputs()) {
