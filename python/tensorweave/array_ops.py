@@ -242,10 +242,11 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):  # noqa: ARG001
-    """tf.gather: slices of params along axis (default 0) at indices; out-of-range indices
-    are an error (validate_indices is accepted and ignored, as in TF 1.x on CPU)."""
+    """tf.gather: slices of params along axis (default batch_dims) at indices, per batch row
+    when batch_dims > 0; out-of-range indices are an error (validate_indices is accepted and
+    ignored, as in TF 1.x on CPU)."""
     return _op_output("GatherV2", [convert_to_tensor(params), convert_to_tensor(indices),
-                                   _int_tensor(0 if axis is None else axis, "axis")],
+                                   _int_tensor(batch_dims if axis is None else axis, "axis")],
                       {"batch_dims": batch_dims}, name or "GatherV2")
 
 

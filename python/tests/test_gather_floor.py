@@ -19,6 +19,28 @@ def test_gather_along_axes():
     np.testing.assert_array_equal(ind2d, params[[[0, 1], [1, 1]]])
 
 
+def test_gather_batch_dims_picks_within_each_batch_row():
+    params = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    idx = np.array([[2, 0], [1, 1]], np.int32)
+    p = tf.placeholder(tf.float64, [None, 3, 4])
+    default_axis = tf.gather(p, idx, batch_dims=1)  # axis defaults to batch_dims, as TF's
+    last_axis = tf.gather(p, [[3, 0], [1, 2]], axis=2, batch_dims=1)
+    assert default_axis.shape.as_list() == [2, 2, 4]
+    loss = tf.reduce_sum(default_axis * default_axis)
+    (grad,) = tf.gradients(loss, [p])
+    with tf.Session() as sess:
+        a, b, g = sess.run([default_axis, last_axis, grad], {p: params})
+    np.testing.assert_array_equal(a, np.take_along_axis(params, idx[:, :, None], axis=1))
+    np.testing.assert_array_equal(b, np.stack([params[0][:, [3, 0]], params[1][:, [1, 2]]]))
+    expected = np.zeros_like(params)
+    for r in range(2):
+        for k in idx[r]:
+            expected[r, k] += 2 * params[r, k]
+    np.testing.assert_array_equal(g, expected)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"batch_dims \(1\) must be less than or equal to axis"):
+        tf.gather(tf.constant(params), idx, axis=0, batch_dims=1)
+
+
 def test_gather_out_of_range_names_the_index():
     idx = tf.placeholder(tf.int32, [None])
     out = tf.gather(tf.constant([1.0, 2.0, 3.0]), idx)

@@ -308,7 +308,12 @@ GRAD_SPECS = {
                              [0]) for d in FLOATS], 0),
     "GatherV2": (lambda rng: [([smooth(rng, d, (4, 3)), np.array([[3, 0], [3, 1]], I64), np.array(0, I32)], {}, [0])
                               for d in FLOATS] +
-                             [([smooth(rng, F32, (2, 5)), np.array([4, 0, 4], I32), np.array(1, I32)], {}, [0])], 0),
+                             [([smooth(rng, F32, (2, 5)), np.array([4, 0, 4], I32), np.array(1, I32)], {}, [0])] +
+                             [([smooth(rng, F64, (2, 3, 4)), np.array([[2, 0, 2], [1, 1, 0]], I32), np.array(a, I32)],
+                               {"batch_dims": 1}, [0]) for a in (1, 2)] +
+                             [([smooth(rng, F64, (2, 3, 4, 2)), np.array([[[3, 3], [1, 0], [2, 2]], [[0, 0], [3, 1],
+                                                                                                    [2, 1]]], I64),
+                                np.array(2, I32)], {"batch_dims": 2}, [0])], 0),
     "UnsortedSegmentSum": (lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(4, I32)],
                                          {}, [0]) for d in FLOATS], 0),
     "Gather": (own_rng(lambda rng: [([smooth(rng, d, (4, 3)), np.array([[3, 0], [3, 1]], t)], {}, [0])

@@ -22,12 +22,53 @@ std::vector<int64_t> MoveDim(int rank, int from, int to) {
   return perm;
 }
 
+// Slice [begin, end) of a shape vector (end -1: to its end).
+Output Dims(Graph& g, const Output& shape, int begin, int end) {
+  return grad::Op("Slice", {shape, IntVector(g, {begin}), IntVector(g, {end < 0 ? -1 : end - begin})});
+}
+
+// With b = batch_dims, dz is [B.., O.., I.., In..] for params [B.., O.., N, In..] (B the
+// batch dims, O those before the axis, I indices' dims after the batch ones). Moving the
+// index dims before O and offsetting batch row r's indices by r * N makes it one segment
+// sum over B * N rows, reshaped and moved back.
+Output BatchGatherGrad(const GradContext& ctx, int rank, int axis, int b) {
+  Graph& g = ctx.graph();
+  const Output params_shape = grad::ShapeOf(ctx.input(0));
+  const Output batch = Dims(g, params_shape, 0, b), outer = Dims(g, params_shape, b, axis);
+  const Output inner = Dims(g, params_shape, axis + 1, -1);
+  const Output rows = reshape(grad::ElementAt(params_shape, IntScalar(g, axis)), Axes{});
+  const Output batch_size = grad::Op("Prod", {batch, IntScalar(g, 0)});
+  Output values = grad::Op("Reshape", {ctx.grad_outputs[0], grad::Op("ConcatV2", {batch, outer, IntVector(g, {-1}),
+                                                                                  inner, IntScalar(g, 0)})});
+  values = transpose(values, MoveDim(rank, axis, b));
+  values = grad::Op("Reshape", {values, grad::Op("ConcatV2", {IntVector(g, {-1}), outer, inner, IntScalar(g, 0)})});
+  const Output offsets = grad::Op("Range", {IntScalar(g, 0), batch_size * rows, rows});
+  Output ids = grad::Op("Reshape", {grad::ToInt32(ctx.input(1)), grad::Op("Pack", {batch_size, IntScalar(g, -1)})});
+  ids = reshape(ids + reshape(offsets, {-1, 1}), {-1});
+  Output summed = grad::Op("UnsortedSegmentSum", {values, ids, batch_size * rows});
+  summed = grad::Op("Reshape", {summed, grad::Op("ConcatV2", {batch, reshape(rows, {1}), outer, inner,
+                                                              IntScalar(g, 0)})});
+  return transpose(summed, MoveDim(rank, b, axis));
+}
+
 // z = gather(params, indices, axis): dparams[.., indices[k], ..] += dz[.., k, ..]. The
 // gathered axis is moved first, summed into its rows, and moved back.
 std::vector<Output> GatherV2Grad(const GradContext& ctx) {
   const Output params = ctx.input(0), indices = ctx.input(1);
   const auto axis_value = grad::ConstInts(ctx.input(2));
   const PartialShape& pshape = params.shape();
+  const int64_t batch_dims = GetIntAttr(ctx.attrs(), "batch_dims").value_or(0);
+  if (batch_dims != 0) {
+    if (!axis_value || axis_value->size() != 1 || !pshape.known_rank() || !indices.shape().known_rank()) {
+      throw StatusError(absl::UnimplementedError(absl::StrCat(
+          "gradient of GatherV2 '", ctx.op.name(), "' with batch_dims needs a constant axis and params and "
+          "indices of known rank")));
+    }
+    const int rank = pshape.rank(), irank = indices.shape().rank();
+    const int axis = static_cast<int>((*axis_value)[0] < 0 ? (*axis_value)[0] + rank : (*axis_value)[0]);
+    const int b = static_cast<int>(batch_dims < 0 ? batch_dims + irank : batch_dims);
+    return {BatchGatherGrad(ctx, rank, axis, b), Output(), Output()};
+  }
   // Axis 0 (embeddings, a variable's read of unknown static shape) needs no permutation;
   // another axis needs the rank to move it first and back.
   const bool axis_zero = axis_value && axis_value->size() == 1 && (*axis_value)[0] == 0;

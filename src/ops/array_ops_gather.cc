@@ -1,5 +1,5 @@
 // GatherV2 and UnsortedSegmentSum (its gradient's scatter): gathering rows by index and
-// summing rows back by index. GatherV2's batch_dims other than 0 is refused by name.
+// summing rows back by index. GatherV2's batch_dims gathers per batch row, as TF 1.14+.
 #include "ops/array_ops_gather.h"
 
 #include "absl/strings/str_cat.h"
@@ -17,9 +17,39 @@ absl::StatusOr<int> GatherAxis(int64_t axis, int params_rank) {
   return static_cast<int>(axis < 0 ? axis + params_rank : axis);
 }
 
-DimVector GatherDims(absl::Span<const int64_t> params, absl::Span<const int64_t> indices, int axis) {
+absl::StatusOr<int> GatherBatchDims(int64_t batch_dims, absl::Span<const int64_t> params,
+                                    absl::Span<const int64_t> indices, int axis) {
+  if (batch_dims == 0) return 0;
+  const int64_t irank = static_cast<int64_t>(indices.size());
+  if (batch_dims < -irank || batch_dims > irank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected batch_dims in the range [", -irank, ", ", irank, "], but got ", batch_dims));
+  }
+  const int b = static_cast<int>(batch_dims < 0 ? batch_dims + irank : batch_dims);
+  if (b >= static_cast<int>(params.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_dims (", b, ") must be less than rank(params) (", params.size(), ")."));
+  }
+  if (axis < b) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_dims (", b, ") must be less than or equal to axis (", axis, ")."));
+  }
+  for (int i = 0; i < b; ++i) {
+    if (params[i] >= 0 && indices[i] >= 0 && params[i] != indices[i]) {
+      return absl::InvalidArgumentError(absl::StrCat("params.shape[", i, "]: ", params[i],
+                                                     " should be equal to indices.shape[", i, "]: ", indices[i]));
+    }
+  }
+  return b;
+}
+
+DimVector GatherDims(absl::Span<const int64_t> params, absl::Span<const int64_t> indices, int axis,
+                     int batch_dims) {
   DimVector out(params.begin(), params.begin() + axis);
-  out.insert(out.end(), indices.begin(), indices.end());
+  for (int d = 0; d < batch_dims; ++d) {  // the batch dims are both's: a known one wins
+    if (out[d] < 0) out[d] = indices[d];
+  }
+  out.insert(out.end(), indices.begin() + batch_dims, indices.end());
   out.insert(out.end(), params.begin() + axis + 1, params.end());
   return out;
 }
@@ -30,9 +60,6 @@ namespace {
 
 absl::Status GatherV2Shape(InferenceContext& c) {
   TW_ASSIGN_OR_RETURN(int64_t batch_dims, GetIntAttr(c.attrs(), "batch_dims"));
-  if (batch_dims != 0) {
-    return absl::UnimplementedError(absl::StrCat("batch_dims = ", batch_dims, " is not supported (only 0)"));
-  }
   const PartialShape& axis_shape = c.input_shape(2);
   if (axis_shape.known_rank() && axis_shape.rank() != 0) {
     return absl::InvalidArgumentError(
@@ -49,7 +76,8 @@ absl::Status GatherV2Shape(InferenceContext& c) {
     return absl::OkStatus();
   }
   TW_ASSIGN_OR_RETURN(int a, array_util::GatherAxis(axis, params.rank()));
-  c.set_output(0, PartialShape(array_util::GatherDims(params.dims(), indices.dims(), a)));
+  TW_ASSIGN_OR_RETURN(int b, array_util::GatherBatchDims(batch_dims, params.dims(), indices.dims(), a));
+  c.set_output(0, PartialShape(array_util::GatherDims(params.dims(), indices.dims(), a, b)));
   return absl::OkStatus();
 }
 

@@ -1,5 +1,6 @@
-// GatherV2: params viewed as [outer, axis_size, inner]; each index picks one
-// [inner] slice per outer row. Bytes are copied by element size (any plain dtype).
+// GatherV2: params viewed as [batch, outer, axis_size, inner] and indices as [batch, n]
+// (batch = the first batch_dims dims, 1 without them); each index picks one [inner] slice
+// per outer row of its own batch row. Bytes are copied by element size (any plain dtype).
 // Every index is checked before anything is copied: an index outside [0, axis_size) is
 // InvalidArgument naming it, as on TensorFlow's CPU.
 // UnsortedSegmentSum: row i of data (viewed as [n, inner]) is added to output row
@@ -21,7 +22,8 @@ using array_kernels::IntValues;
 
 class GatherV2Op : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit GatherV2Op(OpKernelConstruction& c) : OpKernel(c) { c.GetAttr("batch_dims", &batch_dims_); }
+
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& params = ctx.input(0);
     const Tensor& indices = ctx.input(1);
@@ -29,8 +31,10 @@ class GatherV2Op : public OpKernel {
     if (params.rank() == 0) return absl::InvalidArgumentError("params must be at least 1 dimensional");
     TW_ASSIGN_OR_RETURN(int axis, array_util::GatherAxis(IntValues(ctx.input(2))[0], params.rank()));
     const auto& pdims = params.shape().dims();
-    TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(array_util::GatherDims(
-                                               pdims, indices.shape().dims(), axis)));
+    const auto& idims = indices.shape().dims();
+    TW_ASSIGN_OR_RETURN(int bdims, array_util::GatherBatchDims(batch_dims_, pdims, idims, axis));
+    TW_ASSIGN_OR_RETURN(TensorShape shape,
+                        TensorShape::Build(array_util::GatherDims(pdims, idims, axis, bdims)));
     const DimVector idx = IntValues(indices);
     const int64_t axis_size = pdims[axis];
     for (size_t i = 0; i < idx.size(); ++i) {
@@ -40,32 +44,35 @@ class GatherV2Op : public OpKernel {
       }
     }
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, params.dtype()));
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= pdims[d];
+    int64_t batch = 1, outer = 1, inner = 1;
+    for (int d = 0; d < bdims; ++d) batch *= pdims[d];
+    for (int d = bdims; d < axis; ++d) outer *= pdims[d];
     for (int d = axis + 1; d < params.rank(); ++d) inner *= pdims[d];
     const int64_t slice = inner * static_cast<int64_t>(DTypeSize(params.dtype()));
-    const int64_t n = static_cast<int64_t>(idx.size());
+    const int64_t n = batch == 0 ? 0 : static_cast<int64_t>(idx.size()) / batch;  // indices per batch row
     if (slice == 0 || n == 0) return absl::OkStatus();
+    // Output row u = (b, o, k) reads params row (b, o, idx[b, k]).
+    auto source_row = [&](int64_t u) {
+      const int64_t k = u % n, bo = u / n, b = bo / outer;
+      return bo * axis_size + idx[b * n + k];
+    };
     if (params.dtype() == DType::kString) {  // Objects: assigned, never memcpy'd.
       const std::string* src = params.data<std::string>();
       std::string* dst = out->data<std::string>();
-      for (int64_t u = 0; u < outer * n; ++u) {
-        const int64_t o = u / n, k = u % n;
-        std::copy_n(src + (o * axis_size + idx[k]) * inner, inner, dst + u * inner);
-      }
+      for (int64_t u = 0; u < batch * outer * n; ++u) std::copy_n(src + source_row(u) * inner, inner, dst + u * inner);
       return absl::OkStatus();
     }
     const char* src = static_cast<const char*>(params.raw_data());
     char* dst = static_cast<char*>(out->raw_data());
-    // One unit of work is one slice copy: (outer row o, index k) -> dst row o * n + k.
-    ctx.ParallelFor(outer * n, slice / 4 + 10, [&](int64_t begin, int64_t end) {
-      for (int64_t u = begin; u < end; ++u) {
-        const int64_t o = u / n, k = u % n;
-        std::memcpy(dst + u * slice, src + (o * axis_size + idx[k]) * slice, slice);
-      }
+    // One unit of work is one slice copy.
+    ctx.ParallelFor(batch * outer * n, slice / 4 + 10, [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) std::memcpy(dst + u * slice, src + source_row(u) * slice, slice);
     });
     return absl::OkStatus();
   }
+
+ private:
+  int64_t batch_dims_ = 0;
 };
 
 template <typename T>

@@ -41,9 +41,31 @@ TEST(ArrayGatherOps, Errors) {
                         "params must be at least 1 dimensional"));
   EXPECT_TRUE(FailsBoth("GatherV2", {params, I32({1}, {0}), I32({1}, {0})}, {},
                         "axis must be a scalar, but got shape [1]"));
-  EXPECT_STATUS(RunOp("GatherV2", {params, I32({1}, {0}), Axis(0)}, {{"batch_dims", MakeAttr(int64_t{1})}})
-                    .status(),
-                absl::StatusCode::kInvalidArgument, "batch_dims = 1 is not supported (only 0)");
+  const AttrMap one_batch_dim = {{"batch_dims", MakeAttr(int64_t{1})}};
+  EXPECT_TRUE(FailsBoth("GatherV2", {params, I32({3, 1}, {0, 0, 0}), Axis(0)}, one_batch_dim,
+                        "batch_dims (1) must be less than or equal to axis (0)."));
+  EXPECT_TRUE(FailsBoth("GatherV2", {params, I32({2, 1}, {0, 0}), Axis(1)}, one_batch_dim,
+                        "params.shape[0]: 3 should be equal to indices.shape[0]: 2"));
+  EXPECT_TRUE(FailsBoth("GatherV2", {params, I32({3}, {0, 0, 0}), Axis(1)}, {{"batch_dims", MakeAttr(int64_t{2})}},
+                        "Expected batch_dims in the range [-1, 1], but got 2"));
+  EXPECT_TRUE(FailsBoth("GatherV2", {F32({3}, {1, 2, 3}), I32({3}, {0, 0, 0}), Axis(0)}, one_batch_dim,
+                        "batch_dims (1) must be less than rank(params) (1)."));
+  // The index check counts in the flattened indices.
+  EXPECT_TRUE(FailsFed("GatherV2", {params, I32({3, 1}, {0, 2, 1}), Axis(1)}, one_batch_dim,
+                       "indices[1] = 2 is not in [0, 2)"));
+}
+
+TEST(ArrayGatherOps, BatchDimsGatherWithinEachBatchRow) {
+  // params [2, 3], indices [2, 2], batch_dims 1, axis 1: out[b, k] = params[b, idx[b, k]].
+  const Tensor params = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_TENSOR_EQ(RunBoth1("GatherV2", {params, I32({2, 2}, {2, 0, 1, 1}), Axis(1)},
+                            {{"batch_dims", MakeAttr(int64_t{1})}}),
+                   F32({2, 2}, {3, 1, 5, 5}));
+  // batch_dims -1 on indices of rank 2 is 1; axis 2 past the batch dim keeps dim 1 as outer:
+  // params [2, 2, 2] -> out[b, o, k] = params[b, o, idx[b, k]].
+  EXPECT_TENSOR_EQ(RunBoth1("GatherV2", {I64({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), I64({2, 1}, {1, 0}), Axis(2)},
+                            {{"batch_dims", MakeAttr(int64_t{-1})}}),
+                   I64({2, 2, 1}, {2, 4, 5, 7}));
 }
 
 TEST(ArrayGatherOps, UnsortedSegmentSumAddsRowsAndDropsNegativeIds) {
