@@ -1,5 +1,6 @@
-"""tf.reverse, tf.roll, tf.invert_permutation and tf.matrix_band_part: ops that move (or,
-for the band, zero) elements, with TensorFlow 1's argument names."""
+"""tf.reverse, tf.roll, tf.invert_permutation, tf.matrix_band_part and the space/depth/batch
+reorderings: ops that move (or, for the band, zero) elements, with TensorFlow 1's argument
+names."""
 from tensorweave import gen_ops
 from tensorweave.array_ops import _int_tensor
 from tensorweave.framework import _op_output, convert_to_tensor
@@ -39,6 +40,46 @@ def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A
     """[B, H, W, C] -> [B, H*bs, W*bs, C/(bs*bs)]: the inverse of space_to_depth."""
     return _op_output("DepthToSpace", [convert_to_tensor(input)],
                       {"block_size": int(block_size), "data_format": data_format}, name=name or "DepthToSpace")
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """[B, S1..SM, R..] -> [B*prod(block), (S+pads)/block.., R..]: the spatial dims zero-padded,
+    cut into blocks, and each block offset moved into the batch."""
+    return _op_output("SpaceToBatchND", [convert_to_tensor(input), _int_tensor(block_shape, "block_shape"),
+                                         _int_tensor(paddings, "paddings")], name=name or "SpaceToBatchND")
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
+    """The inverse of space_to_batch_nd: block offsets moved from the batch back into the
+    spatial dims, which are then cropped."""
+    return _op_output("BatchToSpaceND", [convert_to_tensor(input), _int_tensor(block_shape, "block_shape"),
+                                         _int_tensor(crops, "crops")], name=name or "BatchToSpaceND")
+
+
+def _square_block(block_size, block_shape, op):
+    size = block_shape if block_size is None else block_size
+    if size is None:
+        raise TypeError("%s() needs block_size" % op)
+    return [int(size), int(size)]
+
+
+def _with_rank_4(result, op):
+    if result.shape.ndims is not None and result.shape.ndims != 4:
+        raise ValueError("%s needs a 4-D input, got shape %s" % (op, result.shape))
+    return result
+
+
+def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None):  # noqa: A002
+    """TF1's 4-D space_to_batch: space_to_batch_nd with the same block size on both spatial
+    dims (block_shape is TF 2's name for block_size)."""
+    block = _square_block(block_size, block_shape, "space_to_batch")
+    return _with_rank_4(space_to_batch_nd(input, block, paddings, name=name), "space_to_batch")
+
+
+def batch_to_space(input, crops, block_size=None, name=None, block_shape=None):  # noqa: A002
+    """TF1's 4-D batch_to_space: batch_to_space_nd with the same block size on both dims."""
+    block = _square_block(block_size, block_shape, "batch_to_space")
+    return _with_rank_4(batch_to_space_nd(input, block, crops, name=name), "batch_to_space")
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None, seq_dim=None,  # noqa: A002

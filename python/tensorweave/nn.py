@@ -318,3 +318,4 @@ from tensorweave.nn_depthwise import (depthwise_conv2d, depthwise_conv2d_native,
                                       depthwise_conv2d_native_backprop_input, separable_conv2d)
 from tensorweave.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,  # noqa: E402,F401 - tf.nn names
                                             sampled_softmax_loss, uniform_candidate_sampler)
+from tensorweave.array_reorder_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: E402,F401 - tf.nn names

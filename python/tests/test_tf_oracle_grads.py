@@ -435,6 +435,14 @@ GRAD_SPECS = {
     "MirrorPadGrad": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (6, 8)), np.array([[2, 1], [0, 3]], I32)],
                                                     {"mode": m}, [0]) for d in FLOATS
                                                    for m in ("REFLECT", "SYMMETRIC")], 260), 0),
+    "SpaceToBatchND": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 4, 6, 3)), np.array([2, 3], I32),
+                                                      np.array([[0, 0], [1, 2]], I32)], {}, [0]) for d in FLOATS], 2621), 0),
+    "BatchToSpaceND": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (12, 2, 3, 3)), np.array([2, 3], I64),
+                                                      np.array([[0, 1], [1, 2]], I64)], {}, [0]) for d in FLOATS], 2622), 0),
+    "SpaceToBatch": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 4, 5, 3)), np.array([[0, 2], [1, 0]], I32)],
+                                                   {"block_size": 2}, [0]) for d in FLOATS], 2623), 0),
+    "BatchToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (8, 2, 3, 3)), np.array([[1, 1], [0, 2]], I32)],
+                                                   {"block_size": 2}, [0]) for d in FLOATS], 2624), 0),
     "SpaceToDepth": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 4, 6, 3))], {"block_size": 2}, [0])
                                                   for d in FLOATS], 261), 0),
     "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])

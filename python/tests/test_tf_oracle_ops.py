@@ -812,6 +812,35 @@ SPECS = {
                                                ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [2, 2]]))] +
                                           [([values(rng, F32, (3, 4)), np.array([[2, 2], [0, 0]], I32)],
                                             {"mode": "REFLECT", REFUSED: True})], 260), 2),
+    # Spatial blocks into the batch and back (space_batch_kernels.cc): 1-3 block dims, trailing
+    # dims, int64 blocks and edges, the 4-D forms; undivisible, negative or misshapen ones refused.
+    "SpaceToBatchND": (own_rng(lambda rng: [([values(rng, d, s), np.array(b, t), np.array(p, t)], {})
+                                            for d in NUMERIC for t in INTS for s, b, p in (
+                                                ((2, 4, 6, 3), [2, 3], [[0, 0], [1, 2]]),
+                                                ((1, 5, 2), [3], [[1, 0]]), ((2, 2, 4, 2, 1), [1, 2, 3], [[0, 0], [1, 1], [2, 2]]),
+                                                ((3, 4), [1], [[0, 0]]))] +
+                                           [([values(rng, F32, (2, 4, 6, 3)), np.array(b, I32), np.array(p, I32)],
+                                             {REFUSED: True}) for b, p in (
+                                               ([2, 4], [[0, 0], [1, 2]]), ([2, 3], [[0, 0], [-1, 1]]),
+                                               ([2, 0], [[0, 0], [0, 0]]), ([2, 3], [[0, 0]]))], 2611), 0),
+    "BatchToSpaceND": (own_rng(lambda rng: [([values(rng, d, s), np.array(b, t), np.array(c, t)], {})
+                                            for d in NUMERIC for t in INTS for s, b, c in (
+                                                ((12, 2, 3, 3), [2, 3], [[0, 0], [1, 2]]),
+                                                ((6, 2, 2), [3], [[1, 2]]), ((12, 2, 1, 1, 2), [1, 2, 3], [[0, 0], [1, 1], [0, 2]]),
+                                                ((3, 4), [1], [[0, 0]]))] +
+                                           [([values(rng, F32, (12, 2, 3, 3)), np.array(b, I32), np.array(c, I32)],
+                                             {REFUSED: True}) for b, c in (
+                                               ([5, 2], [[0, 0], [0, 0]]), ([2, 3], [[0, 0], [-1, 1]]),
+                                               ([2, 3], [[0, 5], [0, 0]]))], 2612), 0),
+    "SpaceToBatch": (own_rng(lambda rng: [([values(rng, d, (2, 4, 5, 3)), np.array([[0, 2], [1, 0]], t)],
+                                           {"block_size": bs}) for d in NUMERIC for t in INTS for bs in (2, 3)
+                                          if (6 % bs, 6 % bs) == (0, 0)] +
+                                         [([values(rng, F32, (2, 4, 5, 3)), np.array([[0, 0], [0, 0]], I32)],
+                                           {"block_size": 2, REFUSED: True})], 2613), 0),
+    "BatchToSpace": (own_rng(lambda rng: [([values(rng, d, (8, 2, 3, 3)), np.array([[1, 1], [0, 2]], t)],
+                                           {"block_size": 2}) for d in NUMERIC for t in INTS] +
+                                         [([values(rng, F32, (6, 2, 3, 3)), np.array([[0, 0], [0, 0]], I32)],
+                                           {"block_size": 2, REFUSED: True})], 2614), 0),
     # Blocks of pixels to channels and back (space_depth_kernels.cc); shapes not divisible refused.
     "SpaceToDepth": (own_rng(lambda rng: [([values(rng, d, s)], {"block_size": bs}) for d in NUMERIC + (BOOL,)
                                           for s, bs in (((2, 4, 6, 3), 2), ((1, 3, 3, 2), 3), ((0, 2, 2, 1), 2))] +
