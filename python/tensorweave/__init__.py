@@ -8,7 +8,7 @@ from tensorweave import layers  # noqa: F401,E402 - tf.layers
 from tensorweave import distribute  # noqa: F401,E402 - tf.distribute.cluster_resolver
 from tensorweave.clip_ops import clip_by_global_norm, clip_by_norm, global_norm  # noqa: F401,E402
 from tensorweave import tf_logging as logging  # noqa: F401 - tf.logging
-from tensorweave.array_ops import (boolean_mask, broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
+from tensorweave.array_ops import (bitcast, boolean_mask, broadcast_to, cast, concat, constant, expand_dims, fill, gather, group, identity,  # noqa: F401
                                    no_op, one_hot, ones, ones_like, pad, placeholder, placeholder_with_default,
                                    range, rank, reshape, shape, size, slice, split, squeeze, stack,
                                    strided_slice, tile, transpose, unstack, zeros, zeros_like)

@@ -91,6 +91,11 @@ def ones_like(tensor, dtype=None, name="OnesLike"):
     return out if dtype is None else cast(out, dtype)
 
 
+# tf.bitcast(input, type): the same bytes as another dtype (a last dim added or dropped when
+# the sizes differ); generated from the registry (tools/op_gen).
+bitcast = gen_ops.bitcast
+
+
 def cast(x, dtype, name="Cast"):
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype)

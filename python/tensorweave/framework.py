@@ -610,7 +610,11 @@ def to_numpy(value, dtype=None):
     dtype = dtypes.as_dtype(dtype)
     target = np.dtype(dtype.as_numpy_dtype)
     if array.dtype != target:
-        if array.size and not np.can_cast(array.dtype, target, casting="same_kind"):
+        if not is_numpy and array.dtype.kind in "iu" and target.kind in "iu":  # Python ints: when every one fits
+            fits = not array.size or np.iinfo(target).min <= array.min() and array.max() <= np.iinfo(target).max
+        else:
+            fits = not array.size or np.can_cast(array.dtype, target, casting="same_kind")
+        if not fits:
             raise TypeError("Expected %s, got %s of type '%s' instead."
                             % (dtype.name, value if array.size <= 8 else "an array", array.dtype.name))
         array = array.astype(target)

@@ -812,6 +812,17 @@ SPECS = {
                                                ("REFLECT", [[2, 1], [0, 3]]), ("SYMMETRIC", [[3, 0], [2, 2]]))] +
                                           [([values(rng, F32, (3, 4)), np.array([[2, 2], [0, 0]], I32)],
                                             {"mode": "REFLECT", REFUSED: True})], 260), 2),
+    # Bytes reread as another dtype (bitcast_kernel.cc): same size, wider (a last dim dropped),
+    # narrower (a last dim added); a last dim that does not match, or a scalar to widen, refused.
+    "Bitcast": (own_rng(lambda rng: [([values(rng, d, s)], {"type": np.dtype(t).name}) for d, s, t in (
+        (F32, (2, 3), I32), (I32, (4,), F32), (F64, (2, 2), I64), (I64, (3,), F64), (F32, (2, 3), np.uint8),
+        (F64, (3,), np.int16), (I64, (2,), np.float16), (I32, (3, 2), F64), (np.uint8, (2, 4), F32),
+        (np.int16, (4,), I64), (np.float16, (5, 2), I32), (F64, (2, 2), np.complex64), (F32, (3, 2), np.complex64),
+        (F64, (0, 2), np.complex128), (F32, (), I32), (np.int8, (2, 2), np.uint16))] +
+        [([np.asarray(rng.standard_normal(4) + 1j * rng.standard_normal(4), np.complex64)], {"type": "float64"}),
+         ([np.asarray(rng.standard_normal(2) + 1j * rng.standard_normal(2), np.complex128)], {"type": "float32"})] +
+        [([values(rng, d, s)], {"type": np.dtype(t).name, REFUSED: True}) for d, s, t in (
+            (np.uint8, (3, 3), F32), (np.uint8, (), np.int16), (I32, (2, 3), F64))], 2615), 0),
     # Spatial blocks into the batch and back (space_batch_kernels.cc): 1-3 block dims, trailing
     # dims, int64 blocks and edges, the 4-D forms; undivisible, negative or misshapen ones refused.
     "SpaceToBatchND": (own_rng(lambda rng: [([values(rng, d, s), np.array(b, t), np.array(p, t)], {})
@@ -930,7 +941,7 @@ def test_every_registered_op_is_compared_or_says_why_not():
 
 def our_attrs(attrs):
     """A spec's attrs as tensorweave's create_op takes them (dtypes and shapes as objects)."""
-    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type", "output_idx_type") else tf.TensorShape(v) if k == "shape" else v)
+    return {k: (tf.as_dtype(v) if k in ("DstT", "output_type", "index_type", "out_idx", "out_type", "output_idx_type", "type") else tf.TensorShape(v) if k == "shape" else v)
             for k, v in attrs.items()}
 
 
@@ -1007,7 +1018,7 @@ def test_ops_match_tensorflow(tmp_path):
                         np.testing.assert_array_equal(np.signbit(v), np.signbit(e))
                 except AssertionError:
                     failures.append(f"{what} output {j}: {_differences(inputs, value, expected)}")
-            elif not np.array_equal(value, expected):
+            elif not np.array_equal(value, expected, equal_nan=np.issubdtype(expected.dtype, np.complexfloating)):
                 failures.append(f"{what} output {j}: {value.ravel()[:8]} vs TensorFlow's {expected.ravel()[:8]}")
     print(f"\n{len(meta)} cases of {len(SPECS)} ops compared with TensorFlow ({refusals} of them inputs both "
           f"refuse)")

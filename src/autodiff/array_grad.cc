@@ -196,7 +196,7 @@ void RegisterArrayGradients(GradientRegistry& r) {
     return std::vector<Output>{Output(), grad::SumOver(flat, IntVector(ctx.graph(), {0}))};
   });
   for (const char* op : {"ZerosLike", "OnesLike", "Shape", "Size", "Rank", "Range", "OneHot",
-                         "BroadcastGradientArgs"}) {
+                         "BroadcastGradientArgs", "Bitcast"}) {
     r.RegisterNoGradient(op);
   }
 }

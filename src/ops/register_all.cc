@@ -15,6 +15,7 @@ void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterArraySpaceBatchOps(OpRegistry& r); // array_ops_space_batch.cc
+void RegisterArrayBitcastOps(OpRegistry& r);    // array_ops_bitcast.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterStatelessRandomOps(OpRegistry& r);    // random_ops_stateless.cc
@@ -71,6 +72,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayMirrorPadOps(r);
   RegisterArraySpaceDepthOps(r);
   RegisterArraySpaceBatchOps(r);
+  RegisterArrayBitcastOps(r);
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
   RegisterStatelessRandomOps(r);
