@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <string>
@@ -110,11 +111,16 @@ class PrintV2Op : public OpKernel {
  private:
   absl::Status AppendToFile(const std::string& text) const {
     std::FILE* f = std::fopen(path_.c_str(), "ab");
-    if (f == nullptr) return checkpoint::ErrnoStatus(errno, "open", path_);
+    if (f == nullptr) return FileError(errno);
     const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     const int err = errno;
-    if (std::fclose(f) != 0 || !written) return checkpoint::ErrnoStatus(written ? errno : err, "append to", path_);
+    if (std::fclose(f) != 0 || !written) return FileError(written ? errno : err);
     return absl::OkStatus();
+  }
+  // TensorFlow's "<path>; No such file or directory", with the code errno maps to.
+  absl::Status FileError(int err) const {
+    return absl::Status(checkpoint::ErrnoStatus(err, "open", path_).code(),
+                        absl::StrCat(path_, "; ", std::strerror(err)));
   }
 
   std::string stream_, end_, path_;

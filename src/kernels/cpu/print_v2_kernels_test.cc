@@ -82,8 +82,9 @@ TEST(PrintV2Test, AppendsToAFile) {
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
   EXPECT_EQ(text.str(), "one|\ntwo|\n");
-  attrs["output_stream"] = MakeAttr("file://" + path + "/no/such/dir");
-  EXPECT_FALSE(RunOp("PrintV2", {Str({}, {"x"})}, attrs).ok());
+  attrs["output_stream"] = MakeAttr("file://" + dir / "no/such.txt");
+  EXPECT_STATUS(RunOp("PrintV2", {Str({}, {"x"})}, attrs).status(), absl::StatusCode::kNotFound,
+                "no/such.txt; No such file or directory");
 }
 
 }  // namespace
