@@ -28,6 +28,8 @@ TEST(StringFormatTest, FillsPlaceholdersWithNumpyLikeSummaries) {
   EXPECT_EQ(Formatted("{}", {Str({3}, {"a", "b\n", "c\"d"})}), "[\"a\" \"b\\n\" \"c\\\"d\"]");
   EXPECT_EQ(Formatted("{}", {Str({}, {"hi"})}), "\"hi\"");
   EXPECT_EQ(Formatted("{}", {Bool({2}, {true, false})}), "[1 0]");
+  EXPECT_EQ(Formatted("<{}>", {Bool({7}, {true, false, true, true, false, true, false})}), "<[1 0 1 ... 0 1 0]>");
+  EXPECT_EQ(Formatted("<{}>", {Bool({7}, {true, false, true, true, false, true, false})}, 0), "<>");
   EXPECT_EQ(Formatted("no inputs", {}), "no inputs");
   // The default placeholder is %s.
   EXPECT_EQ(RunOpOk("StringFormat", {I64({}, {7})}, {{"template", MakeAttr(std::string("<%s>"))}})

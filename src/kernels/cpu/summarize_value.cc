@@ -1,5 +1,6 @@
 #include "kernels/cpu/summarize_value.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <cstdlib>
@@ -153,6 +154,7 @@ std::string SummarizeValue(const Tensor& t, int64_t max_entries, bool print_v2) 
   const int64_t limit = max_entries < 0 ? n : std::min(max_entries, n);
   std::string out;
   if (t.dtype() == DType::kString) return Summarize<std::string>(t, limit, print_v2);
+  if (t.dtype() == DType::kBool && limit == 0) return out;  // TensorFlow 2.20 prints no "..." nor brackets
   auto summarize = [&](auto tag) { out = Summarize<TypeOf<decltype(tag)>>(t, limit, print_v2); };
   if (VisitPod(t.dtype(), summarize) || VisitSmall(t.dtype(), summarize)) return out;
   // Flat, however many dimensions, as TensorFlow's fallback prints them.
