@@ -190,3 +190,4 @@ nn.dynamic_rnn, nn.static_rnn = _rnn.dynamic_rnn, _rnn.static_rnn
 nn.bidirectional_dynamic_rnn = _rnn.bidirectional_dynamic_rnn
 from tensorweave.functional_ops import foldl, foldr, map_fn, scan  # noqa: E402,F401 - on tf.while_loop
 from tensorweave import data  # noqa: E402,F401 - tf.data (data_ops.py)
+from tensorweave.logging_ops import print_v2 as print  # noqa: E402,F401,A001 - tf.print (StringFormat + PrintV2)

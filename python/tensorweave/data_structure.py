@@ -1,9 +1,20 @@
 """The nested structures of tf.data elements (tuples, lists, dicts, namedtuples of
 tensors), flattened in TensorFlow's order (dict keys sorted) and rebuilt."""
+import collections
 
 
 def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def _dict_like(instance, items):
+    """A dict of instance's type and key order (OrderedDict, defaultdict), as TensorFlow's
+    nest rebuilds one."""
+    if type(instance) is dict:
+        return dict(items)
+    if isinstance(instance, collections.defaultdict):
+        return type(instance)(instance.default_factory, items)
+    return type(instance)(items)
 
 
 def flatten(structure):
@@ -21,7 +32,8 @@ def pack_sequence_as(structure, flat):
 
     def build(s):
         if isinstance(s, dict):
-            return {key: build(s[key]) for key in sorted(s)}
+            built = {key: build(s[key]) for key in sorted(s)}  # leaves in flatten's order
+            return _dict_like(s, [(key, built[key]) for key in s])
         if _is_namedtuple(s):
             return type(s)(*[build(item) for item in s])
         if isinstance(s, (tuple, list)):

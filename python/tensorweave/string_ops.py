@@ -1,8 +1,9 @@
 """String ops: tf.strings.* and TF 1.x's top-level names (tf.string_join, tf.as_string,
 tf.string_to_number, tf.substr, tf.regex_replace, tf.string_strip, tf.string_split, tf.decode_raw)."""
-from tensorweave import dtypes
+from tensorweave import dtypes, gen_ops
 from tensorweave.framework import _op, _op_output, convert_to_tensor
 from tensorweave.sparse_tensor import SparseTensor
+from tensorweave.tensor_util import is_tensor
 
 
 def _str(x):
@@ -18,6 +19,17 @@ def join(inputs, separator="", name=None):
 
 
 string_join = join
+
+
+def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001 - TF's name
+    """A scalar string: template with each placeholder replaced by the next input, printed
+    numpy-like with the first and last `summarize` entries of each dimension (-1: all)."""
+    if is_tensor(inputs):
+        inputs = [inputs]
+    if template.count(placeholder) != len(inputs):
+        raise ValueError(f"The template expects {template.count(placeholder)} tensors, but the inputs only has "
+                         f"{len(inputs)}. Please ensure the number of placeholders in template matches inputs length.")
+    return gen_ops.string_format(inputs, template=template, placeholder=placeholder, summarize=summarize, name=name)
 
 
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="", name=None):  # noqa: A002

@@ -117,6 +117,9 @@ EXCLUDED = {
     **{op: "compared with TensorFlow on random tf.train.Examples and bad inputs in test_parse_example_oracle.py"
        for op in ("ParseExample", "ParseExampleV2", "ParseSingleExample")},
     "Print": "writes to stderr: its lines and values are compared with TensorFlow's in test_check_ops.py",
+    **{op: "tf.print / tf.strings.format's ops (string out, or written to a stream): their text for every dtype, "
+           "rank, summarize and stream is compared with TensorFlow's in test_print_v2.py"
+       for op in ("StringFormat", "PrintV2")},
     "Assert": "no output: its failures (message text, summarized data) are compared with TensorFlow's in "
               "test_check_ops.py",
     "RandomShuffle": "random: TensorFlow's generator is not ours (permutation, seeds, uniformity and shapes are "

@@ -22,6 +22,8 @@ void RegisterBaseGradients(GradientRegistry& r) {
   // script_ops.py: ops.NotDifferentiable("PyFunc"), ("PyFuncStateless"). EagerPyFunc's
   // gradient runs the function under an eager GradientTape, which we do not have: none.
   for (const char* op : {"PyFunc", "PyFuncStateless"}) r.RegisterNoGradient(op);
+  // tf.print's ops: a string out, or nothing (TensorFlow registers none; strings carry no gradient).
+  for (const char* op : {"StringFormat", "PrintV2"}) r.RegisterNoGradient(op);
   // The rest of TensorFlow's ops.NotDifferentiable list that we have: string_ops.py,
   // logging_ops.py (Assert, the summaries) and state_grad.py (reference-variable updates).
   // Ops TF leaves unregistered (StringLength, Substr, the queues' V2 ops, ...) stay so.

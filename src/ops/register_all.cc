@@ -30,6 +30,7 @@ void RegisterReaderOps(OpRegistry& r);          // reader_ops.cc
 void RegisterCollectiveOps(OpRegistry& r);      // collective_ops.cc
 void RegisterStackOps(OpRegistry& r);           // stack_ops.cc
 void RegisterTensorArrayOps(OpRegistry& r);     // tensor_array_ops.cc
+void RegisterPrintV2Ops(OpRegistry& r);         // print_v2_ops.cc
 void RegisterDatasetOps(OpRegistry& r);         // dataset_ops.cc
 
 void RegisterAllOps(OpRegistry& r) {
@@ -88,6 +89,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterStackOps(r);
   RegisterTensorArrayOps(r);
   RegisterDatasetOps(r);
+  RegisterPrintV2Ops(r);
 }
 
 }  // namespace tw

@@ -31,6 +31,7 @@ void RegisterReaderKernels(KernelRegistry& r);         // reader_kernels.cc
 void RegisterCollectiveKernels(KernelRegistry& r);     // collective_kernels.cc
 void RegisterStackKernels(KernelRegistry& r);          // stack_kernels.cc
 void RegisterTensorArrayKernels(KernelRegistry& r);    // tensor_array_kernels.cc
+void RegisterPrintV2Kernels(KernelRegistry& r);        // print_v2_kernels.cc
 
 void RegisterAllKernels(KernelRegistry& r) {
   RegisterBaseKernels(r);
@@ -93,6 +94,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterDatasetTransformKernels(r);
   RegisterDatasetFunctionKernels(r);
   RegisterIteratorKernels(r);
+  RegisterPrintV2Kernels(r);
 }
 
 }  // namespace tw

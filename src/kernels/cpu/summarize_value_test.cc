@@ -39,6 +39,7 @@ TEST(SummarizeValueTest, BoolsAndEscapedStrings) {
   EXPECT_EQ(SummarizeValue(Str({2, 2}, {"a", "b", "c", "d"}), -1), "[a b][c d]");
   EXPECT_EQ(SummarizeValue(Str({2}, {"a\n", "b"}), 3), "a\\n b");
   EXPECT_EQ(SummarizeValue(Str({}, {"x must be positive"}), 3), "x must be positive");
+  EXPECT_EQ(SummarizeValue(Tensor(DType::kComplex128, TensorShape({2, 2})), 3), "? ? ?...");  // no complex printer
 }
 
 TEST(LogicalReductionTest, AllAnyOverAxesAndEmptySets) {
