@@ -39,3 +39,20 @@ def test_a_missing_root_is_refused(tmp_path):
     cluster = tf.train.ClusterSpec({"local": ["localhost:%d" % free_port()]})
     with pytest.raises(tf.errors.InvalidArgumentError, match="is not an existing directory"):
         tf.train.Server(cluster, job_name="local", task_index=0, file_access_root=str(tmp_path / "none"))
+
+
+def test_print_to_a_file_stays_inside_the_root(tmp_path):
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    cluster = tf.train.ClusterSpec({"local": ["localhost:%d" % free_port()]})
+    server = tf.train.Server(cluster, job_name="local", task_index=0, file_access_root=str(root))
+    with tf.Graph().as_default():
+        inside = tf.print("kept", output_stream="file://%s" % (root / "log.txt"))
+        escape = tf.print("lost", output_stream="file://%s" % (outside / "log.txt"))
+        with tf.Session(server.target) as sess:
+            sess.run(inside)
+            with pytest.raises(tf.errors.PermissionDeniedError, match="outside this server's file access root"):
+                sess.run(escape)
+    assert (root / "log.txt").read_text() == "kept\n"
+    assert not os.listdir(outside)

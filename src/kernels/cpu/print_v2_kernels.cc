@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/checkpoint_format.h"
+#include "core/file_access.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/summarize_value.h"
 
@@ -79,7 +80,7 @@ void LogLine(int level, const std::string& msg) {
 
 class PrintV2Op : public OpKernel {
  public:
-  explicit PrintV2Op(OpKernelConstruction& c) : OpKernel(c) {
+  explicit PrintV2Op(OpKernelConstruction& c) : OpKernel(c), file_access_root_(FileAccessRootOf(c.resource_mgr())) {
     c.GetAttr("output_stream", &stream_);
     c.GetAttr("end", &end_);
     if (absl::StartsWith(stream_, "file://")) {
@@ -110,6 +111,7 @@ class PrintV2Op : public OpKernel {
 
  private:
   absl::Status AppendToFile(const std::string& text) const {
+    TW_RETURN_IF_ERROR(CheckFileAccess(path_, file_access_root_));  // a server's graphs stay in its root
     std::FILE* f = std::fopen(path_.c_str(), "ab");
     if (f == nullptr) return FileError(errno);
     const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
@@ -123,6 +125,7 @@ class PrintV2Op : public OpKernel {
                         absl::StrCat(path_, "; ", std::strerror(err)));
   }
 
+  std::string file_access_root_;
   std::string stream_, end_, path_;
 };
 
