@@ -1,12 +1,10 @@
 // Gradients of the complex-number ops, as TensorFlow's math_grad.py defines them (the
 // gradient of a real loss with respect to a complex value is d/dre + i d/dim).
 #include "autodiff/grad_util.h"
+#include "tensor/complex_dtype.h"
 
 namespace tw {
 namespace {
-
-DType ComplexOf(DType real) { return real == DType::kDouble ? DType::kComplex128 : DType::kComplex64; }
-DType RealOf(DType complex) { return complex == DType::kComplex128 ? DType::kDouble : DType::kFloat; }
 
 Output MakeComplex(const Output& re, const Output& im) {
   return grad::Op("Complex", {re, im}, {{"Tout", MakeAttr(ComplexOf(re.dtype()))}});

@@ -6,15 +6,13 @@
 // over the number of points, the frequencies that stand for two counted twice. Both then
 // undo the kernel's crop or zero padding of the input to fft_length.
 #include "autodiff/grad_util.h"
+#include "tensor/complex_dtype.h"
 
 namespace tw {
 namespace {
 
 constexpr const char* kComplexOps[3][2] = {{"FFT", "IFFT"}, {"FFT2D", "IFFT2D"}, {"FFT3D", "IFFT3D"}};
 constexpr const char* kRealOps[3][2] = {{"RFFT", "IRFFT"}, {"RFFT2D", "IRFFT2D"}, {"RFFT3D", "IRFFT3D"}};
-
-DType ComplexOf(DType real) { return real == DType::kDouble ? DType::kComplex128 : DType::kComplex64; }
-DType RealOf(DType complex) { return complex == DType::kComplex128 ? DType::kDouble : DType::kFloat; }
 
 Output AsVector(const Output& scalar) { return reshape(scalar, Axes{1}); }
 

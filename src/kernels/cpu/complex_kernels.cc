@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cwise.h"
+#include "tensor/complex_dtype.h"
 
 namespace tw {
 namespace {
@@ -29,9 +30,6 @@ absl::Status CheckPair(OpKernelConstruction& c, const char* attr, DType t, DType
                                                  DTypeName(other), " (", DTypeName(t), " goes with ",
                                                  DTypeName(expected), ")"));
 }
-
-DType ComplexOf(DType real) { return real == DType::kDouble ? DType::kComplex128 : DType::kComplex64; }
-DType RealOf(DType complex) { return complex == DType::kComplex128 ? DType::kDouble : DType::kFloat; }
 
 // A kernel from complex C to its real type, element by element.
 template <typename C, typename F>
