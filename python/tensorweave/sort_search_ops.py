@@ -7,10 +7,9 @@ from tensorweave.array_ops import cast
 from tensorweave.framework import convert_to_tensor, name_scope
 from tensorweave.math_fn_ops import floor
 from tensorweave.math_ops import (clip_by_value, equal, greater_equal, less, less_equal, logical_and, logical_not,
-                                  maximum, minimum, reduce_max, reduce_sum)
+                                  maximum, minimum, reduce_max, reduce_sum, unsorted_segment_sum)
 from tensorweave.math_reduce_ops import reduce_any
 from tensorweave.nn import top_k
-from tensorweave.math_ops import unsorted_segment_sum
 from tensorweave.partition_ops import unique
 
 
