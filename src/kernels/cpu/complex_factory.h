@@ -17,6 +17,18 @@ inline const std::vector<DType>& ComplexTypes() {
   return *types;
 }
 
+// Fails unless the type attr `attr` is `expected`, the other half of a real/complex pair
+// with the kernel's dtype `t` (Complex's Tout, Real's Tout, RFFT's Treal).
+inline absl::Status CheckPair(OpKernelConstruction& c, const char* attr, DType t, DType expected) {
+  DType other = DType::kInvalid;
+  c.GetAttr(attr, &other);
+  if (!c.status().ok()) return c.status();
+  if (other == expected) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("no ", c.op(), " kernel for T=", DTypeName(t), " and ", attr, "=",
+                                                 DTypeName(other), " (", DTypeName(t), " goes with ",
+                                                 DTypeName(expected), ")"));
+}
+
 template <template <typename> class K>
 KernelFactory ComplexTypedFactory(const char* attr = "T") {
   return [attr](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {

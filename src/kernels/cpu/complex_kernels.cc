@@ -20,17 +20,6 @@ struct ComplexF : cwise::FloatTypes {
   }
 };
 
-// Fails unless `attr` is the other half of the pair with the kernel's dtype `t`.
-absl::Status CheckPair(OpKernelConstruction& c, const char* attr, DType t, DType expected) {
-  DType other = DType::kInvalid;
-  c.GetAttr(attr, &other);
-  if (!c.status().ok()) return c.status();
-  if (other == expected) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("no ", c.op(), " kernel for T=", DTypeName(t), " and ", attr, "=",
-                                                 DTypeName(other), " (", DTypeName(t), " goes with ",
-                                                 DTypeName(expected), ")"));
-}
-
 // A kernel from complex C to its real type, element by element.
 template <typename C, typename F>
 class ComplexToRealOp : public OpKernel {

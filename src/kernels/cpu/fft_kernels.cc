@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/complex_factory.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "tensor/complex_dtype.h"
 
 namespace tw {
 namespace {
@@ -227,14 +228,9 @@ void RegisterBoth(KernelRegistry& r, const char* op) {
               [make](OpKernelConstruction& c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
                 TW_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> k, make(c));
                 if (c.attrs().count("Treal")) {
-                  DType real = DType::kInvalid, complex = DType::kInvalid;
-                  c.GetAttr("Treal", &real);
+                  DType complex = DType::kInvalid;
                   c.GetAttr("Tcomplex", &complex);
-                  if (!c.status().ok()) return c.status();
-                  if (real != (complex == DType::kComplex128 ? DType::kDouble : DType::kFloat)) {
-                    return absl::InvalidArgumentError(absl::StrCat("no ", c.op(), " kernel for Treal=", DTypeName(real),
-                                                                   " and Tcomplex=", DTypeName(complex)));
-                  }
+                  TW_RETURN_IF_ERROR(CheckPair(c, "Treal", complex, RealOf(complex)));
                 }
                 return k;
               },
