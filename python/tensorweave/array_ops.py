@@ -4,7 +4,7 @@ import builtins
 import numpy as np
 
 from tensorweave import dtypes, gen_ops
-from tensorweave.framework import (Tensor, TensorShape, _op, _op_output, as_shape, convert_to_tensor,
+from tensorweave.framework import (Tensor, TensorShape, _op, _op_output, _packed_dtype, as_shape, convert_to_tensor,
                                    get_default_graph, to_numpy)
 
 
@@ -39,8 +39,8 @@ def placeholder_with_default(input, shape, name="PlaceholderWithDefault"):  # no
 
 def _int_tensor(value, name):
     """Shapes, axes, begins: int32 unless already a tensor."""
-    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
-        return convert_to_tensor(value)
+    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element") or _packed_dtype(value) is not None:
+        return convert_to_tensor(value)  # a tensor, or a list holding tensors (packed)
     if isinstance(value, TensorShape):
         value = value.as_list()
     return constant(value, dtype=dtypes.int32 if not _needs_int64(value) else dtypes.int64, name=name)

@@ -621,6 +621,19 @@ def to_numpy(value, dtype=None):
     return array
 
 
+def _packed_dtype(value):
+    """The dtype of the first tensor in a (nested) list or tuple holding tensors, else None."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    for v in value:
+        if isinstance(v, Tensor) or hasattr(v, "_as_graph_element"):
+            return convert_to_tensor(v).dtype
+        inner = _packed_dtype(v)
+        if inner is not None:
+            return inner
+    return None
+
+
 def convert_to_tensor(value, dtype=None, name=None):
     """A Tensor for `value`: a tensor or variable as it is (its dtype must match `dtype`),
     anything else as a Const."""
@@ -632,6 +645,10 @@ def convert_to_tensor(value, dtype=None, name=None):
             raise TypeError("Can not convert %r to a Tensor" % (value,))
     else:
         from tensorweave import array_ops
+        inner_dtype = _packed_dtype(value)
+        if inner_dtype is not None:  # TF's autopacking: [tf.shape(x)[0], 5] becomes a Pack
+            dtype = dtype or inner_dtype
+            return array_ops.stack([convert_to_tensor(v, dtype=dtype) for v in value], name=name or "packed")
         return array_ops.constant(value, dtype=dtype, name=name or "Const")
     if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype:
         raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r"

@@ -20,6 +20,35 @@ def block_lstm(seq_len_max, x, cs_prev, h_prev, w, wci, wcf, wco, b, forget_bias
     return tuple(op.outputs)
 
 
+def lstm_sequence(inputs, initial_state, kernel, bias, peepholes, forget_bias, cell_clip, sequence_length, dtype):
+    """One BlockLSTM over time-major inputs [time, batch, input] from initial_state (c, h):
+    (h [time, batch, units], LSTMStateTuple(c, h) final). peepholes: (w_i_diag, w_f_diag,
+    w_o_diag) or None; cell_clip <= 0: none. Past a sequence_length, h is zeros and the final
+    state is the one at that length, as dynamic_rnn's."""
+    c0, h0 = (convert_to_tensor(s, dtype=dtype) for s in initial_state)
+    units = kernel.shape.dims[1] // 4
+    time_len = inputs.shape.dims[0] if inputs.shape.dims[0] is not None else _tf.shape(inputs)[0]
+    if sequence_length is None:
+        max_len = _tf.cast(time_len, dtypes.int64)
+    else:
+        sequence_length = convert_to_tensor(sequence_length)
+        max_len = _tf.cast(_tf.reduce_max(sequence_length), dtypes.int64)
+    wci, wcf, wco = peepholes if peepholes is not None else [_tf.zeros([units], dtype=dtype)] * 3
+    outs = block_lstm(max_len, inputs, c0, h0, kernel, wci, wcf, wco, bias, forget_bias=forget_bias,
+                      cell_clip=cell_clip, use_peephole=peepholes is not None)
+    cs, h = outs[1], outs[6]
+    if sequence_length is None:
+        return h, LSTMStateTuple(cs[-1], h[-1])
+    mask = _tf.transpose(_tf.sequence_mask(sequence_length, time_len, dtype=dtype), [1, 0])
+    h = h * _tf.expand_dims(mask, -1)
+    # Step t's state sits at t + 1 once the initial state is put in front, so a sequence of
+    # length 0 ends in its initial state.
+    batch_range = _tf.range(_tf.shape(inputs)[1])
+    where = _tf.stack([_tf.cast(sequence_length, dtypes.int32), batch_range], axis=1)
+    return h, LSTMStateTuple(_tf.gather_nd(_tf.concat([_tf.expand_dims(c0, 0), cs], 0), where),
+                             _tf.gather_nd(_tf.concat([_tf.expand_dims(h0, 0), h], 0), where))
+
+
 class LSTMBlockFusedCell:
     """cell(inputs, initial_state=None, dtype=None, sequence_length=None, scope=None)
     -> (outputs [time, batch, units], LSTMStateTuple(c, h))."""
@@ -71,31 +100,7 @@ class LSTMBlockFusedCell:
         with variable_scope(scope or self._name):
             if not self._built:
                 self._build(dims[2], dtype)
-            c0, h0 = (convert_to_tensor(s, dtype=dtype) for s in initial_state)
-            time_len = dims[0] if dims[0] is not None else _tf.shape(inputs)[0]
-            if sequence_length is None:
-                max_len = _tf.cast(time_len, dtypes.int64)
-            else:
-                sequence_length = convert_to_tensor(sequence_length)
-                max_len = _tf.cast(_tf.reduce_max(sequence_length), dtypes.int64)
-            if self._use_peephole:
-                wci, wcf, wco = self._peepholes
-            else:
-                wci = wcf = wco = _tf.zeros([self._num_units], dtype=dtype)
-            outs = block_lstm(max_len, inputs, c0, h0, self._kernel, wci, wcf, wco, self._bias,
-                              forget_bias=self._forget_bias, cell_clip=self._cell_clip,
-                              use_peephole=self._use_peephole)
-            cs, h = outs[1], outs[6]
-            if sequence_length is None:
-                final = LSTMStateTuple(cs[-1], h[-1])
-            else:
-                mask = _tf.transpose(_tf.sequence_mask(sequence_length, time_len, dtype=dtype), [1, 0])
-                h = h * _tf.expand_dims(mask, -1)
-                # Step t's state sits at t + 1 once the initial state is put in front, so a
-                # sequence of length 0 ends in its initial state.
-                batch_range = _tf.range(_tf.shape(inputs)[1])
-                where = _tf.stack([_tf.cast(sequence_length, dtypes.int32), batch_range], axis=1)
-                final = LSTMStateTuple(
-                    _tf.gather_nd(_tf.concat([_tf.expand_dims(c0, 0), cs], 0), where),
-                    _tf.gather_nd(_tf.concat([_tf.expand_dims(h0, 0), h], 0), where))
+            peepholes = self._peepholes if self._use_peephole else None
+            h, final = lstm_sequence(inputs, initial_state, self._kernel, self._bias, peepholes, self._forget_bias,
+                                     self._cell_clip, sequence_length, dtype)
         return (_tf.unstack(h) if is_list else h), final

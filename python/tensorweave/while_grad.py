@@ -103,7 +103,10 @@ def backprop(info, exit_grads):
         # overtake a forward body still running (a TensorArray write, say).
         with graph.control_dependencies(info.exits):
             count = array_ops.identity(count)
-        g0 = [exit_grads[i] if exit_grads[i] is not None else array_ops.zeros_like(info.exits[i]) for i in floats]
+        # An arriving gradient may know less of its shape than the loop's invariant (a
+        # reduce_sum's BroadcastTo to a fed shape): pinned to it, as the exit's value is.
+        g0 = [_pinned(exit_grads[i], info.invariants[i]) if exit_grads[i] is not None
+              else array_ops.zeros_like(info.exits[i]) for i in floats]
         acc0 = [array_ops.zeros_like(c) for c in captured]
 
         def step(k, g, acc):
