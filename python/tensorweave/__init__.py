@@ -154,6 +154,8 @@ from tensorweave.shape_n_ops import (broadcast_dynamic_shape, broadcast_static_s
                                      identity_n, shape_n)
 from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # noqa: E402,F401
 from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa: E402,F401
+from tensorweave.array_reorder_ops import extract_image_patches  # noqa: E402,F401
+from tensorweave import image  # noqa: E402,F401 - tf.image
 from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
 from tensorweave.random_ops import random_gamma, random_poisson  # noqa: E402,F401

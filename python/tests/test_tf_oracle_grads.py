@@ -434,6 +434,14 @@ GRAD_SPECS = {
                                                   for d in FLOATS], 261), 0),
     "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])
                                                   for d in FLOATS], 262), 0),
+    "ExtractImagePatches": (own_rng_and_dys(lambda rng: [([smooth(rng, d, s)], {"ksizes": [1, *k, 1], "strides": [1, *st, 1],
+                                                                          "rates": [1, *r, 1], "padding": p}, [0])
+                                                    for d in FLOATS
+                                                    for s, k, st, r, p in (((2, 5, 6, 3), (2, 3), (1, 1), (1, 1), "VALID"),
+                                                                           ((1, 7, 5, 2), (3, 2), (2, 3), (1, 1), "SAME"),
+                                                                           ((2, 6, 7, 1), (2, 2), (1, 2), (2, 3), "VALID"),
+                                                                           ((1, 5, 5, 2), (3, 3), (2, 2), (2, 1), "SAME"))],
+                                            270), 0),
     "ReverseSequence": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4, 2)), np.array([4, 0, 2], I64)],
                                                       {"seq_dim": 1, "batch_dim": 0}, [0]) for d in FLOATS], 263), 0),
 }

@@ -809,6 +809,22 @@ SPECS = {
                                           for s, bs in (((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 2, 2, 4), 2))] +
                                          [([values(rng, F32, (1, 2, 2, 6))], {"block_size": 2, REFUSED: True})],
                                          262), 0),
+    # Patches of images (extract_patches_kernels.cc), TensorFlow's CPU dtypes (real numbers): VALID and SAME, strides, rates, windows wider than the image
+    # (SAME), empty batches; a VALID window past the image and a rank-3 image refused.
+    "ExtractImagePatches": (own_rng(lambda rng: [([values(rng, d, s)], {"ksizes": [1, *k, 1], "strides": [1, *st, 1],
+                                                                       "rates": [1, *r, 1], "padding": p})
+                                                 for d in NUMERIC + (np.float16, np.uint8, np.int8, np.int16, np.uint16)
+                                                 for s, k, st, r, p in (((2, 5, 6, 3), (2, 3), (1, 1), (1, 1), "VALID"),
+                                                                        ((1, 7, 5, 2), (3, 2), (2, 3), (1, 1), "SAME"),
+                                                                        ((2, 6, 7, 1), (2, 2), (1, 2), (2, 3), "VALID"),
+                                                                        ((1, 5, 5, 2), (3, 3), (2, 2), (2, 1), "SAME"),
+                                                                        ((1, 2, 3, 1), (4, 5), (3, 1), (1, 1), "SAME"),
+                                                                        ((0, 4, 4, 2), (2, 2), (1, 1), (1, 1), "VALID"),
+                                                                        ((1, 3, 3, 0), (2, 2), (1, 1), (1, 1), "SAME"))] +
+                                                [([values(rng, F32, s)], {"ksizes": [1, 3, 3, 1], "strides": [1, 1, 1, 1],
+                                                                          "rates": [1, r, 1, 1], "padding": "VALID",
+                                                                          REFUSED: True})
+                                                 for s, r in (((1, 2, 4, 1), 2), ((4, 4, 1), 1))], 270), 0),
     "ReverseSequence": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(n, t)], {"seq_dim": s, "batch_dim": b})
                                              for d in NUMERIC + (BOOL,) for t in INTS
                                              for s, b, n in ((1, 0, [4, 0, 2]), (0, 2, [3, 1]), (2, 1, [2, 1, 0, 2]))] +

@@ -16,6 +16,7 @@ void RegisterDiagGradients(GradientRegistry& r);       // diag_grad.cc
 void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
+void RegisterExtractPatchesGradients(GradientRegistry& r);  // extract_patches_grad.cc
 void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
 void RegisterComplexGradients(GradientRegistry& r);  // complex_grad.cc
 void RegisterFftGradients(GradientRegistry& r);      // fft_grad.cc
@@ -63,6 +64,7 @@ GradientRegistry& GradientRegistry::Mutable() {
     RegisterShapeNGradients(*r);
     RegisterMirrorPadGradients(*r);
     RegisterSpaceDepthGradients(*r);
+    RegisterExtractPatchesGradients(*r);
     RegisterRandomShuffleGradients(*r);
     RegisterComplexGradients(*r);
     RegisterFftGradients(*r);

@@ -14,6 +14,7 @@ void RegisterArrayDiagOps(OpRegistry& r);       // array_ops_diag.cc
 void RegisterArrayShapeNOps(OpRegistry& r);     // array_ops_shape_n.cc
 void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
+void RegisterArrayExtractPatchesOps(OpRegistry& r);  // array_ops_extract_patches.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterStatelessRandomOps(OpRegistry& r);    // random_ops_stateless.cc
@@ -69,6 +70,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArrayShapeNOps(r);
   RegisterArrayMirrorPadOps(r);
   RegisterArraySpaceDepthOps(r);
+  RegisterArrayExtractPatchesOps(r);
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
   RegisterStatelessRandomOps(r);

@@ -16,6 +16,7 @@ void RegisterArrayDiagKernels(KernelRegistry& r);     // array_diag_kernels.cc
 void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.cc
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
+void RegisterExtractPatchesKernels(KernelRegistry& r);  // extract_patches_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
@@ -72,6 +73,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterArrayShapeNKernels(r);
   RegisterMirrorPadKernels(r);
   RegisterSpaceDepthKernels(r);
+  RegisterExtractPatchesKernels(r);
   RegisterRandomShuffleKernels(r);
   RegisterMultinomialKernels(r);
   RegisterReverseSequenceKernels(r);
