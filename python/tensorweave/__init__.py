@@ -139,8 +139,8 @@ from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part,
                                            roll)
 from tensorweave import linalg  # noqa: E402,F401 - tf.linalg
 from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_determinant,  # noqa: E402,F401
-                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_transpose,
-                                    matrix_triangular_solve, trace)
+                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_square_root,
+                                    matrix_transpose, matrix_triangular_solve, trace)
 from tensorweave.tensor_scatter_ops import (tensor_scatter_add, tensor_scatter_nd_add,  # noqa: E402,F401
                                             tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                             tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update)

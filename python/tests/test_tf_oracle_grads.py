@@ -405,6 +405,10 @@ GRAD_SPECS = {
                                                   for d in FLOATS for s in ((3, 3), (2, 4, 4))], 245), 64),
     "Cholesky": (own_rng_and_dys(lambda rng: [([positive_definite(rng, d, s)], {}, [0]) for d in FLOATS
                                       for s in ((3, 3), (2, 4, 4))], 246), 64),
+    "MatrixSquareRoot": (own_rng_and_dys(lambda rng: [([m], {}, [0]) for d in FLOATS
+                                                      for m in (positive_definite(rng, d, (3, 3)),
+                                                                positive_definite(rng, d, (2, 4, 4)),
+                                                                well_conditioned(rng, d, (2, 3, 3)))], 271), 64),
     "MatrixSolve": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, a), smooth(rng, d, b)], {"adjoint": adj}, [0, 1])
                                          for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
                                          for adj in (False, True)], 247), 64),

@@ -166,7 +166,7 @@ def _denormal_positions(inputs, shape):
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
                 "DepthwiseConv2dNativeBackpropFilter",
                 "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "MatrixInverse", "MatrixSolve",
-                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant",
+                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSquareRoot",
                 # Sums of up to four reflected elements, folded in another order than TensorFlow's.
                 "MirrorPadGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
@@ -735,6 +735,16 @@ SPECS = {
     "Cholesky": (own_rng(lambda rng: [([positive_definite(rng, d, s)], {}) for d in FLOATS
                                       for s in ((3, 3), (2, 4, 4), (0, 0))] +
                                      [([np.ones((2, 3), F32)], {REFUSED: True})], 246), 64),
+    # Principal square roots (matrix_sqrt_kernels.cc, Eigen's Schur method as TensorFlow's): positive definite and
+    # non-symmetric matrices with positive eigenvalues (complex in test_matrix_square_root.py); a matrix with a
+    # negative eigenvalue gives NaNs in both; non-square refused.
+    "MatrixSquareRoot": (own_rng(lambda rng: [([m], {}) for d in FLOATS
+                                              for m in (positive_definite(rng, d, (3, 3)), positive_definite(rng, d, (2, 4, 4)),
+                                                        well_conditioned(rng, d, (2, 3, 5, 5)), np.zeros((0, 0), d),
+                                                        np.zeros((2, 0, 0), d), np.array([[4.0]], d))] +
+                                             [([np.array([[-1.0, 0.0], [0.0, 4.0]])], {}),
+                                              ([np.ones((2, 3), F32)], {REFUSED: True}),
+                                              ([np.ones((3,), F64)], {REFUSED: True})], 271), 64),
     "MatrixSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")], {"adjoint": adj})
                                          for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)),
                                                                       ((0, 0), (0, 2)))

@@ -17,6 +17,7 @@ void RegisterArrayShapeNKernels(KernelRegistry& r);   // array_shape_n_kernels.c
 void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 void RegisterExtractPatchesKernels(KernelRegistry& r);  // extract_patches_kernels.cc
+void RegisterMatrixSqrtKernels(KernelRegistry& r);       // matrix_sqrt_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
@@ -74,6 +75,7 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterMirrorPadKernels(r);
   RegisterSpaceDepthKernels(r);
   RegisterExtractPatchesKernels(r);
+  RegisterMatrixSqrtKernels(r);
   RegisterRandomShuffleKernels(r);
   RegisterMultinomialKernels(r);
   RegisterReverseSequenceKernels(r);
