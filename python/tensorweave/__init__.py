@@ -139,8 +139,8 @@ from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part,
                                            roll)
 from tensorweave import linalg  # noqa: E402,F401 - tf.linalg
 from tensorweave.linalg_ops import (cholesky, cholesky_solve, eye, log_matrix_determinant,  # noqa: E402,F401
-                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_transpose,
-                                    matrix_triangular_solve, trace)
+                                    matrix_determinant, matrix_inverse, matrix_solve, matrix_square_root,
+                                    matrix_transpose, matrix_triangular_solve, trace)
 from tensorweave.tensor_scatter_ops import (tensor_scatter_add, tensor_scatter_nd_add,  # noqa: E402,F401
                                             tensor_scatter_nd_max, tensor_scatter_nd_min, tensor_scatter_nd_sub,
                                             tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update)
@@ -156,6 +156,8 @@ from tensorweave.array_composites import meshgrid, norm, tensordot, where_v2  # 
 from tensorweave.array_reorder_ops import depth_to_space, space_to_depth  # noqa: E402,F401
 from tensorweave.array_reorder_ops import (batch_to_space, batch_to_space_nd, space_to_batch,  # noqa: E402,F401
                                            space_to_batch_nd)
+from tensorweave.array_reorder_ops import extract_image_patches  # noqa: E402,F401
+from tensorweave import image  # noqa: E402,F401 - tf.image
 from tensorweave.random_ops import random_shuffle  # noqa: E402,F401
 from tensorweave.random_ops import multinomial  # noqa: E402,F401
 from tensorweave.random_ops import random_gamma, random_poisson  # noqa: E402,F401

@@ -98,3 +98,16 @@ def unravel_index(indices, dims, name=None):
     indices = convert_to_tensor(indices)
     return _op_output("UnravelIndex", [indices, convert_to_tensor(dims, dtype=indices.dtype)],
                       name=name or "UnravelIndex")
+
+
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None, name=None, sizes=None):
+    """[B, H, W, C] -> [B, out_rows, out_cols, kr*kc*C]: each ksizes window (every `strides`
+    pixels, its taps `rates` apart; SAME pads with zeros) flattened into one output pixel.
+    `sizes` is TensorFlow's newer name for `ksizes`."""
+    if sizes is not None and ksizes is not None:
+        raise ValueError("Cannot specify both 'sizes' and 'ksizes'")
+    ksizes = sizes if sizes is not None else ksizes
+    return _op_output("ExtractImagePatches", [convert_to_tensor(images, name="images")],
+                      {"ksizes": [int(k) for k in ksizes], "strides": [int(s) for s in strides],
+                       "rates": [int(r) for r in rates], "padding": padding},
+                      name=name or "ExtractImagePatches")

@@ -5,6 +5,7 @@ from tensorweave.linalg_ops import cholesky, cholesky_solve, eye, matrix_transpo
 from tensorweave.linalg_ops import log_matrix_determinant as slogdet  # noqa: F401
 from tensorweave.linalg_ops import matrix_determinant as det  # noqa: F401
 from tensorweave.linalg_ops import matrix_inverse as inv  # noqa: F401
+from tensorweave.linalg_ops import matrix_square_root as sqrtm  # noqa: F401
 from tensorweave.linalg_ops import matrix_solve as solve  # noqa: F401
 from tensorweave.linalg_ops import matrix_transpose as transpose  # noqa: F401
 from tensorweave.linalg_ops import matrix_triangular_solve as triangular_solve  # noqa: F401

@@ -26,6 +26,8 @@ def log_matrix_determinant(input, name=None):  # noqa: A002
 
 
 cholesky = gen_ops.cholesky  # generated from the registry (tools/op_gen)
+# The principal square root of each matrix (tf.linalg.sqrtm); NaN where no real one exists.
+matrix_square_root = gen_ops.matrix_square_root  # generated from the registry (tools/op_gen)
 
 
 def matrix_solve(matrix, rhs, adjoint=False, name=None):

@@ -410,6 +410,10 @@ GRAD_SPECS = {
                                                   for d in FLOATS for s in ((3, 3), (2, 4, 4))], 245), 64),
     "Cholesky": (own_rng_and_dys(lambda rng: [([positive_definite(rng, d, s)], {}, [0]) for d in FLOATS
                                       for s in ((3, 3), (2, 4, 4))], 246), 64),
+    "MatrixSquareRoot": (own_rng_and_dys(lambda rng: [([m], {}, [0]) for d in FLOATS
+                                                      for m in (positive_definite(rng, d, (3, 3)),
+                                                                positive_definite(rng, d, (2, 4, 4)),
+                                                                well_conditioned(rng, d, (2, 3, 3)))], 271), 64),
     "MatrixSolve": (own_rng_and_dys(lambda rng: [([well_conditioned(rng, d, a), smooth(rng, d, b)], {"adjoint": adj}, [0, 1])
                                          for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)))
                                          for adj in (False, True)], 247), 64),
@@ -447,6 +451,14 @@ GRAD_SPECS = {
                                                   for d in FLOATS], 261), 0),
     "DepthToSpace": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (2, 2, 3, 12))], {"block_size": 2}, [0])
                                                   for d in FLOATS], 262), 0),
+    "ExtractImagePatches": (own_rng_and_dys(lambda rng: [([smooth(rng, d, s)], {"ksizes": [1, *k, 1], "strides": [1, *st, 1],
+                                                                          "rates": [1, *r, 1], "padding": p}, [0])
+                                                    for d in FLOATS
+                                                    for s, k, st, r, p in (((2, 5, 6, 3), (2, 3), (1, 1), (1, 1), "VALID"),
+                                                                           ((1, 7, 5, 2), (3, 2), (2, 3), (1, 1), "SAME"),
+                                                                           ((2, 6, 7, 1), (2, 2), (1, 2), (2, 3), "VALID"),
+                                                                           ((1, 5, 5, 2), (3, 3), (2, 2), (2, 1), "SAME"))],
+                                            270), 0),
     "ReverseSequence": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (3, 4, 2)), np.array([4, 0, 2], I64)],
                                                       {"seq_dim": 1, "batch_dim": 0}, [0]) for d in FLOATS], 263), 0),
 }

@@ -169,7 +169,7 @@ def _denormal_positions(inputs, shape):
 CONTRACTIONS = {"DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
                 "DepthwiseConv2dNativeBackpropFilter",
                 "MatMul", "BatchMatMul", "BatchMatMulV2", "BiasAddGrad", "MatrixInverse", "MatrixSolve",
-                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant",
+                "MatrixTriangularSolve", "Cholesky", "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSquareRoot",
                 # Sums of up to four reflected elements, folded in another order than TensorFlow's.
                 "MirrorPadGrad", "Sum", "Mean", "Prod", "AddN",
                 "UnsortedSegmentSum", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits"}
@@ -750,6 +750,16 @@ SPECS = {
     "Cholesky": (own_rng(lambda rng: [([positive_definite(rng, d, s)], {}) for d in FLOATS
                                       for s in ((3, 3), (2, 4, 4), (0, 0))] +
                                      [([np.ones((2, 3), F32)], {REFUSED: True})], 246), 64),
+    # Principal square roots (matrix_sqrt_kernels.cc, Eigen's Schur method as TensorFlow's): positive definite and
+    # non-symmetric matrices with positive eigenvalues (complex in test_matrix_square_root.py); a matrix with a
+    # negative eigenvalue gives NaNs in both; non-square refused.
+    "MatrixSquareRoot": (own_rng(lambda rng: [([m], {}) for d in FLOATS
+                                              for m in (positive_definite(rng, d, (3, 3)), positive_definite(rng, d, (2, 4, 4)),
+                                                        well_conditioned(rng, d, (2, 3, 5, 5)), np.zeros((0, 0), d),
+                                                        np.zeros((2, 0, 0), d), np.array([[4.0]], d))] +
+                                             [([np.array([[-1.0, 0.0], [0.0, 4.0]])], {}),
+                                              ([np.ones((2, 3), F32)], {REFUSED: True}),
+                                              ([np.ones((3,), F64)], {REFUSED: True})], 271), 64),
     "MatrixSolve": (own_rng(lambda rng: [([well_conditioned(rng, d, a), values(rng, d, b, "small")], {"adjoint": adj})
                                          for d in FLOATS for a, b in (((3, 3), (3, 2)), ((2, 4, 4), (2, 4, 1)),
                                                                       ((0, 0), (0, 2)))
@@ -864,6 +874,22 @@ SPECS = {
                                           for s, bs in (((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 2, 2, 4), 2))] +
                                          [([values(rng, F32, (1, 2, 2, 6))], {"block_size": 2, REFUSED: True})],
                                          262), 0),
+    # Patches of images (extract_patches_kernels.cc), TensorFlow's CPU dtypes (real numbers): VALID and SAME, strides, rates, windows wider than the image
+    # (SAME), empty batches; a VALID window past the image and a rank-3 image refused.
+    "ExtractImagePatches": (own_rng(lambda rng: [([values(rng, d, s)], {"ksizes": [1, *k, 1], "strides": [1, *st, 1],
+                                                                       "rates": [1, *r, 1], "padding": p})
+                                                 for d in NUMERIC + (np.float16, np.uint8, np.int8, np.int16, np.uint16)
+                                                 for s, k, st, r, p in (((2, 5, 6, 3), (2, 3), (1, 1), (1, 1), "VALID"),
+                                                                        ((1, 7, 5, 2), (3, 2), (2, 3), (1, 1), "SAME"),
+                                                                        ((2, 6, 7, 1), (2, 2), (1, 2), (2, 3), "VALID"),
+                                                                        ((1, 5, 5, 2), (3, 3), (2, 2), (2, 1), "SAME"),
+                                                                        ((1, 2, 3, 1), (4, 5), (3, 1), (1, 1), "SAME"),
+                                                                        ((0, 4, 4, 2), (2, 2), (1, 1), (1, 1), "VALID"),
+                                                                        ((1, 3, 3, 0), (2, 2), (1, 1), (1, 1), "SAME"))] +
+                                                [([values(rng, F32, s)], {"ksizes": [1, 3, 3, 1], "strides": [1, 1, 1, 1],
+                                                                          "rates": [1, r, 1, 1], "padding": "VALID",
+                                                                          REFUSED: True})
+                                                 for s, r in (((1, 2, 4, 1), 2), ((4, 4, 1), 1))], 270), 0),
     "ReverseSequence": (own_rng(lambda rng: [([values(rng, d, (3, 4, 2)), np.array(n, t)], {"seq_dim": s, "batch_dim": b})
                                              for d in NUMERIC + (BOOL,) for t in INTS
                                              for s, b, n in ((1, 0, [4, 0, 2]), (0, 2, [3, 1]), (2, 1, [2, 1, 0, 2]))] +

@@ -17,6 +17,8 @@ void RegisterShapeNGradients(GradientRegistry& r);     // shape_n_grad.cc
 void RegisterMirrorPadGradients(GradientRegistry& r);  // mirror_pad_grad.cc
 void RegisterSpaceDepthGradients(GradientRegistry& r);  // space_depth_grad.cc
 void RegisterSpaceBatchGradients(GradientRegistry& r);  // space_batch_grad.cc
+void RegisterExtractPatchesGradients(GradientRegistry& r);  // extract_patches_grad.cc
+void RegisterMatrixSqrtGradients(GradientRegistry& r);      // matrix_sqrt_grad.cc
 void RegisterRandomShuffleGradients(GradientRegistry& r);  // random_shuffle_grad.cc
 void RegisterComplexGradients(GradientRegistry& r);  // complex_grad.cc
 void RegisterFftGradients(GradientRegistry& r);      // fft_grad.cc
@@ -65,6 +67,8 @@ GradientRegistry& GradientRegistry::Mutable() {
     RegisterMirrorPadGradients(*r);
     RegisterSpaceDepthGradients(*r);
     RegisterSpaceBatchGradients(*r);
+    RegisterExtractPatchesGradients(*r);
+    RegisterMatrixSqrtGradients(*r);
     RegisterRandomShuffleGradients(*r);
     RegisterComplexGradients(*r);
     RegisterFftGradients(*r);

@@ -288,7 +288,14 @@ absl::Status ValidateAndCompleteAttrs(const OpDef& op, AttrMap& attrs) {
                                                        ", not one of {", allowed, "}"));
       }
     }
-    if (def.minimum && v.i() < *def.minimum) {
+    if (def.minimum && absl::StartsWith(def.type, "list(")) {
+      // A list's minimum bounds its length (TensorFlow's "list(int) >= 4").
+      const int64_t n = v.list().i_size() + v.list().type_size() + v.list().s_size() + v.list().shape_size();
+      if (n < *def.minimum) {
+        return absl::InvalidArgumentError(absl::StrCat("Length for attr '", def.name, "' of ", n,
+                                                       " must be at least minimum ", *def.minimum));
+      }
+    } else if (def.minimum && v.i() < *def.minimum) {
       return absl::InvalidArgumentError(absl::StrCat("attr '", def.name, "' is ", v.i(),
                                                      ", less than the minimum ", *def.minimum));
     }

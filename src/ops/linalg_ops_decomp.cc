@@ -1,5 +1,5 @@
 // Matrix functions on batches of square matrices (the last two dims): MatrixInverse,
-// MatrixDeterminant, LogMatrixDeterminant, Cholesky, MatrixSolve, MatrixTriangularSolve,
+// MatrixDeterminant, LogMatrixDeterminant, MatrixSquareRoot, Cholesky, MatrixSolve, MatrixTriangularSolve,
 // with TensorFlow's names, attrs and shape checks.
 #include "absl/strings/str_cat.h"
 #include "ops/ops.h"
@@ -73,6 +73,11 @@ void RegisterLinalgDecompOps(OpRegistry& r) {
                  .Output("output: T")
                  .Attr("adjoint: bool = false")
                  .Attr("T: {float64, float32}")
+                 .SetShapeFn(SquareShape));
+  r.Register(OpDefBuilder("MatrixSquareRoot")
+                 .Input("input: T")
+                 .Output("output: T")
+                 .Attr("T: {float64, float32, complex64, complex128}")
                  .SetShapeFn(SquareShape));
   r.Register(OpDefBuilder("Cholesky")
                  .Input("input: T")

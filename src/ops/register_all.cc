@@ -16,6 +16,7 @@ void RegisterArrayMirrorPadOps(OpRegistry& r);  // array_ops_mirror_pad.cc
 void RegisterArraySpaceDepthOps(OpRegistry& r); // array_ops_space_depth.cc
 void RegisterArraySpaceBatchOps(OpRegistry& r); // array_ops_space_batch.cc
 void RegisterArrayBitcastOps(OpRegistry& r);    // array_ops_bitcast.cc
+void RegisterArrayExtractPatchesOps(OpRegistry& r);  // array_ops_extract_patches.cc
 void RegisterRandomShuffleOps(OpRegistry& r);    // random_ops_shuffle.cc
 void RegisterRandomMultinomialOps(OpRegistry& r);  // random_ops_multinomial.cc
 void RegisterStatelessRandomOps(OpRegistry& r);    // random_ops_stateless.cc
@@ -74,6 +75,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterArraySpaceDepthOps(r);
   RegisterArraySpaceBatchOps(r);
   RegisterArrayBitcastOps(r);
+  RegisterArrayExtractPatchesOps(r);
   RegisterRandomShuffleOps(r);
   RegisterRandomMultinomialOps(r);
   RegisterStatelessRandomOps(r);

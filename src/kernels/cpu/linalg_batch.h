@@ -1,6 +1,6 @@
 // Helpers shared by the batched matrix kernels (linalg_decomp_kernels.cc,
-// linalg_factor_kernels.cc): row-major Eigen maps over a tensor's matrices, the batch
-// count, and a parallel loop over the batch whose first failure becomes the status.
+// linalg_factor_kernels.cc, matrix_sqrt_kernels.cc): row-major Eigen maps over a tensor's
+// matrices, the batch count, the square-matrix check, and a parallel loop over the batch whose first failure becomes the status.
 #ifndef TENSORWEAVE_SRC_KERNELS_CPU_LINALG_BATCH_H_
 #define TENSORWEAVE_SRC_KERNELS_CPU_LINALG_BATCH_H_
 
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/op_kernel.h"
 
 namespace tw::linalg_batch {
@@ -25,6 +26,18 @@ inline int64_t BatchCount(const TensorShape& s) {
   int64_t n = 1;
   for (int d = 0; d + 2 < s.rank(); ++d) n *= s.dim(d);
   return n;
+}
+
+// TensorFlow's checks of a batch of square matrices, input `index` of the kernel.
+inline absl::Status CheckSquare(const Tensor& x, int index) {
+  if (x.rank() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Input tensor ", index, " must have rank >= 2, got ", x.shape().DebugString()));
+  }
+  if (x.dim(x.rank() - 2) != x.dim(x.rank() - 1)) {
+    return absl::InvalidArgumentError("Input matrix must be square.");
+  }
+  return absl::OkStatus();
 }
 
 // Runs fn(b, fail) for every matrix b of the batch on the pool, `cost` per matrix; the

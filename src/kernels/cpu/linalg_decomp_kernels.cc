@@ -23,21 +23,11 @@ namespace tw {
 namespace {
 
 using linalg_batch::BatchCount;
+using linalg_batch::CheckSquare;
 using linalg_batch::ConstMap;
 using linalg_batch::ForEachMatrix;
 using linalg_batch::Map;
 using linalg_batch::Matrix;
-
-absl::Status CheckSquare(const Tensor& x, int index) {
-  if (x.rank() < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Input tensor ", index, " must have rank >= 2, got ", x.shape().DebugString()));
-  }
-  if (x.dim(x.rank() - 2) != x.dim(x.rank() - 1)) {
-    return absl::InvalidArgumentError("Input matrix must be square.");
-  }
-  return absl::OkStatus();
-}
 
 template <typename T>
 class MatrixInverseOp : public OpKernel {

@@ -18,6 +18,8 @@ void RegisterMirrorPadKernels(KernelRegistry& r);     // mirror_pad_kernels.cc
 void RegisterSpaceDepthKernels(KernelRegistry& r);    // space_depth_kernels.cc
 void RegisterSpaceBatchKernels(KernelRegistry& r);    // space_batch_kernels.cc
 void RegisterBitcastKernel(KernelRegistry& r);        // bitcast_kernel.cc
+void RegisterExtractPatchesKernels(KernelRegistry& r);  // extract_patches_kernels.cc
+void RegisterMatrixSqrtKernels(KernelRegistry& r);       // matrix_sqrt_kernels.cc
 void RegisterRandomShuffleKernels(KernelRegistry& r);  // random_shuffle_kernels.cc
 void RegisterMultinomialKernels(KernelRegistry& r);     // multinomial_kernels.cc
 void RegisterReverseSequenceKernels(KernelRegistry& r);  // reverse_sequence_kernels.cc
@@ -77,6 +79,8 @@ void RegisterAllKernels(KernelRegistry& r) {
   RegisterSpaceDepthKernels(r);
   RegisterSpaceBatchKernels(r);
   RegisterBitcastKernel(r);
+  RegisterExtractPatchesKernels(r);
+  RegisterMatrixSqrtKernels(r);
   RegisterRandomShuffleKernels(r);
   RegisterMultinomialKernels(r);
   RegisterReverseSequenceKernels(r);
