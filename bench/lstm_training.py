@@ -18,6 +18,8 @@ clock = time.process_time if os.environ.get("TW_BENCH_CLOCK") == "cpu" else time
 threads = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 steps = int(sys.argv[2]) if len(sys.argv) > 2 else 20
 cell = sys.argv[3] if len(sys.argv) > 3 else "basic"
+if cell == "loop":
+    os.environ["TW_FUSED_DYNAMIC_RNN"] = "0"
 BATCH, TIME, INPUTS, HIDDEN, CLASSES = 32, 50, 128, 256, 10
 rng = np.random.default_rng(5)
 data = rng.standard_normal((BATCH, TIME, INPUTS)).astype(np.float32)
