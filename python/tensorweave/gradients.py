@@ -68,10 +68,15 @@ def _gradients(ys, xs, grad_ys, name, stop_gradients=None):
         if through is not None:
             return through
     _pass_graphs.append(graph)
+    before = len(graph.get_operations())
     try:
         core_grads = _core.gradients([y._core for y in ys], core_xs, core_grad_ys, core_stops)
     finally:
         _pass_graphs.pop()
+    context = getattr(graph, "_control_flow_context", None)
+    if context is not None:  # built in a loop's body (a nested loop's gradient): its ops are the frame's
+        for op in graph.get_operations()[before:]:
+            context._add_op(op.name)
     grads = [None if g is None else Tensor(graph, g) for g in core_grads]
     # A gather's gradient comes back as TensorFlow's IndexedSlices (rows and ids).
     return [as_sparse_gradient(g, x) for g, x in zip(grads, xs)]
@@ -86,8 +91,11 @@ def _through_loop(ys, xs, core_xs, grad_ys, loops):
     # What the loops may read: the xs, and the handles of the variables among them.
     x_sources = x_ops | {Tensor(ys[0].graph, c).op.name for x, c in zip(xs, core_xs) if isinstance(x, Variable)}
     exit_names = {}
+    # Only the loops of the frame the pass is built in: a loop nested in another's body is
+    # that loop's gradient's business (its body re-run, while_grad.py).
+    here = getattr(ys[0].graph, "_control_flow_context", None)
     for info in loops.values():
-        if not any(e.op.name in x_ops for e in info.exits):
+        if info.context._outer is here and not any(e.op.name in x_ops for e in info.exits):
             for e in info.exits:
                 exit_names[e.op.name] = info
     # The loop nearest the ys: the first exit met walking back from them (not past an x or

@@ -11,9 +11,10 @@ TF1's stacks (O(N) body runs, as TF1's GradLoopState):
   that one body, carrying the loop variables' gradients and accumulating the outside
   tensors'. The stacks are closed once it is done.
 
-Each tf.gradients call adds its own counter and stacks. Limits: the float loop variables and
-float outside tensors get gradients; a loop nested in the body is refused
-(NotImplementedError); stateful ops in the body (random) are re-run, not replayed."""
+Each tf.gradients call adds its own counter and stacks. A loop nested in the body is re-run
+with it, and the step's gradient goes through it by the same method (gradients.py keeps each
+pass to the loops of its own frame). Limits: the float loop variables and float outside
+tensors get gradients; stateful ops in the body (random) are re-run, not replayed."""
 from tensorweave import _core, dtypes
 from tensorweave.framework import Tensor, TensorShape, convert_to_tensor, get_default_graph
 from tensorweave.while_loop import _outside_control_deps, _without_context
@@ -133,14 +134,17 @@ def backprop(info, exit_grads):
                 out = info.call_body(state)
             finally:
                 graph._tw_grad_rerun, graph._tw_replay = False, None
-            if len(graph.__dict__.get("_while_loops", {})) != loops_before:
-                raise NotImplementedError("tf.gradients through a while_loop nested in another loop's body is not "
-                                          "supported yet (loop '%s')" % info.context._frame_name)
+            nested = len(graph.__dict__.get("_while_loops", {})) != loops_before
             xs = [state[i] for i in floats] + [ctx._capture(c) for c in captured]
             before = len(graph.get_operations())
             with graph.control_dependencies([ctx._pivot]):  # C++-made ops run per iteration too.
-                grads = _core.gradients([out[i]._core for i in floats], [x._core for x in xs],
-                                        [t._core for t in g])
+                if nested:  # the re-run body made its own loops: the pass that goes through loops
+                    from tensorweave.gradients import _gradients
+                    grads = [None if r is None else r._core
+                             for r in _gradients([out[i] for i in floats], xs, list(g), None)]
+                else:
+                    grads = _core.gradients([out[i]._core for i in floats], [x._core for x in xs],
+                                            [t._core for t in g])
             for op in graph.get_operations()[before:]:
                 ctx._add_op(op.name)
             grads = [array_ops.zeros_like(x) if r is None else Tensor(graph, r) for r, x in zip(grads, xs)]

@@ -69,8 +69,12 @@ class WhileContext:
             return tensor
         entered = self._entered.get(tensor.name)
         if entered is None:
-            entered = self._entered[tensor.name] = self.enter(tensor, True)
-            self._captured.append(tensor)
+            entered = self.enter(tensor, True)
+            # Recorded as the enclosing frame reads it (its own Enter of `tensor` when this
+            # loop is nested in another's body): what the gradient chains through.
+            source = entered.op.inputs[0]
+            self._entered[tensor.name] = self._entered[source.name] = entered
+            self._captured.append(source)
         return entered
 
     def create_op(self, op_type, inputs, attrs, name):

@@ -310,12 +310,36 @@ def test_gradients_through_a_loop_match_tensorflow_and_finite_differences():
                 np.testing.assert_allclose(got[0][j], (hi - lo) / (2 * eps), rtol=1e-5, atol=1e-7)
 
 
-def test_gradients_through_nested_loops_are_refused_clearly():
-    x = tf.constant(0.5)
-    _, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.while_loop(lambda u: u < 10.0, lambda u: u * 2.0,
-                                                                                  [v + x])), [0, x])
-    with pytest.raises(NotImplementedError, match="nested in another loop's body"):
-        tf.gradients(y, x)
+def test_gradients_through_three_nested_loops_match_central_differences():
+    # Each level's body re-runs the loops inside it (while_grad.py); the counts depend on the data.
+    def python(x, w):
+        v = x
+        for i in range(3):
+            u = v + w
+            while u < 10.0:
+                k = 0
+                while k <= i:
+                    u, k = u * 1.5 + w * x, k + 1
+            v = u * 0.25
+        return v
+
+    def graph(x, w):
+        def middle(i, v):
+            def step(u):
+                return tf.while_loop(lambda k, z: k <= i, lambda k, z: (k + 1, z * 1.5 + w * x), [0, u])[1]
+            return tf.while_loop(lambda u: u < 10.0, step, [v + w]) * 0.25
+        return tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, middle(i, v)), [0, x])[1]
+
+    x, w = tf.placeholder(tf.float64, []), tf.placeholder(tf.float64, [])
+    y = graph(x, w)
+    grads = tf.gradients(y, [x, w])
+    eps = 1e-6
+    with tf.Session() as sess:
+        for x0, w0 in ((0.5, 0.3), (1.7, -0.2), (3.0, 0.05)):
+            value, gx, gw = sess.run([y] + grads, {x: x0, w: w0})
+            assert value == pytest.approx(python(x0, w0), rel=1e-12)
+            assert gx == pytest.approx((python(x0 + eps, w0) - python(x0 - eps, w0)) / (2 * eps), rel=1e-5)
+            assert gw == pytest.approx((python(x0, w0 + eps) - python(x0, w0 - eps)) / (2 * eps), rel=1e-5)
 
 
 def test_gradient_of_two_loops_side_by_side_matches_the_unrolled_graph():

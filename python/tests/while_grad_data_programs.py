@@ -1,4 +1,4 @@
-"""Loops whose iteration count depends on the data, differentiated on both sides
+"""Loops whose iteration count depends on the data (nested ones too), differentiated on both sides
 (test_while_grad.py here, tf_side/while_grad_data.py in TensorFlow with control flow v1 and
 its stack-based loop gradient). Each builder returns (feeds: name -> placeholder, fetches)."""
 import numpy as np
@@ -38,8 +38,40 @@ def build_no_back_prop(tf, tf1):
     return {"x": x}, tf1.gradients(loss, [x]) + [loss]
 
 
+def build_nested(tf, tf1):
+    """An inner loop in the outer one's body, running i + 1 times on the outer counter i, both
+    reading w and x from outside."""
+    x = tf1.placeholder(tf.float64, [3], name="x")
+    w = tf1.placeholder(tf.float64, [3, 3], name="w")
+    n = tf1.placeholder(tf.int32, [], name="n")
+
+    def inner(i, v):
+        return tf1.while_loop(lambda j, u: j <= i, lambda j, u: (j + 1, tf.tanh(
+            tf.reshape(tf.matmul(w, tf.reshape(u, [3, 1])), [3]) + x)), [tf.constant(0), v])[1]
+
+    def body(i, v, total):
+        v = inner(i, v * 0.9 + x)
+        return i + 1, v, total + tf.reduce_sum(v * v * x)
+
+    _, v, total = tf1.while_loop(lambda i, v, t: i < n, body, [tf.constant(0), x, tf.constant(0.0, tf.float64)])
+    loss = total + tf.reduce_sum(tf.sin(v))
+    return {"x": x, "w": w, "n": n}, tf1.gradients(loss, [x, w]) + [loss]
+
+
+def build_map_of_loops(tf, tf1):
+    """tf.map_fn (a loop over TensorArrays) of a function holding a data-dependent loop."""
+    xs = tf1.placeholder(tf.float64, [4, 2], name="xs")
+    w = tf1.placeholder(tf.float64, [2], name="w")
+
+    def grow(row):
+        return tf1.while_loop(lambda u: tf.reduce_sum(u * u) < 25.0, lambda u: u * (1.5 + tf.abs(w)) + w, [row])
+
+    loss = tf.reduce_sum(tf.cos(tf1.map_fn(grow, xs)))
+    return {"xs": xs, "w": w}, tf1.gradients(loss, [xs, w]) + [loss]
+
+
 PROGRAMS = {"until_norm": build_until_norm, "maximum_iterations": build_maximum_iterations,
-            "no_back_prop": build_no_back_prop}
+            "no_back_prop": build_no_back_prop, "nested": build_nested, "map_of_loops": build_map_of_loops}
 
 
 def feeds(name, k):
@@ -49,6 +81,10 @@ def feeds(name, k):
                 "limit": np.float64(2.0 + 3 * k)}
     if name == "maximum_iterations":
         return {"x": (rng.standard_normal(2) * 0.2).astype(np.float32), "cap": np.int32(k)}
+    if name == "nested":
+        return {"x": rng.standard_normal(3) * 0.5, "w": rng.standard_normal((3, 3)) * 0.5, "n": np.int32(k)}
+    if name == "map_of_loops":
+        return {"xs": rng.standard_normal((4, 2)) * (k + 1), "w": rng.standard_normal(2) * 0.3}
     return {"x": np.float64(0.5 + k)}
 
 
