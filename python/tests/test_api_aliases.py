@@ -1,9 +1,10 @@
 """TF 1's aliases and thin wrappers of behaviour tensorweave has: tf.initializers.*,
 tf.manip.*, tf.spectral.*, tf.assign*, tf.scatter_*, tf.accumulate_n,
 tf.required_space_to_batch_paddings, tf.convert_to_tensor_or_indexed_slices, tf.get_seed,
-tf.DeviceSpec, tf.OpError and the version values. Values against TensorFlow's where the
+tf.DeviceSpec, tf.Dimension, tf.OpError and the version values. Values against TensorFlow's where the
 same graph can be built on both sides (tf_side/api_alias_cases.py); the random
 initializers (whose draws are ours) against TF's formulas for their distributions."""
+import json
 import sys
 
 import numpy as np
@@ -31,8 +32,13 @@ with tf.Graph().as_default():
 
 
 @pytest.fixture(scope="module")
-def theirs(tmp_path_factory):
-    return shared_cases_outputs("test_api_aliases", cases, tmp_path_factory.mktemp("cases"))[0]
+def tensorflow_side(tmp_path_factory):
+    return shared_cases_outputs("test_api_aliases", cases, tmp_path_factory.mktemp("cases"))
+
+
+@pytest.fixture(scope="module")
+def theirs(tensorflow_side):
+    return tensorflow_side[0]
 
 
 @pytest.fixture(scope="module")
@@ -229,3 +235,9 @@ def test_op_error_and_versions():
     assert tf.VERSION == tf.__version__ == tf.version.VERSION
     assert (tf.GRAPH_DEF_VERSION_MIN_CONSUMER, tf.GRAPH_DEF_VERSION_MIN_PRODUCER) == (0, 0)
     assert isinstance(tf.GIT_VERSION, str) and tf.COMPILER_VERSION and tf.CXX11_ABI_FLAG in (0, 1)
+
+
+def test_dimension_matches_tensorflow(tensorflow_side):
+    ours = json.loads(json.dumps(cases.dimension_checks(tf)))
+    assert ours == tensorflow_side[1]["dimension"]
+    assert tf.dimension_value(tf.Dimension(5)) == 5 and tf.dimension_value(tf.Dimension(None)) is None

@@ -1,10 +1,12 @@
 """TF 1 aliases and thin wrappers (test_api_aliases.py) built by the same code on both sides:
 `build(tf, arrays)` returns name -> tensor for tf.manip.*, tf.spectral.*, tf.assign*,
 tf.scatter_*, tf.accumulate_n, tf.required_space_to_batch_paddings, the deterministic
-tf.initializers.*, tf.convert_to_tensor_or_indexed_slices and tf.get_seed. Run as a script
-with TensorFlow's python (args in.npz out.npz): the variables initialized, then the values
-to out.npz and a JSON line."""
+tf.initializers.*, tf.convert_to_tensor_or_indexed_slices and tf.get_seed; and
+`dimension_checks(tf)`, tf.Dimension's answers as JSON values. Run as a script with
+TensorFlow's python (args in.npz out.npz): the variables initialized, then the values to
+out.npz, and a JSON line of the Dimension answers."""
 import json
+import pickle
 import sys
 
 import numpy as np
@@ -79,6 +81,25 @@ def build(tf, arrays):
     return out
 
 
+def dimension_checks(tf):
+    D = tf.Dimension
+    out = [[repr(D(3)), str(D(None)), D(3).value, D(None).value, int(D(4)), list(range(10))[D(2)]],
+           [D(3) == 3, D(3) == D(None), D(3) != 4, D(None) != 1, D(3) == "x"],
+           [str(v) for v in (D(3) + 2, 2 + D(3), D(3) - 1, 10 - D(3), D(3) * D(4), D(None) * 2, D(7) // 2,
+                             20 // D(7), D(7) % 3, 8 % D(3), D(None) + 1)],
+           [D(3) < 4, D(3) <= 3, D(3) > D(None), D(5) >= 2],
+           [D(None).is_compatible_with(3), D(3).is_compatible_with(4), str(D(None).merge_with(5)),
+            str(D(5).merge_with(None)), pickle.loads(pickle.dumps(D(6))).value],
+           tf.TensorShape([D(2), D(None), 3]).as_list()]
+    for bad in (lambda: D(3).merge_with(4), lambda: D(-1), lambda: D(2.5), lambda: D(3) / 2, lambda: D(tf.float32)):
+        try:
+            bad()
+            out.append("no error")
+        except (ValueError, TypeError) as e:  # the message up to the class path, which differs
+            out.append([type(e).__name__, str(e).split(" with type")[0]])
+    return out
+
+
 def main():
     import tensorflow as tf2
     tf = tf2.compat.v1
@@ -89,7 +110,7 @@ def main():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.savez(sys.argv[2], **sess.run(out))
-    print(json.dumps({}))
+    print(json.dumps({"dimension": dimension_checks(tf)}))
 
 
 if __name__ == "__main__":
