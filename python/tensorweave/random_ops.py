@@ -126,7 +126,8 @@ def random_crop(value, size, seed=None, name=None):
 def get_seed(op_seed):
     """The (graph-level, op-level) seed pair a random op made now gets (tf.get_seed): the
     graph's own derivation (Graph::NextSeeds), so a call draws one op seed from the graph's
-    counter as a random op does; (None, None) when neither seed is set."""
+    counter as a random op does; (None, None) when neither seed is set. As our ops take them,
+    an op seed of 0 counts as unset and seeds are not truncated to 31 bits (TF's differ there)."""
     graph = get_default_graph()
     if graph.seed is None and op_seed is None:
         return None, None

@@ -235,8 +235,10 @@ def assign_sub(ref, value, use_locking=None, name=None):  # noqa: ARG001
     return ref.assign_sub(value, name=name)
 
 
-def _resource_scatter(op_type):
-    def scatter(ref, indices, updates, use_locking=False, name=None):  # noqa: ARG001
+def _resource_scatter(op_type, locking_default=False):
+    # use_locking is accepted with TF's default (True for scatter_update) and unused, as on
+    # TF's resource variables.
+    def scatter(ref, indices, updates, use_locking=locking_default, name=None):  # noqa: ARG001
         graph = ref.graph
         update = graph.create_op("Resource" + op_type, [ref.handle, convert_to_tensor(indices),
                                                         convert_to_tensor(updates, dtype=ref.dtype)],
@@ -247,7 +249,7 @@ def _resource_scatter(op_type):
     return scatter
 
 
-scatter_update = _resource_scatter("ScatterUpdate")
+scatter_update = _resource_scatter("ScatterUpdate", True)
 scatter_add = _resource_scatter("ScatterAdd")
 scatter_sub = _resource_scatter("ScatterSub")
 scatter_mul = _resource_scatter("ScatterMul")
