@@ -22,4 +22,7 @@ PYBIND11_MODULE(_core, m) {
   tw::python::BindCheckpointReader(m);
   tw::python::BindPyFunc(m);
   tw::python::BindGradientFunctions(m);
+  // tf.COMPILER_VERSION / tf.CXX11_ABI_FLAG: what this extension was built with.
+  m.attr("COMPILER_VERSION") = __VERSION__;
+  m.attr("CXX11_ABI_FLAG") = _GLIBCXX_USE_CXX11_ABI;
 }

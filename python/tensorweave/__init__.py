@@ -56,7 +56,8 @@ def moving_average_variables(scope=None):
 
 
 from tensorweave.signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402 - TF1's top-level names
-from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape, add_to_collection,  # noqa: F401
+from tensorweave.framework import (Dimension, Graph, GraphKeys, Operation, Tensor, TensorShape,  # noqa: F401
+                                   add_to_collection,
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
                                    name_scope, reset_default_graph, set_random_seed)
@@ -193,3 +194,16 @@ nn.bidirectional_dynamic_rnn = _rnn.bidirectional_dynamic_rnn
 from tensorweave.functional_ops import foldl, foldr, map_fn, scan  # noqa: E402,F401 - on tf.while_loop
 from tensorweave import data  # noqa: E402,F401 - tf.data (data_ops.py)
 from tensorweave.logging_ops import print_v2 as print  # noqa: E402,F401,A001 - tf.print (StringFormat + PrintV2)
+# TF 1's aliases and thin wrappers of what exists (test_api_aliases.py).
+from tensorweave import initializers, manip, spectral, version  # noqa: E402,F401
+from tensorweave.version import (COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,  # noqa: E402,F401
+                                 GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION)
+from tensorweave._core import CXX11_ABI_FLAG  # noqa: E402,F401
+from tensorweave.variables import (assign, assign_add, assign_sub, scatter_add, scatter_div,  # noqa: E402,F401
+                                   scatter_max, scatter_min, scatter_mul, scatter_sub, scatter_update)
+from tensorweave.math_composites import accumulate_n  # noqa: E402,F401
+from tensorweave.random_ops import get_seed  # noqa: E402,F401
+from tensorweave.errors import OpError  # noqa: E402,F401
+from tensorweave.device_spec import DeviceSpec  # noqa: E402,F401
+from tensorweave.indexed_slices import convert_to_tensor_or_indexed_slices  # noqa: E402,F401
+from tensorweave.array_reorder_ops import required_space_to_batch_paddings  # noqa: E402,F401

@@ -111,3 +111,42 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
                       {"ksizes": [int(k) for k in ksizes], "strides": [int(s) for s in strides],
                        "rates": [int(r) for r in rates], "padding": padding},
                       name=name or "ExtractImagePatches")
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """(paddings, crops) for space_to_batch_nd / batch_to_space_nd (TF's function): each block
+    dim's end padded so that input_shape + base_paddings divides by block_shape, that extra
+    padding being what the crops remove. Computed while building when all three are known."""
+    import numpy as np
+    from tensorweave import array_ops, dtypes
+    from tensorweave.framework import name_scope
+    from tensorweave.tensor_util import get_static_value
+    with name_scope(name, "required_space_to_batch_paddings"):
+        input_shape = convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block_shape = convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        if not block_shape.shape.is_fully_defined() or block_shape.shape.ndims != 1:
+            raise ValueError("block_shape must be a 1-D tensor of known size, got shape %s" % block_shape.shape)
+        num_block_dims = block_shape.shape.as_list()[0]
+        if num_block_dims == 0:
+            return array_ops.zeros([0, 2], dtypes.int32), array_ops.zeros([0, 2], dtypes.int32)
+        if input_shape.shape.ndims is not None and input_shape.shape.as_list() not in ([num_block_dims], [None]):
+            raise ValueError("Shapes %s and (%d,) are incompatible" % (input_shape.shape, num_block_dims))
+        if base_paddings is not None:
+            base_paddings = convert_to_tensor(base_paddings, dtype=dtypes.int32, name="base_paddings")
+            if base_paddings.shape.ndims is not None and any(
+                    d is not None and d != want for d, want in zip(base_paddings.shape.dims, (num_block_dims, 2))):
+                raise ValueError("Shapes %s and (%d, 2) are incompatible" % (base_paddings.shape, num_block_dims))
+        else:
+            base_paddings = array_ops.zeros([num_block_dims, 2], dtypes.int32)
+        known = [get_static_value(t) for t in (block_shape, input_shape, base_paddings)]
+        if all(v is not None for v in known):
+            block_shape, input_shape, base_paddings = (np.asarray(v, np.int32) for v in known)
+        # One expression for both cases, as TF: numpy when known, graph ops otherwise.
+        pad_start = base_paddings[:, 0]
+        orig_pad_end = base_paddings[:, 1]
+        full_input_shape = input_shape + pad_start + orig_pad_end
+        pad_end_extra = (block_shape - full_input_shape % block_shape) % block_shape
+        pad_end = orig_pad_end + pad_end_extra
+        paddings = array_ops.stack([[pad_start[i], pad_end[i]] for i in range(num_block_dims)], name="paddings")
+        crops = array_ops.stack([[0, pad_end_extra[i]] for i in range(num_block_dims)], name="crops")
+        return paddings, crops

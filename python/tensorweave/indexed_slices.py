@@ -99,3 +99,17 @@ def as_sparse_gradient(grad, x):
             return grad
         values, indices = [array_ops.concat(values, 0)], [array_ops.concat(indices, 0)]
     return IndexedSlices(values[0], indices[0], dense_shape)
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """An IndexedSlices or SparseTensor as it is (its dtype checked against `dtype`), anything
+    else through tf.convert_to_tensor (TF's function of this name)."""
+    from tensorweave import dtypes
+    from tensorweave.framework import convert_to_tensor
+    from tensorweave.sparse_tensor import SparseTensor
+    if isinstance(value, (Tensor, IndexedSlices, SparseTensor)):
+        if dtype and dtypes.as_dtype(dtype) != value.dtype:
+            raise ValueError("Tensor conversion requested dtype %s for Tensor with dtype %s: %r" %
+                             (dtypes.as_dtype(dtype).name, value.dtype.name, value))
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)

@@ -105,3 +105,42 @@ class Orthogonal:
 
 def orthogonal_initializer(gain=1.0, seed=None, dtype=dtypes.float32):
     return Orthogonal(gain, seed, dtype)
+
+
+# TF 1.15's named settings of VarianceScaling (init_ops.he_normal & co.).
+def he_normal(seed=None):
+    return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed=None):
+    return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed=None):
+    return VarianceScaling(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed=None):
+    return VarianceScaling(1.0, "fan_in", "uniform", seed)
+
+
+class Identity:
+    """gain times the identity matrix (TF's init_ops.Identity): 2-D shapes only; a shard of a
+    partitioned variable gets its block of the full matrix."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain, self.dtype = gain, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from tensorweave.linalg_ops import eye
+        shape = as_shape(shape).as_list()
+        full_shape = shape if partition_info is None else list(partition_info.full_shape)
+        if len(full_shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        matrix = eye(*full_shape, dtype=dtypes.as_dtype(dtype or self.dtype))
+        if partition_info is not None:
+            matrix = array_ops.slice(matrix, list(partition_info.var_offset), shape)
+        return self.gain * matrix
+
+
+identity_initializer = Identity

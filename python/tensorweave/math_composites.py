@@ -143,3 +143,33 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=None, name=Non
             values = array_ops.cast(convert_to_tensor(weights, name="weights"), dtype)
         indices = array_ops.stack([labels, predictions], axis=1)
         return partition_ops.scatter_nd(indices, values, array_ops.stack([num_classes, num_classes]))
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The sum of `inputs` (TF 1's tf.math.accumulate_n): TF's checks on the list, shape and
+    tensor_dtype, then AddN (TF's AccumulateNV2 computes the same sum, only lazily)."""
+    from tensorweave import dtypes
+    from tensorweave.framework import TensorShape
+    from tensorweave.math_ops import add_n
+
+    def input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype and shape")
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise input_error()
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise input_error()
+    merged = None if shape is None else TensorShape(shape).dims
+    for x in inputs:  # TensorShape.merge_with over the inputs' static shapes
+        dims = x.shape.dims
+        if merged is None or dims is None:
+            merged = dims if merged is None else merged
+            continue
+        if len(merged) != len(dims) or any(a is not None and b is not None and a != b for a, b in zip(merged, dims)):
+            raise ValueError("Shapes %s and %s are not compatible" % (TensorShape(merged), x.shape))
+        merged = [a if a is not None else b for a, b in zip(merged, dims)]
+    if tensor_dtype is not None and dtypes.as_dtype(tensor_dtype) != inputs[0].dtype:
+        raise TypeError("tensor_dtype is {}, but input is of type {}".format(tensor_dtype, inputs[0].dtype))
+    if len(inputs) == 1:
+        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+    return add_n(inputs, name=name)

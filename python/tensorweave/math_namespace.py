@@ -24,3 +24,4 @@ from tensorweave.complex_ops import angle, conj, imag, real  # noqa: F401,E402
 from tensorweave.sort_search_ops import bincount  # noqa: F401,E402
 from tensorweave.math_composites import confusion_matrix  # noqa: F401,E402
 from tensorweave.partition_ops import unsorted_segment_mean, unsorted_segment_sqrt_n  # noqa: F401,E402
+from tensorweave.math_composites import accumulate_n  # noqa: F401,E402

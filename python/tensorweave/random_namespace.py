@@ -2,7 +2,7 @@
 names tf.random gives them."""
 from tensorweave.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler  # noqa: F401
 from tensorweave.framework import set_random_seed  # noqa: F401
-from tensorweave.random_ops import categorical, multinomial, truncated_normal  # noqa: F401
+from tensorweave.random_ops import categorical, get_seed, multinomial, truncated_normal  # noqa: F401
 from tensorweave.random_ops import random_gamma as gamma  # noqa: F401
 from tensorweave.random_ops import random_normal as normal  # noqa: F401
 from tensorweave.random_ops import random_poisson as poisson  # noqa: F401

@@ -121,3 +121,14 @@ def random_crop(value, size, seed=None, name=None):
         limit = shape - size + 1
         offset = random_uniform(array_ops.shape(shape), dtype=dtypes.int32, maxval=2 ** 31 - 1, seed=seed) % limit
         return array_ops.slice(value, offset, size)
+
+
+def get_seed(op_seed):
+    """The (graph-level, op-level) seed pair a random op made now gets (tf.get_seed): the
+    graph's own derivation (Graph::NextSeeds), so a call draws one op seed from the graph's
+    counter as a random op does; (None, None) when neither seed is set. As our ops take them,
+    an op seed of 0 counts as unset and seeds are not truncated to 31 bits (TF's differ there)."""
+    graph = get_default_graph()
+    if graph.seed is None and op_seed is None:
+        return None, None
+    return graph._next_seeds(op_seed)

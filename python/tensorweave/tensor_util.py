@@ -130,7 +130,7 @@ def get_static_value(tensor, partial=False):  # noqa: ARG001 - partial shapes ar
         return np.asarray(tensor) if not hasattr(tensor, "_as_graph_element") else None
     op = tensor.op
     if op.type == "Const":
-        return np.asarray(op.get_attr("value"))
+        return make_ndarray(op.get_attr("value"))  # the attr is a TensorProto
     if op.type in ("Shape", "Size", "Rank"):
         source = op.inputs[0].shape
         if op.type == "Rank":

@@ -220,6 +220,44 @@ def local_variables_initializer():
     return Operation(graph, _core.local_variables_initializer(graph._core))
 
 
+# ---- TF1's state ops (tf.assign, tf.scatter_update, ...): on our resource-backed variables
+# they take TF's resource path, the update followed by a fresh read of the variable.
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):  # noqa: ARG001
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref, value, use_locking=None, name=None):  # noqa: ARG001
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None):  # noqa: ARG001
+    return ref.assign_sub(value, name=name)
+
+
+def _resource_scatter(op_type, locking_default=False):
+    # use_locking is accepted with TF's default (True for scatter_update) and unused, as on
+    # TF's resource variables.
+    def scatter(ref, indices, updates, use_locking=locking_default, name=None):  # noqa: ARG001
+        graph = ref.graph
+        update = graph.create_op("Resource" + op_type, [ref.handle, convert_to_tensor(indices),
+                                                        convert_to_tensor(updates, dtype=ref.dtype)],
+                                 {}, name=name or op_type)
+        with control_dependencies([update]):
+            return ref.read_value()
+    scatter.__name__ = "scatter_" + op_type[len("Scatter"):].lower()
+    return scatter
+
+
+scatter_update = _resource_scatter("ScatterUpdate", True)
+scatter_add = _resource_scatter("ScatterAdd")
+scatter_sub = _resource_scatter("ScatterSub")
+scatter_mul = _resource_scatter("ScatterMul")
+scatter_div = _resource_scatter("ScatterDiv")
+scatter_min = _resource_scatter("ScatterMin")
+scatter_max = _resource_scatter("ScatterMax")
+
+
 # ---- initializers
 
 class Initializer:

@@ -102,6 +102,7 @@ def test_tuple_static_values_and_predicates():
         with pytest.raises(ValueError, match="at least one Tensor"):
             tf.tuple([None])
         np.testing.assert_array_equal(tf.get_static_value(tf.shape(tf.zeros([2, 3]))), [2, 3])
+        np.testing.assert_array_equal(tf.get_static_value(tf.constant([[1, 2]], tf.int64)), [[1, 2]])
         assert tf.get_static_value(tf.placeholder(tf.float32)) is None
         assert tf.get_static_value(tf.rank(tf.zeros([4, 1]))) == 2
         assert tf.is_tensor(a) and not tf.is_tensor(np.ones(2)) and tf.is_numeric_tensor(a)
