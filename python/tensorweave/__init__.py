@@ -56,7 +56,8 @@ def moving_average_variables(scope=None):
 
 
 from tensorweave.signal import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: F401,E402 - TF1's top-level names
-from tensorweave.framework import (Dimension, Graph, GraphKeys, Operation, Tensor, TensorShape,  # noqa: F401
+from tensorweave.dimension import Dimension  # noqa: F401
+from tensorweave.framework import (Graph, GraphKeys, Operation, Tensor, TensorShape,  # noqa: F401
                                    add_to_collection,
                                    add_to_collections, colocate_with, control_dependencies, convert_to_tensor,
                                    device, get_collection, get_collection_ref, get_default_graph, get_name_scope,
