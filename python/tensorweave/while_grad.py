@@ -14,7 +14,8 @@ TF1's stacks (O(N) body runs, as TF1's GradLoopState):
 Each tf.gradients call adds its own counter and stacks. A loop nested in the body is re-run
 with it, and the step's gradient goes through it by the same method (gradients.py keeps each
 pass to the loops of its own frame). Limits: the float loop variables and float outside
-tensors get gradients; stateful ops in the body (random) are re-run, not replayed."""
+tensors get gradients; the body's random draws and TensorArray sizes (while_loop.REPLAYED_OPS)
+are replayed from the forward run, its other stateful ops re-run."""
 from tensorweave import _core, dtypes
 from tensorweave.framework import Tensor, TensorShape, convert_to_tensor, get_default_graph
 from tensorweave.while_loop import _outside_control_deps, _without_context
