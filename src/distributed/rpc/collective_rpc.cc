@@ -47,6 +47,20 @@ int SendWindow() {
   return window;
 }
 
+// A piece key is "group/instance/n/" + "d/..." (direct), "<step>/..." (ring) or "b/..."
+// (broadcast): its run key, and 1 for direct, 2 for ring, 0 otherwise.
+std::string RunKeyOf(const std::string& key) {
+  size_t end = 0;
+  for (int i = 0; i < 3 && end != std::string::npos; ++i) end = key.find('/', end == 0 ? 0 : end + 1);
+  return key.substr(0, end);
+}
+int PieceAlgorithm(const std::string& key) {
+  const std::string run = RunKeyOf(key);
+  if (run.size() + 1 >= key.size()) return 0;
+  const char c = key[run.size() + 1];
+  return c == 'd' ? 1 : c >= '0' && c <= '9' ? 2 : 0;
+}
+
 // All-reduces of at most this many bytes go direct (every member to every other, one hop)
 // rather than around the ring (2 (n - 1) hops): below it, a hop's latency costs more than
 // the extra bytes. TW_COLLECTIVE_DIRECT_BYTES overrides, for experiments; every member
@@ -58,6 +72,16 @@ size_t DirectMaxBytes() {
     return env != nullptr && absl::SimpleAtoi(env, &b) && b >= 0 ? static_cast<size_t>(b) : size_t{64} << 10;
   }();
   return bytes;
+}
+
+// A member whose tensor is on the other side of DirectMaxBytes() from this one's, of
+// `elements` elements of `dtype`.
+absl::Status AlgorithmMismatch(int64_t elements, DType dtype) {
+  const size_t bytes = elements * DTypeSize(dtype);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "another member all-reduces by the ", bytes <= DirectMaxBytes() ? "ring" : "direct algorithm",
+      ": the members' tensors differ in size (this one has ", elements, " elements of ", DTypeName(dtype), ", ",
+      bytes, " bytes; the direct algorithm takes up to ", DirectMaxBytes(), ")"));
 }
 
 void ReleaseTensorRef(void* tensor) { delete static_cast<Tensor*>(tensor); }
@@ -316,6 +340,8 @@ struct CollectiveRpc::Exec {
   std::shared_ptr<Sends> sends = std::make_shared<Sends>();
   bool prepared = false;  // members, rank and run_key are set.
   bool direct = false;    // Reduced by RunDirect.
+  int64_t elements = 0;   // The tensor's size, for errors.
+  DType dtype = DType::kFloat;
   bool sent = false;      // RunDirect's sends have started (from `mine`).
   Tensor mine;
   std::string What() const {
@@ -457,6 +483,10 @@ absl::Status CollectiveRpc::ServePut(const grpc::ByteBuffer& message) {
                                                      " bytes of pieces already wait unclaimed on task ", task_name_));
   }
   const size_t bytes = piece.bytes;
+  if (const int algorithm = PieceAlgorithm(key); algorithm != 0) {
+    if (algorithms_.size() >= kMaxAborts) algorithms_.clear();  // Old runs': nobody waits on them.
+    algorithms_[RunKeyOf(key)] |= algorithm;
+  }
   if (!pieces_.emplace(key, std::move(piece)).second) {
     return absl::DataLossError("collective Put: piece " + key + " arrived twice");
   }
@@ -471,6 +501,8 @@ void CollectiveRpc::Run(const CollectiveParams& params, Tensor data, Cancellatio
   x->params = params;
   x->timeout = params.timeout_seconds > 0 ? absl::Seconds(params.timeout_seconds) : rpc_timeout_;
   x->direct = params.kind == CollectiveKind::kReduce && data.TotalBytes() <= DirectMaxBytes();
+  x->elements = data.NumElements();
+  x->dtype = data.dtype();
   // A small reduce in a known group sends from the caller's thread (sends do not block):
   // its data leaves while the run's thread wakes up.
   if (x->direct && PrepareFromCache(*x)) SendDirect(*x, data);
@@ -585,6 +617,7 @@ absl::Status CollectiveRpc::RunBlocking(Exec& x, Tensor& data) {
   {
     // Pieces of this run that will not be read (it failed part way).
     absl::MutexLock l(&mu_);
+    algorithms_.erase(x.run_key);
     const std::string prefix = x.run_key + "/";
     absl::erase_if(pieces_, [&](const auto& kv) ABSL_NO_THREAD_SAFETY_ANALYSIS {
       if (kv.first.rfind(prefix, 0) != 0) return false;
@@ -601,14 +634,21 @@ absl::Status CollectiveRpc::WaitPiece(const Exec& x, const std::string& key, con
     CollectiveRpc* self;
     const std::string* key;
     const std::string* run;
+    int other_algorithm;  // the reduce algorithm this run does not use (0: a broadcast)
     const std::atomic<bool>* cancelled;
     const std::atomic<bool>* send_failed;
-  } ready{this, &key, &x.run_key, x.cancelled, &x.sends->failed};
+    bool Mismatch() const ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      auto it = self->algorithms_.find(*run);
+      return other_algorithm != 0 && it != self->algorithms_.end() && (it->second & other_algorithm) != 0;
+    }
+  } ready{this, &key, &x.run_key, x.params.kind != CollectiveKind::kReduce ? 0 : x.direct ? 2 : 1,
+          x.cancelled, &x.sends->failed};
   absl::MutexLock l(&mu_);
   mu_.AwaitWithDeadline(absl::Condition(
                             +[](Ready* r) ABSL_NO_THREAD_SAFETY_ANALYSIS {
                               return r->self->pieces_.contains(*r->key) || r->self->aborts_.contains(*r->run) ||
-                                     r->cancelled->load() || r->send_failed->load() || r->self->shutdown_;
+                                     r->Mismatch() || r->cancelled->load() || r->send_failed->load() ||
+                                     r->self->shutdown_;
                             },
                             &ready),
                         absl::Now() + x.timeout);
@@ -619,6 +659,7 @@ absl::Status CollectiveRpc::WaitPiece(const Exec& x, const std::string& key, con
     return absl::OkStatus();
   }
   if (auto it = aborts_.find(x.run_key); it != aborts_.end()) return absl::AbortedError(it->second);
+  if (ready.Mismatch()) return AlgorithmMismatch(x.elements, x.dtype);
   if (x.cancelled->load()) return absl::CancelledError("step cancelled");
   if (x.sends->failed.load()) return x.sends->error();  // This task's send failed: no use waiting.
   if (shutdown_) return absl::UnavailableError("the server is stopping");

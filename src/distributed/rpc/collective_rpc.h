@@ -102,6 +102,10 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   absl::flat_hash_map<std::string, Piece> pieces_ ABSL_GUARDED_BY(mu_);       // By piece key.
   size_t unclaimed_bytes_ ABSL_GUARDED_BY(mu_) = 0;                          // Their bytes.
   absl::flat_hash_map<std::string, std::string> aborts_ ABSL_GUARDED_BY(mu_); // By run key.
+  // By run key: whether pieces came by the direct algorithm (1) or the ring (2). A member
+  // whose tensor sits on the other side of the direct limit runs the other algorithm: its
+  // pieces tell, and the wait fails at once instead of at the deadline.
+  absl::flat_hash_map<std::string, int> algorithms_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<int64_t, int64_t>, int64_t> next_run_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::vector<std::string>> groups_ ABSL_GUARDED_BY(mu_);  // Resolved here.
   struct LeaderGroup {

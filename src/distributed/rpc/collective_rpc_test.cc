@@ -264,6 +264,25 @@ TEST(CollectiveRpcAllReduceTest, DifferentSizesFailNamingTheSizes) {
   }
 }
 
+TEST(CollectiveRpcAllReduceTest, SizesEitherSideOfTheDirectLimitFailAtOnce) {
+  // 64,000 bytes go direct, 65,600 around the ring: each member sees the other algorithm's
+  // pieces arrive for its run and fails then, not at the deadline.
+  Group group(2);
+  std::vector<Tensor> data = {Tensor(DType::kFloat, TensorShape({16000})), Tensor(DType::kFloat, TensorShape({16400}))};
+  CollectiveParams params;
+  params.node_name = "test";
+  params.group_size = 2;
+  params.group_key = 1;
+  params.instance_key = 7;
+  params.timeout_seconds = 30;
+  const absl::Time start = absl::Now();
+  for (const absl::Status& s : group.Run(params, data, {0, 1})) {
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("the members' tensors differ in size"), std::string::npos) << s;
+  }
+  EXPECT_LT(absl::Now() - start, absl::Seconds(15));
+}
+
 TEST(CollectiveRpcAllReduceTest, AMemberThatIsGoneIsNamed) {
   for (int64_t size : {int64_t{100}, int64_t{300000}}) {  // Direct, then ring.
     Group group(3);
