@@ -4,10 +4,12 @@ each step's output to one (gradients: while_grad.py, O(T)); with sequence_length
 its length outputs zeros and copies its state through, and the loop stops at the longest
 sequence (the unwritten steps stack as zeros).
 
-An LSTM (BasicLSTMCell, or LSTMCell without a projection or cell clipping) with tanh, a tuple state and
-float32 values runs instead as one BlockLSTM over the sequence with the cell's own variables:
-the same values (up to rounding), gradients and checkpoints, several times faster than a loop
-of small ops. TW_FUSED_DYNAMIC_RNN=0 keeps the loop."""
+An LSTM (BasicLSTMCell, or LSTMCell without a projection or cell clipping; or a MultiRNNCell of
+them) with tanh, a tuple state and float32 values runs instead as one BlockLSTM per layer over
+the sequence with the cells' own variables: the same values (up to rounding), gradients and
+checkpoints, several times faster than a loop of small ops. TW_FUSED_DYNAMIC_RNN=0 keeps the
+loop."""
+import contextlib
 import os
 
 import tensorweave as _tf  # The tf.* functions, looked up when called.
@@ -22,7 +24,6 @@ from tensorweave.variables import VariableScope, get_variable_scope, variable_sc
 def _rnn_scope(scope, default):
     """The variable scope to build in: a VariableScope object that is already the current
     scope stays as it is (TF re-enters a scope object by its full name)."""
-    import contextlib
     if isinstance(scope, VariableScope) and scope.name == get_variable_scope().name:
         return contextlib.nullcontext(scope)
     return variable_scope(scope or default)
@@ -67,41 +68,64 @@ def _infer_state_dtype(dtype, state):
     return _flatten(state)[0].dtype
 
 
-def _fused_lstm_form(cell, flat_inputs, state, dtype):
-    """(peepholes, cell_clip) when dynamic_rnn can run `cell` as one BlockLSTM, else None."""
+def _fusable_lstm(cell):
+    """Whether BlockLSTM computes what `cell` does: a BasicLSTMCell, or an LSTMCell without
+    projection or clipping (BlockLSTMGrad, TF's too, lets the gradient through a clipped cell
+    state where the loop's clip_by_value stops it), with tanh and a tuple state."""
     from tensorweave.rnn_cell import BasicLSTMCell, LSTMCell, _tanh
-    if os.environ.get("TW_FUSED_DYNAMIC_RNN", "1") == "0" or type(cell) not in (BasicLSTMCell, LSTMCell):
+    if type(cell) not in (BasicLSTMCell, LSTMCell) or not cell._state_is_tuple:
+        return False
+    if cell._activation not in (_tanh, _tf.tanh):
+        return False
+    return type(cell) is BasicLSTMCell or (cell._num_proj is None and cell._cell_clip is None)
+
+
+def _fused_lstm_layers(cell, flat_inputs, state, dtype):
+    """When dynamic_rnn can run `cell` as BlockLSTMs: [(the LSTM cell, the variable scopes it
+    builds in under the RNN's)], one per layer (a MultiRNNCell of such cells stacks them);
+    else None."""
+    from tensorweave.rnn_cell import MultiRNNCell
+    if os.environ.get("TW_FUSED_DYNAMIC_RNN", "1") == "0" or dtype != dtypes.float32:
         return None
     if len(flat_inputs) != 1 or flat_inputs[0].shape.ndims != 3 or flat_inputs[0].shape.dims[2] is None:
         return None
-    if dtype != dtypes.float32 or not cell._state_is_tuple or cell._activation not in (_tanh, _tf.tanh):
+    if type(cell) is MultiRNNCell:
+        if not cell._state_is_tuple or not all(_fusable_lstm(c) for c in cell._cells):
+            return None
+        outer = cell._scope_name if cell._built else cell._name or cell._default_name
+        layers = [(c, [outer, "cell_%d" % i, c._name or c._default_name]) for i, c in enumerate(cell._cells)]
+    elif _fusable_lstm(cell):
+        layers = [(cell, [cell._name or cell._default_name])]
+    else:
         return None
-    if len(_flatten(state)) != 2 or any(s.dtype != dtypes.float32 for s in _flatten(state)):
+    flat_state = _flatten(state)
+    if len(flat_state) != 2 * len(layers) or any(s.dtype != dtypes.float32 for s in flat_state):
         return None
-    if type(cell) is BasicLSTMCell:
-        return None, -1.0
-    # BlockLSTMGrad (TF's too) lets the gradient through a clipped cell state; the loop's
-    # clip_by_value stops it: clipped cells keep the loop.
-    if cell._num_proj is not None or cell._cell_clip is not None:
-        return None
-    peepholes = (lambda: (cell._w_i_diag, cell._w_f_diag, cell._w_o_diag)) if cell._use_peepholes else None
-    return peepholes, -1.0
+    return layers
 
 
-def _fused_lstm(cell, x, state, sequence_length, form):
-    """dynamic_rnn's (time-major outputs, final state) as one BlockLSTM: the cell's variables
-    built (or reused) in its own scope, as its first call would."""
+def _fused_lstm(cell, x, state, sequence_length, layers):
+    """dynamic_rnn's (time-major outputs, final state) as one BlockLSTM per layer, each cell's
+    variables built (or reused) in the scopes its first call would use."""
     from tensorweave.lstm_fused import lstm_sequence
-    from tensorweave.rnn_cell import LSTMStateTuple
-    if not cell._built:
-        with variable_scope(cell._name or cell._default_name):
-            cell.build(x.shape.dims[2], x.dtype)
-        cell._built = True
-    peepholes, clip = form
-    c0, h0 = _flatten(state)
-    h, (c, h_last) = lstm_sequence(x, (c0, h0), cell._kernel, cell._bias, peepholes() if peepholes else None,
-                                   cell._forget_bias, clip, sequence_length, dtypes.float32)
-    return h, LSTMStateTuple(c, h_last)
+    from tensorweave.rnn_cell import LSTMStateTuple, MultiRNNCell
+    flat_state, finals, h = _flatten(state), [], x
+    for i, (lstm, scopes) in enumerate(layers):
+        if not lstm._built:
+            with contextlib.ExitStack() as stack:
+                for name in scopes:
+                    stack.enter_context(variable_scope(name))
+                lstm.build(h.shape.dims[2], dtypes.float32)
+            lstm._built = True
+        peepholes = (lstm._w_i_diag, lstm._w_f_diag, lstm._w_o_diag) if getattr(lstm, "_use_peepholes", False) \
+            else None
+        h, (c, h_last) = lstm_sequence(h, (flat_state[2 * i], flat_state[2 * i + 1]), lstm._kernel, lstm._bias,
+                                       peepholes, lstm._forget_bias, -1.0, sequence_length, dtypes.float32)
+        finals.append(LSTMStateTuple(c, h_last))
+    if type(cell) is MultiRNNCell:
+        cell._scope_name, cell._built = layers[0][1][0], True
+        return h, tuple(finals)
+    return h, finals[0]
 
 
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None, parallel_iterations=None,
@@ -130,9 +154,9 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
             loop_bound = _tf.minimum(time_steps, _tf.maximum(1, _tf.reduce_max(sequence_length)))
         else:
             loop_bound = time_steps
-        form = _fused_lstm_form(cell, flat_inputs, state, dtype)
-        if form is not None:
-            outputs, final_state = _fused_lstm(cell, flat_inputs[0], state, sequence_length, form)
+        layers = _fused_lstm_layers(cell, flat_inputs, state, dtype)
+        if layers is not None:
+            outputs, final_state = _fused_lstm(cell, flat_inputs[0], state, sequence_length, layers)
             return (outputs if time_major else _transpose_batch_time(outputs)), final_state
         inputs_ta = [TensorArray(x.dtype, size=time_steps, element_shape=TensorShape(list(x.shape.dims[1:])))
                      .unstack(x) for x in flat_inputs]

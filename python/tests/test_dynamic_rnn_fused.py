@@ -1,6 +1,6 @@
 """dynamic_rnn over an LSTM runs as one BlockLSTM (rnn.py): the same outputs, final states,
 gradients (inputs, initial state, every variable) and variable names as the while loop it
-replaces (TW_FUSED_DYNAMIC_RNN=0), for both LSTM cells, peepholes,
+replaces (TW_FUSED_DYNAMIC_RNN=0), for both LSTM cells, peepholes, stacked layers,
 sequence lengths (0 and full included), time-major inputs and fed batch sizes."""
 import numpy as np
 import pytest
@@ -20,18 +20,21 @@ def run(fused, make_cell, monkeypatch, lengths=None, time_major=False, initial=F
         cell = make_cell()
         state = None
         if initial:
-            n = cell.state_size.c
-            state = tf.nn.rnn_cell.LSTMStateTuple(tf.fill([tf.shape(x)[0], n], 0.3),
-                                                  tf.fill([tf.shape(x)[0], n], -0.2))
+            def start(size):
+                return tf.nn.rnn_cell.LSTMStateTuple(tf.fill([tf.shape(x)[0], size.c], 0.3),
+                                                     tf.fill([tf.shape(x)[0], size.h], -0.2))
+            sizes = cell.state_size
+            state = start(sizes) if hasattr(sizes, "c") else tuple(start(s) for s in sizes)
         out, final = tf.nn.dynamic_rnn(cell, inputs, sequence_length=lengths, initial_state=state,
                                        dtype=tf.float32, time_major=time_major)
-        loss = tf.reduce_sum(out * out) + tf.reduce_sum(tf.sin(final.c)) + tf.reduce_sum(final.h)
+        layers = final if isinstance(final, tuple) and not hasattr(final, "c") else (final,)
+        loss = tf.reduce_sum(out * out) + sum(tf.reduce_sum(tf.sin(s.c)) + tf.reduce_sum(s.h) for s in layers)
         variables = tf.trainable_variables()
         grads = tf.gradients(loss, [x] + variables)
         uses_loop = any(op.type == "Enter" for op in g.get_operations())
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            values = sess.run([out, final.c, final.h] + grads, {x: X})
+            values = sess.run([out] + [t for s in layers for t in s] + grads, {x: X})
     return [v.name for v in variables], values, uses_loop
 
 
@@ -39,6 +42,8 @@ CELLS = {
     "basic": lambda: tf.nn.rnn_cell.BasicLSTMCell(5, forget_bias=0.5),
     "lstm": lambda: tf.nn.rnn_cell.LSTMCell(5),
     "peepholes": lambda: tf.nn.rnn_cell.LSTMCell(5, use_peepholes=True),
+    "stacked": lambda: tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(5),
+                                                    tf.nn.rnn_cell.LSTMCell(3, use_peepholes=True)]),
 }
 
 
@@ -63,6 +68,7 @@ def test_cells_the_block_cannot_run_keep_the_loop(monkeypatch):
     monkeypatch.delenv("TW_FUSED_DYNAMIC_RNN", raising=False)
     for make in (lambda: tf.nn.rnn_cell.LSTMCell(5, num_proj=3), lambda: tf.nn.rnn_cell.LSTMCell(5, cell_clip=0.4),
                  lambda: tf.nn.rnn_cell.GRUCell(5),
+                 lambda: tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(5), tf.nn.rnn_cell.GRUCell(5)]),
                  lambda: tf.nn.rnn_cell.BasicLSTMCell(5, activation=tf.nn.relu)):
         with tf.Graph().as_default() as g:
             tf.nn.dynamic_rnn(make(), tf.constant(X), dtype=tf.float32)
