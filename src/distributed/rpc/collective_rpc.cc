@@ -8,10 +8,12 @@
 #include <deque>
 #include <thread>
 
+#include "absl/random/random.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "distributed/rpc/grpc_util.h"
+#include "distributed/rpc/shared_segment.h"
 #include "tensorweave/proto/collective.grpc.pb.h"
 #include "core/proto_namespace.h"
 
@@ -604,7 +606,9 @@ absl::Status CollectiveRpc::RunBlocking(Exec& x, Tensor& data) {
   if (direct) {
     s = RunDirect(x, data);
   } else {
-    s = params.kind == CollectiveKind::kReduce ? RunRing(x, data) : RunBroadcast(x, data);
+    s = params.kind != CollectiveKind::kReduce ? RunBroadcast(x, data)
+        : SharedMemoryRun(x)                    ? RunShared(x, data)
+                                                : RunRing(x, data);
   }
   // Every send answered before the result is handed on: the result's consumers may write
   // into it, and the receivers must not see that. Direct sends come from a copy: a
@@ -823,6 +827,166 @@ absl::Status CollectiveRpc::RunDirect(Exec& x, Tensor& data) {
       }
     }
     TW_RETURN_IF_ERROR(x.sends->error());
+  }
+  return absl::OkStatus();
+}
+
+bool CollectiveRpc::SharedMemoryRun(const Exec& x) {
+  const char* env = std::getenv("TW_COLLECTIVE_SHM");  // read per run: tests try both ways
+  if ((env != nullptr && std::string(env) == "0") || x.members.size() < 2) return false;
+  std::vector<std::string> addresses;
+  for (const std::string& m : x.members) {
+    std::string address;
+    if (StubFor(m, &address) == nullptr) return false;
+    addresses.push_back(address);
+  }
+  return AllLoopback(addresses);
+}
+
+absl::Status CollectiveRpc::SignalAll(Exec& x, const std::string& what, const Tensor& payload,
+                                     std::vector<Piece>* received) {
+  const int n = static_cast<int>(x.members.size());
+  for (int i = 1; i < n; ++i) {
+    SendPiece(x, x.members[(x.rank + i) % n], absl::StrCat(x.run_key, "/", what, "/", x.rank), payload, 0,
+              payload.TotalBytes());
+  }
+  if (received != nullptr) received->assign(n, Piece());
+  for (int i = 1; i < n; ++i) {
+    const int from = (x.rank + i) % n;
+    Piece piece;
+    TW_RETURN_IF_ERROR(WaitPiece(x, absl::StrCat(x.run_key, "/", what, "/", from), "task " + x.members[from], &piece));
+    if (received != nullptr) (*received)[from] = std::move(piece);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+std::string SegmentName(uint64_t token) { return absl::StrCat("/tw-collective-", absl::Hex(token, absl::kZeroPad16)); }
+}  // namespace
+
+// A run's buffers: this member's segment and its peers', kept for the next run of the same
+// (group, instance, size, run parity). Two parities: a peer may still copy the previous
+// run's result out of this member's segment while this member starts the next run, but
+// not the one before (it sent this run's signal only after finishing that one).
+struct CollectiveRpc::SharedBuffers {
+  uint64_t token = 0;  // names this member's segment ("/tw-collective-<token>")
+  SharedSegment own;
+  std::vector<uint64_t> peer_tokens;
+  std::vector<SharedSegment> peers;
+  bool in_use = false;
+};
+
+absl::StatusOr<std::shared_ptr<CollectiveRpc::SharedBuffers>> CollectiveRpc::AcquireBuffers(const Exec& x,
+                                                                                             size_t bytes,
+                                                                                             std::string* key) {
+  // Kept up to this many bytes of segments; beyond, runs make their own.
+  constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+  const std::string run = x.run_key.substr(x.run_key.rfind('/') + 1);
+  int64_t number = 0;
+  (void)absl::SimpleAtoi(run, &number);
+  *key = absl::StrCat(x.params.group_key, "/", x.params.instance_key, "/", bytes, "/", number % 2);
+  {
+    absl::MutexLock l(&mu_);
+    auto it = shared_buffers_.find(*key);
+    if (it != shared_buffers_.end() && !it->second->in_use) {
+      it->second->in_use = true;
+      return it->second;
+    }
+  }
+  auto buffers = std::make_shared<SharedBuffers>();
+  absl::BitGen random;
+  buffers->token = absl::Uniform<uint64_t>(random);
+  TW_ASSIGN_OR_RETURN(buffers->own, SharedSegment::Create(SegmentName(buffers->token), bytes));
+  buffers->peer_tokens.assign(x.members.size(), 0);
+  buffers->peers.resize(x.members.size());
+  buffers->in_use = true;
+  absl::MutexLock l(&mu_);
+  if (!shared_buffers_.contains(*key) && shared_bytes_ + bytes <= kMaxCachedBytes) {
+    shared_buffers_[*key] = buffers;
+    shared_bytes_ += bytes;
+  } else {
+    key->clear();  // not kept: dropped after the run
+  }
+  return buffers;
+}
+
+void CollectiveRpc::ReleaseBuffers(const std::string& key, const std::shared_ptr<SharedBuffers>& buffers, bool ok,
+                                   size_t bytes) {
+  absl::MutexLock l(&mu_);
+  buffers->in_use = false;
+  // After a failure the peers may hold other segments: nothing of this one is trusted again.
+  if (!ok && !key.empty() && shared_buffers_.erase(key) > 0) shared_bytes_ -= bytes;
+}
+
+absl::Status CollectiveRpc::RunShared(Exec& x, Tensor& data) {
+  const size_t total = data.TotalBytes();
+  std::string key;
+  TW_ASSIGN_OR_RETURN(std::shared_ptr<SharedBuffers> buffers, AcquireBuffers(x, total, &key));
+  const absl::Status s = RunSharedWith(x, data, *buffers);
+  ReleaseBuffers(key, buffers, s.ok(), total);
+  return s;
+}
+
+absl::Status CollectiveRpc::RunSharedWith(Exec& x, Tensor& data, SharedBuffers& b) {
+  const int n = static_cast<int>(x.members.size());
+  const size_t total = data.TotalBytes(), esize = DTypeSize(data.dtype());
+  const int64_t count = data.NumElements();
+  auto begin = [&](int c) { return static_cast<size_t>(count * c / n) * esize; };
+  std::memcpy(b.own.data(), data.raw_data(), total);
+  // Every member's tensor is in its segment. The signals carry each member's size and
+  // segment token: sizes are checked alike on every member before anything is opened, and
+  // a peer's segment is (re)opened when its token is new.
+  Tensor mine(DType::kInt64, TensorShape({2}));
+  mine.flat<int64_t>()[0] = static_cast<int64_t>(total);
+  mine.flat<int64_t>()[1] = static_cast<int64_t>(b.token);
+  std::vector<Piece> signals;
+  TW_RETURN_IF_ERROR(SignalAll(x, "m", mine, &signals));
+  std::vector<int64_t> theirs(2 * n);
+  for (int i = 0; i < n; ++i) {
+    if (i == x.rank) continue;
+    if (signals[i].bytes != 2 * sizeof(int64_t)) return absl::DataLossError("collective: malformed signal");
+    CopyPiece(signals[i].slices, reinterpret_cast<char*>(&theirs[2 * i]));
+    if (theirs[2 * i] != static_cast<int64_t>(total)) {
+      return SizeMismatch(x.members[i], static_cast<size_t>(theirs[2 * i]), total, data);
+    }
+  }
+  std::vector<const char*> segment(n);
+  for (int i = 0; i < n; ++i) {
+    if (i == x.rank) {
+      segment[i] = b.own.data();
+      continue;
+    }
+    const uint64_t token = static_cast<uint64_t>(theirs[2 * i + 1]);
+    if (b.peer_tokens[i] != token) {
+      b.peer_tokens[i] = 0;
+      absl::StatusOr<SharedSegment> peer = SharedSegment::Open(SegmentName(token), total);
+      if (!peer.ok()) {
+        return absl::Status(peer.status().code(),
+                            absl::StrCat("task ", x.members[i], "'s shared memory: ", peer.status().message(),
+                                         " (members with loopback addresses must share /dev/shm; "
+                                         "TW_COLLECTIVE_SHM=0 on every member keeps the ring)"));
+      }
+      b.peers[i] = std::move(*peer);
+      b.peer_tokens[i] = token;
+    }
+    segment[i] = b.peers[i].data();
+  }
+  // This member's chunk, reduced in rank order, into the result and its segment.
+  char* out = static_cast<char*>(data.raw_data());
+  const size_t off = begin(x.rank), bytes = begin(x.rank + 1) - off;
+  if (bytes > 0) {
+    std::memcpy(out + off, segment[0] + off, bytes);
+    for (int i = 1; i < n; ++i) {
+      grpc::Slice slice(segment[i] + off, bytes, grpc::Slice::STATIC_SLICE);
+      MergePiece({slice}, data.dtype(), out + off, x.params.merge_op);
+    }
+    std::memcpy(b.own.data() + off, out + off, bytes);
+  }
+  // Every chunk is reduced, and every member has mapped every segment: names are not needed.
+  TW_RETURN_IF_ERROR(SignalAll(x, "r", Tensor(DType::kUint8, TensorShape({0}))));
+  b.own.Unlink();
+  for (int i = 0; i < n; ++i) {
+    if (i != x.rank) std::memcpy(out + begin(i), segment[i] + begin(i), begin(i + 1) - begin(i));
   }
   return absl::OkStatus();
 }

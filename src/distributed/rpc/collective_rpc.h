@@ -12,6 +12,12 @@
 //   pieces of at most 1 MiB; reduce-scatter then all-gather, 2 (n - 1) steps, each piece
 //   sent on to the next task as soon as it was merged, so pieces flow around the ring as a
 //   pipeline. Received pieces are merged straight from gRPC's slices.
+//   All-reduce above 64 KiB with every member on this host (loopback addresses): through
+//   shared memory. Each member puts its tensor in a segment of its own, the members reduce
+//   a chunk each (in rank order, so every member gets the same bits) and copy the others'
+//   chunks: two barriers of small Puts, no tensor bytes through gRPC or TCP. Segments are
+//   kept for the next run of the same collective (two, alternating), up to 1 GiB a task.
+//   TW_COLLECTIVE_SHM=0 keeps the ring.
 //   A ring run waits for the answers to all its sends before handing the result on (its
 //   consumers may write into it); a successful direct run sends from a copy of its input
 //   and ends once it has every member's data.
@@ -80,6 +86,18 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   absl::StatusOr<std::vector<std::string>> ResolveGroup(const CollectiveParams& params, absl::Duration timeout);
   absl::Status RunDirect(Exec& x, Tensor& data);
   absl::Status RunRing(Exec& x, Tensor& data);
+  // Members all on this host (loopback addresses): through shared memory instead of the ring.
+  bool SharedMemoryRun(const Exec& x);
+  struct SharedBuffers;
+  absl::Status RunShared(Exec& x, Tensor& data);
+  absl::Status RunSharedWith(Exec& x, Tensor& data, SharedBuffers& buffers);
+  // The run's buffers, kept here under `key` (empty: made for this run only).
+  absl::StatusOr<std::shared_ptr<SharedBuffers>> AcquireBuffers(const Exec& x, size_t bytes, std::string* key);
+  void ReleaseBuffers(const std::string& key, const std::shared_ptr<SharedBuffers>& buffers, bool ok, size_t bytes);
+  // Sends `payload` as piece <run>/<what>/<rank> to every other member and waits for
+  // theirs (a barrier), which land in `received` by member when given.
+  absl::Status SignalAll(Exec& x, const std::string& what, const Tensor& payload,
+                         std::vector<Piece>* received = nullptr);
   absl::Status RunBroadcast(Exec& x, Tensor& data);
   absl::Status WaitPiece(const Exec& x, const std::string& key, const std::string& from, Piece* out);
   void SendPiece(Exec& x, const std::string& to, const std::string& key, const Tensor& data, size_t offset,
@@ -106,6 +124,9 @@ class CollectiveRpc : public CollectiveRuntime, public std::enable_shared_from_t
   // whose tensor sits on the other side of the direct limit runs the other algorithm: its
   // pieces tell, and the wait fails at once instead of at the deadline.
   absl::flat_hash_map<std::string, int> algorithms_ ABSL_GUARDED_BY(mu_);
+  // Shared-memory runs' buffers by (group, instance, bytes, run parity), and their bytes.
+  absl::flat_hash_map<std::string, std::shared_ptr<SharedBuffers>> shared_buffers_ ABSL_GUARDED_BY(mu_);
+  size_t shared_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::pair<int64_t, int64_t>, int64_t> next_run_ ABSL_GUARDED_BY(mu_);
   std::map<int64_t, std::vector<std::string>> groups_ ABSL_GUARDED_BY(mu_);  // Resolved here.
   struct LeaderGroup {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -179,89 +180,124 @@ std::vector<Tensor> Inputs(int n, int64_t size, DType dtype) {
 const int64_t kSizes[] = {0, 1, 5, 1001, 20011, 600001};
 
 TEST(CollectiveRpcAllReduceTest, EveryMergeOpOnTwoThreeAndFourMembers) {
-  int64_t instance = 0;
-  for (int n : {2, 3, 4}) {
-    Group group(n);
-    std::vector<int> all;
-    for (int t = 0; t < n; ++t) all.push_back(t);
-    for (const char* op : {"Add", "Mul", "Max", "Min"}) {
-      for (int64_t size : kSizes) {
-        std::vector<Tensor> data = Inputs<int32_t>(n, size, DType::kInt32);
-        std::vector<int32_t> want(size);
-        for (int64_t i = 0; i < size; ++i) {
-          want[i] = data[0].flat<int32_t>()[i];
-          for (int t = 1; t < n; ++t) want[i] = Merge(want[i], data[t].flat<int32_t>()[i], op);
-        }
-        CollectiveParams params;
-        params.node_name = "test";
-        params.group_size = n;
-        params.group_key = 1;
-        params.instance_key = ++instance;
-        params.merge_op = op;
-        for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
-        for (int t = 0; t < n; ++t) {
-          ASSERT_EQ(data[t].NumElements(), size);
+  for (const char* shm : {"1", "0"}) {  // through shared memory, then around the ring
+    setenv("TW_COLLECTIVE_SHM", shm, 1);
+    int64_t instance = 0;
+    for (int n : {2, 3, 4}) {
+      Group group(n);
+      std::vector<int> all;
+      for (int t = 0; t < n; ++t) all.push_back(t);
+      for (const char* op : {"Add", "Mul", "Max", "Min"}) {
+        for (int64_t size : kSizes) {
+          std::vector<Tensor> data = Inputs<int32_t>(n, size, DType::kInt32);
+          std::vector<int32_t> want(size);
           for (int64_t i = 0; i < size; ++i) {
-            ASSERT_EQ(data[t].flat<int32_t>()[i], want[i])
-                << op << " of " << size << " elements on " << n << " members: member " << t << ", element " << i;
+            want[i] = data[0].flat<int32_t>()[i];
+            for (int t = 1; t < n; ++t) want[i] = Merge(want[i], data[t].flat<int32_t>()[i], op);
+          }
+          CollectiveParams params;
+          params.node_name = "test";
+          params.group_size = n;
+          params.group_key = 1;
+          params.instance_key = ++instance;
+          params.merge_op = op;
+          for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
+          for (int t = 0; t < n; ++t) {
+            ASSERT_EQ(data[t].NumElements(), size);
+            for (int64_t i = 0; i < size; ++i) {
+              ASSERT_EQ(data[t].flat<int32_t>()[i], want[i])
+                  << op << " of " << size << " elements on " << n << " members: member " << t << ", element " << i;
+            }
           }
         }
       }
     }
   }
+  unsetenv("TW_COLLECTIVE_SHM");
 }
 
 TEST(CollectiveRpcAllReduceTest, FloatSumsAreTheSameBitsOnEveryMember) {
-  for (int n : {3, 4}) {
-    Group group(n);
-    std::vector<int> all;
-    for (int t = 0; t < n; ++t) all.push_back(t);
-    for (int64_t size : kSizes) {
-      std::vector<Tensor> data;
-      for (int t = 0; t < n; ++t) {
-        Tensor x(DType::kFloat, TensorShape({size}));
-        // Values of mixed magnitudes: the order of the additions shows in the bits.
-        for (int64_t i = 0; i < size; ++i) x.flat<float>()[i] = std::sin(i * 0.37f + t) * std::pow(10.0f, t % 3 * 3);
-        data.push_back(x);
-      }
-      CollectiveParams params;
-      params.node_name = "test";
-      params.group_size = n;
-      params.group_key = 2;
-      params.instance_key = size + 1;
-      std::vector<double> want(size, 0.0);
-      for (int t = 0; t < n; ++t) {
-        for (int64_t i = 0; i < size; ++i) want[i] += data[t].flat<float>()[i];
-      }
-      for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
-      for (int64_t i = 0; i < size; ++i) {
-        ASSERT_NEAR(data[0].flat<float>()[i], want[i], 1e-3 * std::max(1.0, std::abs(want[i]))) << i;
-        for (int t = 1; t < n; ++t) {
-          ASSERT_EQ(std::memcmp(&data[t].flat<float>()[i], &data[0].flat<float>()[i], sizeof(float)), 0)
-              << "element " << i << " of " << size << ": member " << t << " has " << data[t].flat<float>()[i]
-              << ", member 0 " << data[0].flat<float>()[i];
+  for (const char* shm : {"1", "0"}) {  // through shared memory, then around the ring
+    setenv("TW_COLLECTIVE_SHM", shm, 1);
+    for (int n : {3, 4}) {
+      Group group(n);
+      std::vector<int> all;
+      for (int t = 0; t < n; ++t) all.push_back(t);
+      for (int64_t size : kSizes) {
+        std::vector<Tensor> data;
+        for (int t = 0; t < n; ++t) {
+          Tensor x(DType::kFloat, TensorShape({size}));
+          // Values of mixed magnitudes: the order of the additions shows in the bits.
+          for (int64_t i = 0; i < size; ++i) x.flat<float>()[i] = std::sin(i * 0.37f + t) * std::pow(10.0f, t % 3 * 3);
+          data.push_back(x);
+        }
+        CollectiveParams params;
+        params.node_name = "test";
+        params.group_size = n;
+        params.group_key = 2;
+        params.instance_key = size + 1;
+        std::vector<double> want(size, 0.0);
+        for (int t = 0; t < n; ++t) {
+          for (int64_t i = 0; i < size; ++i) want[i] += data[t].flat<float>()[i];
+        }
+        for (const absl::Status& s : group.Run(params, data, all)) ASSERT_TRUE(s.ok()) << s;
+        for (int64_t i = 0; i < size; ++i) {
+          ASSERT_NEAR(data[0].flat<float>()[i], want[i], 1e-3 * std::max(1.0, std::abs(want[i]))) << i;
+          for (int t = 1; t < n; ++t) {
+            ASSERT_EQ(std::memcmp(&data[t].flat<float>()[i], &data[0].flat<float>()[i], sizeof(float)), 0)
+                << "element " << i << " of " << size << ": member " << t << " has " << data[t].flat<float>()[i]
+                << ", member 0 " << data[0].flat<float>()[i];
+          }
         }
       }
+    }
+  }
+  unsetenv("TW_COLLECTIVE_SHM");
+}
+
+TEST(CollectiveRpcAllReduceTest, RepeatedRunsReuseTheirBuffersAndStayRight) {
+  // The same collective run again and again with new values: on one host, the shared-memory
+  // segments of one run are kept for the run after next (two alternate).
+  Group group(3);
+  for (int run = 0; run < 6; ++run) {
+    std::vector<Tensor> data = Inputs<float>(3, 100003 + (run % 2), DType::kFloat);
+    for (int t = 0; t < 3; ++t) data[t].flat<float>()[7] = static_cast<float>(run * 10 + t);
+    CollectiveParams params;
+    params.node_name = "test";
+    params.group_size = 3;
+    params.group_key = 1;
+    params.instance_key = 5;
+    const int64_t last = data[0].NumElements() - 1;
+    float want_last = 0;
+    for (int t = 0; t < 3; ++t) want_last += data[t].flat<float>()[last];
+    for (const absl::Status& s : group.Run(params, data, {0, 1, 2})) ASSERT_TRUE(s.ok()) << s;
+    for (int t = 0; t < 3; ++t) {
+      ASSERT_EQ(data[t].flat<float>()[7], static_cast<float>(30 * run + 3)) << run;
+      ASSERT_EQ(data[t].flat<float>()[last], want_last) << run;
     }
   }
 }
 
 TEST(CollectiveRpcAllReduceTest, DifferentSizesFailNamingTheSizes) {
-  Group group(2);
-  for (int64_t size : {int64_t{10}, int64_t{30000}}) {  // Direct, then ring.
-    std::vector<Tensor> data = {Tensor(DType::kFloat, TensorShape({size})),
-                                Tensor(DType::kFloat, TensorShape({size + 2}))};
-    CollectiveParams params;
-    params.node_name = "test";
-    params.group_size = 2;
-    params.group_key = 1;
-    params.instance_key = size;
-    params.timeout_seconds = 10;
-    for (const absl::Status& s : group.Run(params, data, {0, 1})) {
-      EXPECT_FALSE(s.ok());
-      EXPECT_NE(s.message().find("differ in size"), std::string::npos) << s;
+  for (const char* shm : {"1", "0"}) {  // through shared memory, then around the ring
+    setenv("TW_COLLECTIVE_SHM", shm, 1);
+    Group group(2);
+    for (int64_t size : {int64_t{10}, int64_t{30000}}) {  // Direct, then ring.
+      std::vector<Tensor> data = {Tensor(DType::kFloat, TensorShape({size})),
+                                  Tensor(DType::kFloat, TensorShape({size + 2}))};
+      CollectiveParams params;
+      params.node_name = "test";
+      params.group_size = 2;
+      params.group_key = 1;
+      params.instance_key = size;
+      params.timeout_seconds = 10;
+      for (const absl::Status& s : group.Run(params, data, {0, 1})) {
+        EXPECT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("differ in size"), std::string::npos) << s;
+      }
     }
   }
+  unsetenv("TW_COLLECTIVE_SHM");
 }
 
 TEST(CollectiveRpcAllReduceTest, SizesEitherSideOfTheDirectLimitFailAtOnce) {
@@ -284,33 +320,37 @@ TEST(CollectiveRpcAllReduceTest, SizesEitherSideOfTheDirectLimitFailAtOnce) {
 }
 
 TEST(CollectiveRpcAllReduceTest, AMemberThatIsGoneIsNamed) {
-  for (int64_t size : {int64_t{100}, int64_t{300000}}) {  // Direct, then ring.
-    Group group(3);
-    std::vector<Tensor> data = Inputs<float>(3, size, DType::kFloat);
-    CollectiveParams params;
-    params.node_name = "test";
-    params.group_size = 3;
-    params.group_key = 1;
-    params.instance_key = 1;
-    params.timeout_seconds = 2;
-    for (const absl::Status& s : group.Run(params, data, {0, 1, 2})) ASSERT_TRUE(s.ok()) << s;
-    // Task 2 does not come to the next run: the others name it at the deadline (in the
-    // ring, task 1 waits on task 0 and may time out first naming it; task 0 waits on 2).
-    std::vector<absl::Status> missing = group.Run(params, data, {0, 1});
-    for (size_t i = 0; i < missing.size(); ++i) {
-      EXPECT_FALSE(missing[i].ok());
-      if (i == 0 || size == 100) {
-        EXPECT_NE(missing[i].message().find("/job:worker/replica:0/task:2"), std::string::npos) << missing[i];
+  for (const char* shm : {"1", "0"}) {  // through shared memory, then around the ring
+    setenv("TW_COLLECTIVE_SHM", shm, 1);
+    for (int64_t size : {int64_t{100}, int64_t{300000}}) {  // Direct, then ring.
+      Group group(3);
+      std::vector<Tensor> data = Inputs<float>(3, size, DType::kFloat);
+      CollectiveParams params;
+      params.node_name = "test";
+      params.group_size = 3;
+      params.group_key = 1;
+      params.instance_key = 1;
+      params.timeout_seconds = 2;
+      for (const absl::Status& s : group.Run(params, data, {0, 1, 2})) ASSERT_TRUE(s.ok()) << s;
+      // Task 2 does not come to the next run: the others name it at the deadline (in the
+      // ring, task 1 waits on task 0 and may time out first naming it; task 0 waits on 2).
+      std::vector<absl::Status> missing = group.Run(params, data, {0, 1});
+      for (size_t i = 0; i < missing.size(); ++i) {
+        EXPECT_FALSE(missing[i].ok());
+        if (i == 0 || size == 100) {
+          EXPECT_NE(missing[i].message().find("/job:worker/replica:0/task:2"), std::string::npos) << missing[i];
+        }
+      }
+      // Task 2 stops serving: sends to it fail, naming it.
+      group.Stop(2);
+      params.instance_key = 2;
+      for (const absl::Status& s : group.Run(params, data, {0, 1})) {
+        EXPECT_FALSE(s.ok());
+        EXPECT_NE(s.message().find("/job:worker/replica:0/task:2"), std::string::npos) << s;
       }
     }
-    // Task 2 stops serving: sends to it fail, naming it.
-    group.Stop(2);
-    params.instance_key = 2;
-    for (const absl::Status& s : group.Run(params, data, {0, 1})) {
-      EXPECT_FALSE(s.ok());
-      EXPECT_NE(s.message().find("/job:worker/replica:0/task:2"), std::string::npos) << s;
-    }
   }
+  unsetenv("TW_COLLECTIVE_SHM");
 }
 
 }  // namespace
