@@ -73,15 +73,33 @@ absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::Start(const std:
                                                                   const TransportSecurity& security,
                                                                   const std::string& stderr_path,
                                                                   const ProgressFn& progress) {
+  if (!security.cluster_token.empty()) {
+    return absl::InvalidArgumentError("a process cluster takes its token from a file (cluster_token_file)");
+  }
+  // The ports are free when picked but only bound by the tasks later: another process may
+  // take one meanwhile, and its task exits. Such a start is tried again on new ports.
+  absl::Status last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    absl::StatusOr<std::unique_ptr<ProcessCluster>> cluster =
+        TryStart(jobs, tw_binary, extra_flags, security, stderr_path, progress);
+    if (cluster.ok() || cluster.status().code() != absl::StatusCode::kUnavailable) return cluster;
+    last = cluster.status();
+  }
+  return last;
+}
+
+absl::StatusOr<std::unique_ptr<ProcessCluster>> ProcessCluster::TryStart(const std::map<std::string, int>& jobs,
+                                                                     const std::string& tw_binary,
+                                                                     const std::vector<std::string>& extra_flags,
+                                                                     const TransportSecurity& security,
+                                                                     const std::string& stderr_path,
+                                                                     const ProgressFn& progress) {
   TW_ASSIGN_OR_RETURN(auto addresses, FreeLoopbackAddresses(jobs));
   std::unique_ptr<ProcessCluster> cluster(new ProcessCluster);
   TW_ASSIGN_OR_RETURN(cluster->spec_, ClusterSpec::FromJobs(addresses));
   cluster->tw_binary_ = tw_binary;
   cluster->extra_flags_ = extra_flags;
   cluster->stderr_path_ = stderr_path;
-  if (!security.cluster_token.empty()) {
-    return absl::InvalidArgumentError("a process cluster takes its token from a file (cluster_token_file)");
-  }
   for (std::string& flag : SecurityFlags(security)) cluster->extra_flags_.push_back(std::move(flag));
   cluster->security_ = security;
   const absl::Time start = absl::Now();

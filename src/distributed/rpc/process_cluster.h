@@ -50,6 +50,13 @@ class ProcessCluster {
   absl::Status Terminate(const std::string& job, int task, absl::Duration within);
 
  private:
+  // One start on freshly picked ports; Unavailable when a task exited before serving.
+  static absl::StatusOr<std::unique_ptr<ProcessCluster>> TryStart(const std::map<std::string, int>& jobs,
+                                                                const std::string& tw_binary,
+                                                                const std::vector<std::string>& extra_flags,
+                                                                const TransportSecurity& security,
+                                                                const std::string& stderr_path,
+                                                                const ProgressFn& progress);
   absl::Status Launch(const std::string& job, int task);
   absl::Status WaitServing(const std::string& job, int task);
   ClusterSpec spec_;
