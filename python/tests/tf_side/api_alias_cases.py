@@ -7,9 +7,10 @@ TensorFlow's python (args in.npz out.npz): the variables initialized, then the v
 out.npz, and a JSON line of the Dimension answers."""
 import json
 import pickle
-import sys
 
 import numpy as np
+
+from shared_cases_run import run_build
 
 SCATTERS = ("update", "add", "sub", "mul", "div", "min", "max")
 
@@ -101,15 +102,7 @@ def dimension_checks(tf):
 
 
 def main():
-    import tensorflow as tf2
-    tf = tf2.compat.v1
-    tf.disable_eager_execution()
-    arrays = dict(np.load(sys.argv[1]))
-    with tf.Graph().as_default():
-        out = build(tf, arrays)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            np.savez(sys.argv[2], **sess.run(out))
+    tf = run_build(build, initialize_variables=True)
     print(json.dumps({"dimension": dimension_checks(tf)}))
 
 

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 
-def run_build(build):
+def run_build(build, initialize_variables=False):
     import tensorflow as tf2
     tf = tf2.compat.v1
     tf.disable_eager_execution()
@@ -14,5 +14,7 @@ def run_build(build):
     with tf.Graph().as_default():
         out = build(tf, arrays)
         with tf.Session() as sess:
+            if initialize_variables:
+                sess.run(tf.global_variables_initializer())
             np.savez(sys.argv[2], **sess.run(out))
     return tf
