@@ -30,7 +30,7 @@ def ours():
 def test_matches_tensorflow(theirs, ours, name):
     expected, got = theirs[0][name], ours[name]
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.shape)
-    tol = 1e-12 if got.dtype == np.float64 else 1e-5
+    tol = 0 if got.dtype.kind == "i" else 1e-12 if got.dtype == np.float64 else 1e-5
     np.testing.assert_allclose(got, expected, rtol=tol, atol=tol)
 
 
@@ -39,6 +39,16 @@ def test_values_are_numpys(ours, name):
     eq, shapes = cases.CASES[name]
     xs = [ARRAYS[f"{name}_float64_{i}"] for i in range(len(shapes))]
     np.testing.assert_allclose(ours[f"{name}_float64"], np.einsum(eq.replace(" ", ""), *xs), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(cases.INT_CASES))
+def test_int_values_are_numpys(ours, name):
+    eq, shapes = cases.INT_CASES[name]
+    for dt in cases.INT_DTYPES:
+        xs = [ARRAYS[f"{name}_{dt}_{i}"] for i in range(len(shapes))]
+        got = ours[f"{name}_{dt}"]
+        assert got.dtype == dt
+        np.testing.assert_array_equal(got, np.einsum(eq, *xs))
 
 
 def test_static_shapes_match_tensorflow(theirs):

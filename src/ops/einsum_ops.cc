@@ -64,7 +64,7 @@ void RegisterEinsumOps(OpRegistry& r) {
                  .Output("output: T")
                  .Attr("equation: string")
                  .Attr("N: int >= 1")
-                 .Attr("T: {float32, float64}")
+                 .Attr("T: {float32, float64, int32, int64}")
                  .SetShapeFn(EinsumShape));
 }
 

@@ -35,6 +35,16 @@ CASES = {
     "batch_diag_sum": ("bii,bi->b", [(2, 3, 3), (2, 3)]),
 }
 
+# Integer einsums (TensorFlow's kernel has int32 and int64): values only, no gradient.
+INT_CASES = {
+    "int_matmul": ("ij,jk->ik", [(3, 5), (5, 4)]),
+    "int_batch_contract": ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    "int_broadcast_batch": ("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 2)]),
+    "int_trace_sum": ("bii,bi->b", [(2, 3, 3), (2, 3)]),
+    "int_transpose": ("abc->cab", [(2, 3, 4)]),
+}
+INT_DTYPES = ("int32", "int64")
+
 
 def make_arrays():
     rng = np.random.default_rng(24)
@@ -43,6 +53,10 @@ def make_arrays():
         for dt in ("float64", "float32"):
             for i, s in enumerate(shapes):
                 arrays[f"{name}_{dt}_{i}"] = rng.uniform(-1, 1, s).astype(dt)
+    for name, (_, shapes) in INT_CASES.items():
+        for dt in INT_DTYPES:
+            for i, s in enumerate(shapes):
+                arrays[f"{name}_{dt}_{i}"] = rng.integers(-1000, 1000, s).astype(dt)
     return arrays
 
 
@@ -56,6 +70,9 @@ def build(tf, arrays):
             w = tf.constant(np.resize(np.linspace(-1.0, 2.0, 7), y.shape.as_list()).astype(dt))
             for i, g in enumerate(tf.gradients(tf.reduce_sum(w * y), xs)):
                 out[f"{name}_{dt}_grad{i}"] = g
+    for name, (eq, shapes) in INT_CASES.items():
+        for dt in INT_DTYPES:
+            out[f"{name}_{dt}"] = tf.einsum(eq, *[tf.constant(arrays[f"{name}_{dt}_{i}"]) for i in range(len(shapes))])
     return out
 
 

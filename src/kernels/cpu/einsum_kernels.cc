@@ -219,8 +219,8 @@ class EinsumOp : public OpKernel {
 }  // namespace
 
 void RegisterEinsumKernels(KernelRegistry& r) {
-  r.Register({"Einsum", kDeviceCpu, TypedFactory<EinsumOp, KernelTypes::kFloating>(), "T",
-              {DType::kFloat, DType::kDouble}});
+  r.Register({"Einsum", kDeviceCpu, TypedFactory<EinsumOp>(), "T",
+              {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
 }
 
 }  // namespace tw
