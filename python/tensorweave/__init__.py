@@ -134,7 +134,8 @@ from tensorweave.partition_ops import (dynamic_partition, dynamic_stitch, parall
 from tensorweave.partitioned_variables import (PartitionedVariable, fixed_size_partitioner,  # noqa: E402,F401
                                                min_max_variable_partitioner, variable_axis_size_partitioner)
 from tensorweave.indexed_slices import IndexedSlices, IndexedSlicesValue  # noqa: E402,F401
-from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: E402,F401
+from tensorweave.partition_ops import (segment_max, segment_mean, segment_min, segment_prod,  # noqa: E402,F401
+                                       segment_sum, unsorted_segment_max, unsorted_segment_prod,
                                        unsorted_segment_min)
 from tensorweave.partition_ops import gather_nd, scatter_nd  # noqa: E402,F401
 from tensorweave.array_reorder_ops import (invert_permutation, matrix_band_part, reverse, reverse_v2,  # noqa: E402,F401

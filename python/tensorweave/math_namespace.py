@@ -17,7 +17,8 @@ from tensorweave.math_composites import (divide_no_nan, is_non_decreasing, is_st
                                          scalar_mul)
 from tensorweave.nn import in_top_k, l2_normalize, log_softmax, softmax, softplus, softsign, top_k  # noqa: F401
 from tensorweave.math_fn_ops import betainc, multiply_no_nan  # noqa: F401,E402
-from tensorweave.partition_ops import (segment_mean, segment_sum, unsorted_segment_max,  # noqa: F401,E402
+from tensorweave.partition_ops import (segment_max, segment_mean, segment_min, segment_prod,  # noqa: F401,E402
+                                       segment_sum, unsorted_segment_max, unsorted_segment_prod,
                                        unsorted_segment_min)
 from tensorweave.array_reorder_ops import invert_permutation  # noqa: F401,E402
 from tensorweave.complex_ops import angle, conj, imag, real  # noqa: F401,E402

@@ -54,6 +54,26 @@ def segment_mean(data, segment_ids, name=None):
     return _segment("SegmentMean", data, segment_ids, None, name)
 
 
+def segment_max(data, segment_ids, name=None):
+    """Per (sorted, non-negative) segment id the largest row element; 0 for ids no row has."""
+    return _segment("SegmentMax", data, segment_ids, None, name)
+
+
+def segment_min(data, segment_ids, name=None):
+    """Per (sorted, non-negative) segment id the smallest row element; 0 for ids no row has."""
+    return _segment("SegmentMin", data, segment_ids, None, name)
+
+
+def segment_prod(data, segment_ids, name=None):
+    """Products of data's rows per (sorted, non-negative) segment id; 1 for ids no row has."""
+    return _segment("SegmentProd", data, segment_ids, None, name)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """Products of data's rows per segment id (negative ids dropped); 1 for an empty segment."""
+    return _segment("UnsortedSegmentProd", data, segment_ids, num_segments, name)
+
+
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """Per segment the largest row element; the dtype's lowest value for an empty segment."""
     return _segment("UnsortedSegmentMax", data, segment_ids, num_segments, name)

@@ -326,6 +326,17 @@ GRAD_SPECS = {
     **{op: (own_rng(lambda rng: [([smooth(rng, d, (5, 2)), np.array([0, 0, 2, 3, 3], I32)], {}, [0])
                                  for d in FLOATS], 5), 0)
        for op in ("SegmentSum", "SegmentMean")},
+    # Ties split the gradient; zeros: one in a segment (the others' product), two (all 0).
+    **{op: (own_rng_and_dys(lambda rng: [([smooth(rng, d, (6, 2)), np.array([0, 0, 2, 3, 3, 3], I32)], {}, [0])
+                                         for d in FLOATS] +
+                                        [([np.array([[1.0, 0.0], [1.0, 2.0], [0.5, 0.0], [0.0, 3.0], [2.0, 0.0]]),
+                                           np.array([0, 0, 1, 1, 1], I64)], {}, [0])], 2625), 0)
+       for op in ("SegmentMax", "SegmentMin", "SegmentProd")},
+    "UnsortedSegmentProd": (own_rng_and_dys(lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32),
+                                                           np.array(5, I32)], {}, [0]) for d in FLOATS] +
+                                                        [([np.array([[1.0, 0.0], [0.0, 2.0], [0.5, 0.0], [4.0, 3.0]]),
+                                                           np.array([0, 0, -1, 0], I32), np.array(2, I32)], {}, [0])],
+                                            2626), 0),
     **{op: (own_rng(lambda rng: [([smooth(rng, d, (5, 2)), np.array([1, -1, 0, 1, 3], I32), np.array(5, I32)],
                                   {}, [0]) for d in FLOATS] +
                                 [([np.array([[1.0, 2.0], [1.0, -3.0], [0.5, 2.0]]), np.array([0, 0, 0], I32),

@@ -141,8 +141,8 @@ EXCLUDED = {
     **{op: "factors' signs are each library's choice: compared with TensorFlow in sign-invariant form (values, "
            "reconstructions, gradients, static shapes, errors) in test_linalg_factor.py"
        for op in ("Qr", "Svd", "SelfAdjointEigV2")},
-    "Einsum": "an equation attr, not random data: 22 equations (values, gradients, shapes, errors) compared with "
-              "TensorFlow in test_einsum.py",
+    "Einsum": "an equation attr, not random data: 22 float equations (values, gradients, shapes, errors) and 5 "
+              "integer ones compared with TensorFlow in test_einsum.py",
     **{op: "compared with TensorFlow in test_batch_norm.py (every output, training and inference, NHWC and NCHW; "
            "random edge values would only compare NaN statistics)"
        for op in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "FusedBatchNormGrad",
@@ -642,6 +642,22 @@ SPECS = {
                                  ([values(rng, F32, (3,)), np.array([0, 2, 1], I32)], {REFUSED: True}),
                                  ([values(rng, F32, (3,)), np.array([-1, 0, 0], I32)], {REFUSED: True})], 5), 0)
        for op in ("SegmentSum", "SegmentMean")},
+    # Sorted max / min / product: gaps (ids no row has: 0, or 1 for the product), NaN and inf
+    # rows, a one-row segment, ints wrapping; unsorted product with negative ids dropped.
+    **{op: (own_rng(lambda rng: [([values(rng, d, (6, 2), "small"), np.array([0, 0, 2, 3, 3, 3], t)], {})
+                                 for d in NUMERIC for t in INTS] +
+                                [([np.array([np.nan, 1.0, -np.inf, 2.0, 3.0, np.nan, -0.0], d),
+                                   np.array([0, 0, 1, 1, 3, 3, 4], I32)], {}) for d in FLOATS] +
+                                [([np.array([70000, 70000, 5, -2147483647], I32), np.array([0, 0, 1, 1], I64)], {}),
+                                 ([values(rng, F64, (0, 3)), np.zeros((0,), I32)], {}),
+                                 ([values(rng, F32, (3,)), np.array([0, 2, 1], I32)], {REFUSED: True})], 2616), 0)
+       for op in ("SegmentMax", "SegmentMin", "SegmentProd")},
+    "UnsortedSegmentProd": (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], t),
+                                                   np.array(5, I32)], {}) for d in NUMERIC for t in INTS] +
+                                               [([values(rng, F32, (2, 3, 2), "small"),
+                                                  np.array([[0, 1, 1], [2, -1, 0]], I32), np.array(3, I64)], {})] +
+                                               [([values(rng, F32, (3,)), np.array([0, 3, 1], I32), np.array(3, I32)],
+                                                 {REFUSED: True})], 2617), 1),
     **{op: (own_rng(lambda rng: [([values(rng, d, (5, 2), "small"), np.array([1, -1, 0, 1, 3], t),
                                    np.array(5, I32)], {}) for d in NUMERIC for t in INTS] +
                                 [([values(rng, F32, (2, 3, 2), "small"), np.array([[0, 1, 1], [2, -1, 0]], I32),

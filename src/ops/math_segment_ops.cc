@@ -1,6 +1,7 @@
-// Segment reductions beside UnsortedSegmentSum (array_ops_gather.cc): SegmentSum and
-// SegmentMean (sorted ids: one output row per id up to the last), UnsortedSegmentMax and
-// UnsortedSegmentMin (num_segments rows; ids a prefix of data's shape, negative ids dropped).
+// Segment reductions beside UnsortedSegmentSum (array_ops_gather.cc): SegmentSum, SegmentMean,
+// SegmentMax, SegmentMin and SegmentProd (sorted ids: one output row per id up to the last),
+// UnsortedSegmentMax, UnsortedSegmentMin and UnsortedSegmentProd (num_segments rows; ids a
+// prefix of data's shape, negative ids dropped).
 #include "absl/strings/str_cat.h"
 #include "ops/array_ops_internal.h"
 #include "tensorweave/status.h"
@@ -55,7 +56,7 @@ absl::Status UnsortedSegmentShape(InferenceContext& c) {
 }  // namespace
 
 void RegisterMathSegmentOps(OpRegistry& r) {
-  for (const char* op : {"SegmentSum", "SegmentMean"}) {
+  for (const char* op : {"SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd"}) {
     r.Register(OpDefBuilder(op)
                    .Input("data: T")
                    .Input("segment_ids: Tindices")
@@ -64,7 +65,7 @@ void RegisterMathSegmentOps(OpRegistry& r) {
                    .Attr("Tindices: {int32, int64}")
                    .SetShapeFn(SortedSegmentShape));
   }
-  for (const char* op : {"UnsortedSegmentMax", "UnsortedSegmentMin"}) {
+  for (const char* op : {"UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"}) {
     r.Register(OpDefBuilder(op)
                    .Input("data: T")
                    .Input("segment_ids: Tindices")

@@ -1,22 +1,48 @@
-// SegmentSum / SegmentMean (ids sorted, non-negative: output row s reduces the data rows
-// with id s; rows no id names are 0) and UnsortedSegmentMax / Min (output rows start at the
-// dtype's lowest / highest value, as in TensorFlow; negative ids are dropped, ids >=
-// num_segments are errors naming them). Every id is checked before anything is computed.
+// SegmentSum / Mean / Max / Min / Prod (ids sorted, non-negative: output row s reduces the
+// data rows with id s; rows no id names are 0, 1 for Prod, as in TensorFlow) and
+// UnsortedSegmentMax / Min / Prod (output rows start at the dtype's lowest / highest value,
+// or 1; negative ids are dropped, ids >= num_segments are errors naming them). Every id is
+// checked before anything is computed.
 #include <algorithm>
 #include <limits>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/array_kernels.h"
+#include "kernels/cpu/cwise.h"
 
 namespace tw {
 namespace {
 
 using array_kernels::IntValues;
 
+enum class Reduce { kSum, kMean, kMax, kMin, kProd };
+
+Reduce ReduceOf(const std::string& op) {
+  if (absl::EndsWith(op, "Mean")) return Reduce::kMean;
+  if (absl::EndsWith(op, "Max")) return Reduce::kMax;
+  if (absl::EndsWith(op, "Min")) return Reduce::kMin;
+  if (absl::EndsWith(op, "Prod")) return Reduce::kProd;
+  return Reduce::kSum;
+}
+
+// Folds in into kept: sums and products wrap for ints, as TensorFlow's; max and min keep the
+// later element unless the kept one beats it (a NaN replaces what was kept and is replaced
+// by the next element), as TensorFlow's CPU functors.
+template <typename T>
+T Fold(Reduce r, T kept, T in) {
+  switch (r) {
+    case Reduce::kMax: return in < kept ? kept : in;
+    case Reduce::kMin: return kept < in ? kept : in;
+    case Reduce::kProd: return cwise::WrapMul(kept, in);
+    default: return cwise::WrapAdd(kept, in);
+  }
+}
+
 template <typename T>
 class SortedSegmentOp : public OpKernel {
  public:
-  explicit SortedSegmentOp(OpKernelConstruction& c) : OpKernel(c), mean_(c.op() == "SegmentMean") {}
+  explicit SortedSegmentOp(OpKernelConstruction& c) : OpKernel(c), reduce_(ReduceOf(c.op())) {}
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& data = ctx.input(0);
     const Tensor& ids_tensor = ctx.input(1);
@@ -42,18 +68,19 @@ class SortedSegmentOp : public OpKernel {
     TW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, data.dtype()));
     T* dst = out->data<T>();
-    std::fill(dst, dst + out->NumElements(), T(0));
+    std::fill(dst, dst + out->NumElements(), reduce_ == Reduce::kProd ? T(1) : T(0));  // empty segments
     const int64_t inner = rows == 0 ? 0 : out->NumElements() / rows;
     const T* src = data.data<T>();
     size_t i = 0;
-    while (i < ids.size()) {  // one run of equal ids at a time
-      size_t end = i;
+    while (i < ids.size()) {  // one run of equal ids at a time, started from its first row
       T* row = dst + ids[i] * inner;
+      std::copy_n(src + static_cast<int64_t>(i) * inner, inner, row);
+      size_t end = i + 1;
       for (; end < ids.size() && ids[end] == ids[i]; ++end) {
         const T* in = src + static_cast<int64_t>(end) * inner;
-        for (int64_t j = 0; j < inner; ++j) row[j] += in[j];
+        for (int64_t j = 0; j < inner; ++j) row[j] = Fold(reduce_, row[j], in[j]);
       }
-      if (mean_) {
+      if (reduce_ == Reduce::kMean) {
         const T count = static_cast<T>(end - i);
         for (int64_t j = 0; j < inner; ++j) row[j] /= count;
       }
@@ -63,14 +90,13 @@ class SortedSegmentOp : public OpKernel {
   }
 
  private:
-  bool mean_;
+  Reduce reduce_;
 };
 
 template <typename T>
-class UnsortedSegmentExtremumOp : public OpKernel {
+class UnsortedSegmentReduceOp : public OpKernel {
  public:
-  explicit UnsortedSegmentExtremumOp(OpKernelConstruction& c)
-      : OpKernel(c), max_(c.op() == "UnsortedSegmentMax") {}
+  explicit UnsortedSegmentReduceOp(OpKernelConstruction& c) : OpKernel(c), reduce_(ReduceOf(c.op())) {}
   absl::Status Compute(OpKernelContext& ctx) override {
     const Tensor& data = ctx.input(0);
     const Tensor& ids_tensor = ctx.input(1);
@@ -96,35 +122,33 @@ class UnsortedSegmentExtremumOp : public OpKernel {
     TW_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, shape, data.dtype()));
     T* dst = out->data<T>();
     std::fill(dst, dst + out->NumElements(),
-              max_ ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+              reduce_ == Reduce::kMax   ? std::numeric_limits<T>::lowest()
+              : reduce_ == Reduce::kMin ? std::numeric_limits<T>::max()
+                                        : T(1));
     const int64_t inner = num == 0 ? 0 : out->NumElements() / num;
     const T* src = data.data<T>();
     for (size_t i = 0; i < ids.size(); ++i) {
       if (ids[i] < 0) continue;
       T* row = dst + ids[i] * inner;
       const T* in = src + static_cast<int64_t>(i) * inner;
-      for (int64_t j = 0; j < inner; ++j) {
-        // The later element unless the kept one beats it, as TensorFlow's CPU functors: a NaN
-        // replaces what was kept and is replaced by the next element.
-        if (max_ ? !(in[j] < row[j]) : !(row[j] < in[j])) row[j] = in[j];
-      }
+      for (int64_t j = 0; j < inner; ++j) row[j] = Fold(reduce_, row[j], in[j]);
     }
     return absl::OkStatus();
   }
 
  private:
-  bool max_;
+  Reduce reduce_;
 };
 
 }  // namespace
 
 void RegisterSegmentKernels(KernelRegistry& r) {
-  for (const char* op : {"SegmentSum", "SegmentMean"}) {
+  for (const char* op : {"SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd"}) {
     r.Register({op, kDeviceCpu, TypedFactory<SortedSegmentOp>(), "T",
                 {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
   }
-  for (const char* op : {"UnsortedSegmentMax", "UnsortedSegmentMin"}) {
-    r.Register({op, kDeviceCpu, TypedFactory<UnsortedSegmentExtremumOp>(), "T",
+  for (const char* op : {"UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"}) {
+    r.Register({op, kDeviceCpu, TypedFactory<UnsortedSegmentReduceOp>(), "T",
                 {DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}});
   }
 }
