@@ -100,7 +100,8 @@ class ServerProcesses:
         for proc in self.procs:
             if proc.poll() is None:
                 proc.send_signal(signum)
-            out, err = proc.communicate(timeout=30)
+            # Generous: under AddressSanitizer the exit's leak check alone can take tens of seconds.
+            out, err = proc.communicate(timeout=120)
             outputs.append((proc.returncode, out, err))
         return outputs
 
