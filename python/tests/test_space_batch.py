@@ -63,6 +63,10 @@ def test_bad_blocks_are_refused_with_tensorflows_messages():
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"Input batch dimension \(2\) is not divisible by product of block sizes \(6\)"):
         tf.batch_to_space_nd(x, [2, 3], [[0, 0], [0, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Product of block sizes overflows int64"):
+        tf.space_to_batch_nd(x, tf.constant([2 ** 40, 2 ** 40], tf.int64), [[0, 0], [0, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"padded_shape\[0\] overflows int64"):
+        tf.space_to_batch_nd(x, [2, 3], tf.constant([[2 ** 62, 2 ** 62], [0, 0]], tf.int64))
     block = tf.placeholder(tf.int32, [2])
     fed = tf.space_to_batch_nd(x, block, [[0, 0], [0, 0]])
     assert fed.shape.as_list() == [None, None, None, None]

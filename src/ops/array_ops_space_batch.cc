@@ -23,7 +23,11 @@ absl::StatusOr<DimVector> SpaceBatchDims(bool to_batch, absl::Span<const int64_t
     return absl::InvalidArgumentError(absl::StrCat(edge_name, " should have shape [", m, ", 2]"));
   }
   int64_t product = 1;
-  for (int64_t b : block) product *= b;
+  for (int64_t b : block) {
+    if (__builtin_mul_overflow(product, b, &product)) {
+      return absl::InvalidArgumentError("Product of block sizes overflows int64");
+    }
+  }
   if (product <= 0) return absl::InvalidArgumentError(absl::StrCat("Product of block sizes must be positive, got ", product));
   for (int i = 0; i < m; ++i) {
     if (block[i] <= 0) {
@@ -35,7 +39,9 @@ absl::StatusOr<DimVector> SpaceBatchDims(bool to_batch, absl::Span<const int64_t
   }
   DimVector out(input.begin(), input.end());
   if (to_batch) {
-    if (out[0] >= 0) out[0] *= product;
+    if (out[0] >= 0 && __builtin_mul_overflow(out[0], product, &out[0])) {
+      return absl::InvalidArgumentError("the output batch overflows int64");
+    }
   } else if (out[0] >= 0) {
     if (out[0] % product != 0) {
       return absl::InvalidArgumentError(absl::StrCat("Input batch dimension (", out[0],
@@ -47,14 +53,21 @@ absl::StatusOr<DimVector> SpaceBatchDims(bool to_batch, absl::Span<const int64_t
     int64_t& d = out[1 + i];
     if (d < 0) continue;
     if (to_batch) {
-      const int64_t padded = d + edges[2 * i] + edges[2 * i + 1];
+      int64_t padded = 0;
+      if (__builtin_add_overflow(d, edges[2 * i], &padded) || __builtin_add_overflow(padded, edges[2 * i + 1], &padded)) {
+        return absl::InvalidArgumentError(absl::StrCat("padded_shape[", i, "] overflows int64"));
+      }
       if (padded % block[i] != 0) {
         return absl::InvalidArgumentError(absl::StrCat("padded_shape[", i, "]=", padded,
                                                        " is not divisible by block_shape[", i, "]=", block[i]));
       }
       d = padded / block[i];
     } else {
-      const int64_t cropped = d * block[i] - edges[2 * i] - edges[2 * i + 1];
+      int64_t cropped = 0;
+      if (__builtin_mul_overflow(d, block[i], &cropped) || __builtin_sub_overflow(cropped, edges[2 * i], &cropped) ||
+          __builtin_sub_overflow(cropped, edges[2 * i + 1], &cropped)) {
+        return absl::InvalidArgumentError(absl::StrCat("cropped_shape[", i, "] overflows int64"));
+      }
       if (cropped < 0) {
         return absl::InvalidArgumentError(absl::StrCat("cropped_shape[", i, "]=", cropped, " must be non-negative"));
       }
